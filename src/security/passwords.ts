@@ -1,0 +1,213 @@
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import type { Algorithm, Options } from '@node-rs/argon2';
+import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
+import { compare as bcryptCompare } from 'bcryptjs';
+
+/** OWASP Password Storage Cheat Sheet, argon2id option 2: 19 MiB, 2 passes, 1 lane. */
+export const ARGON2_MEMORY_COST_KIB = 19456;
+export const ARGON2_TIME_COST = 2;
+export const ARGON2_PARALLELISM = 1;
+
+// `Algorithm` is an ambient const enum, which isolated modules cannot read; 2 is Argon2id.
+const ARGON2ID = 2 as Algorithm;
+
+const HASH_OPTIONS: Options = {
+  algorithm: ARGON2ID,
+  memoryCost: ARGON2_MEMORY_COST_KIB,
+  timeCost: ARGON2_TIME_COST,
+  parallelism: ARGON2_PARALLELISM,
+};
+
+// A queue that is full drains in well under a second (each slot frees every ~10-50 ms), so the
+// smallest whole Retry-After is the honest one.
+const RETRY_AFTER_S = 1;
+
+// Ceilings for stored (possibly imported) hashes: a hash row must not be able to make one login
+// occupy a worker for seconds or allocate hundreds of MiB. Hashes above them verify as false.
+const LEGACY_ARGON2_MAX_MEMORY_KIB = 262_144;
+const LEGACY_ARGON2_MAX_TIME = 16;
+const LEGACY_ARGON2_MAX_PARALLELISM = 16;
+const LEGACY_BCRYPT_MAX_COST = 15;
+const LEGACY_SCRYPT_MAX_MEMORY_BYTES = 256 * 1024 * 1024;
+const LEGACY_SCRYPT_MAX_P = 16;
+
+/** Thrown when the hashing wait queue is full; the API maps it to 503 `unavailable` + Retry-After. */
+export class HashCapacityError extends Error {
+  readonly retryAfterS: number;
+
+  constructor(retryAfterS: number) {
+    super('Password hashing is at capacity; retry shortly.');
+    this.name = 'HashCapacityError';
+    this.retryAfterS = retryAfterS;
+  }
+}
+
+export interface PasswordHasherOptions {
+  /** Hash/verify operations running at once. Default: the libuv threadpool size. */
+  maxConcurrent?: number;
+  /** Operations allowed to wait for a slot; beyond it calls fail with HashCapacityError. Default 4x maxConcurrent. */
+  maxQueue?: number;
+}
+
+export interface PasswordHasherStats {
+  running: number;
+  queued: number;
+  dummyVerifications: number;
+  rejected: number;
+}
+
+export interface PasswordHasher {
+  /** Hashes with argon2id at the exported parameters; returns a PHC string. */
+  hash(password: string): Promise<string>;
+  /** Checks a password against a stored argon2/bcrypt/scrypt hash; false (never a throw) on a malformed hash. */
+  verify(storedHash: string, password: string): Promise<boolean>;
+  /** Spends one argon2id verification on nothing, for accounts that do not exist or have no password. */
+  verifyDummy(password: string): Promise<false>;
+  /** True when the stored hash is not argon2id v=19 with exactly the exported parameters. */
+  needsRehash(storedHash: string): boolean;
+  stats(): PasswordHasherStats;
+}
+
+/**
+ * Default concurrency: the whole libuv threadpool, since argon2 (@node-rs, napi async work) and
+ * scrypt run there. Nothing is held back for other pool users: Gatehouse's are fs and dns.lookup,
+ * rare and short, and at worst they wait behind one hash; reserving a thread would cost a quarter
+ * of login throughput at the default pool size of 4. Raise UV_THREADPOOL_SIZE to raise both.
+ */
+export function defaultMaxConcurrent(): number {
+  const size = Math.floor(Number(process.env.UV_THREADPOOL_SIZE));
+  return size >= 1 ? size : 4;
+}
+
+/** Creates a hasher whose hashing work is capped at maxConcurrent with a bounded wait queue. */
+export function createPasswordHasher(opts: PasswordHasherOptions = {}): PasswordHasher {
+  const maxConcurrent = opts.maxConcurrent ?? defaultMaxConcurrent();
+  const maxQueue = opts.maxQueue ?? 4 * maxConcurrent;
+  if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) {
+    throw new RangeError('maxConcurrent must be an integer >= 1');
+  }
+  if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new RangeError('maxQueue must be an integer >= 0');
+
+  let running = 0;
+  let dummyVerifications = 0;
+  let rejected = 0;
+  const waiting: Array<() => void> = [];
+
+  async function limited<T>(task: () => Promise<T>): Promise<T> {
+    if (running < maxConcurrent) {
+      running++;
+    } else if (waiting.length < maxQueue) {
+      // The releasing task hands its slot over directly, so `running` is not touched here.
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    } else {
+      rejected++;
+      throw new HashCapacityError(RETRY_AFTER_S);
+    }
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  }
+
+  return {
+    hash: (password) => limited(() => argon2Hash(password, HASH_OPTIONS)),
+    verify: (storedHash, password) => {
+      const check = legacyAwareCheck(storedHash);
+      if (!check) return Promise.resolve(false);
+      return limited(async () => {
+        try {
+          return await check(password);
+        } catch {
+          return false;
+        }
+      });
+    },
+    verifyDummy: (password) =>
+      limited(async () => {
+        dummyVerifications++;
+        try {
+          await argon2Verify(await dummyHash(), password);
+        } catch {
+          // The outcome is discarded either way; only the time spent matters.
+        }
+        return false as const;
+      }),
+    needsRehash,
+    stats: () => ({ running, queued: waiting.length, dummyVerifications, rejected }),
+  };
+}
+
+let dummyHashPromise: Promise<string> | undefined;
+
+function dummyHash(): Promise<string> {
+  dummyHashPromise ??= argon2Hash(randomBytes(32), HASH_OPTIONS).catch((error: unknown) => {
+    dummyHashPromise = undefined;
+    throw error;
+  });
+  return dummyHashPromise;
+}
+
+const CURRENT_PHC = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
+
+function needsRehash(storedHash: string): boolean {
+  const m = CURRENT_PHC.exec(storedHash);
+  return (
+    !m ||
+    Number(m[1]) !== ARGON2_MEMORY_COST_KIB ||
+    Number(m[2]) !== ARGON2_TIME_COST ||
+    Number(m[3]) !== ARGON2_PARALLELISM
+  );
+}
+
+type Check = (password: string) => Promise<boolean>;
+
+const ARGON2_PHC =
+  /^\$argon2(?:id|i|d)\$(?:v=\d+\$)?m=(\d+),t=(\d+),p=(\d+)\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
+const BCRYPT = /^\$2[aby]\$(\d{2})\$[./A-Za-z0-9]{53}$/;
+const SCRYPT_PHC =
+  /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,3}),p=(\d{1,3})\$([A-Za-z0-9+/.]+={0,2})\$([A-Za-z0-9+/.]+={0,2})$/;
+
+/** Picks the verifier for a stored hash, or null when it is malformed or over the cost ceilings. */
+function legacyAwareCheck(storedHash: string): Check | null {
+  if (typeof storedHash !== 'string') return null;
+  const a = ARGON2_PHC.exec(storedHash);
+  if (a) {
+    const ok =
+      Number(a[1]) <= LEGACY_ARGON2_MAX_MEMORY_KIB &&
+      Number(a[2]) <= LEGACY_ARGON2_MAX_TIME &&
+      Number(a[3]) <= LEGACY_ARGON2_MAX_PARALLELISM;
+    return ok ? (password) => argon2Verify(storedHash, password) : null;
+  }
+  const b = BCRYPT.exec(storedHash);
+  if (b) {
+    const cost = Number(b[1]);
+    return cost >= 4 && cost <= LEGACY_BCRYPT_MAX_COST
+      ? (password) => bcryptCompare(password, storedHash)
+      : null;
+  }
+  const s = SCRYPT_PHC.exec(storedHash);
+  if (s) return scryptCheck(Number(s[1]), Number(s[2]), Number(s[3]), s[4] ?? '', s[5] ?? '');
+  return null;
+}
+
+function scryptCheck(ln: number, r: number, p: number, saltB64: string, hashB64: string): Check | null {
+  const N = 2 ** ln;
+  const memory = 128 * N * r;
+  // passlib's "ab64" writes '.' where standard base64 has '+'; accept both.
+  const salt = Buffer.from(saltB64.replaceAll('.', '+'), 'base64');
+  const expected = Buffer.from(hashB64.replaceAll('.', '+'), 'base64');
+  if (ln < 1 || r < 1 || p < 1 || p > LEGACY_SCRYPT_MAX_P || memory > LEGACY_SCRYPT_MAX_MEMORY_BYTES)
+    return null;
+  if (salt.length === 0 || expected.length < 16) return null;
+  return (password) =>
+    new Promise<boolean>((resolve, reject) => {
+      const options = { N, r, p, maxmem: memory + 1024 * 1024 };
+      scrypt(password, salt, expected.length, options, (error, derived) => {
+        if (error) reject(error);
+        else resolve(timingSafeEqual(derived, expected));
+      });
+    });
+}
