@@ -1,0 +1,130 @@
+import type { MailMessage } from './mailer.ts';
+
+export interface InvitationMailInput {
+  to: string;
+  /** Display name of the inviting user; null when unknown (e.g. a CLI invitation). */
+  inviterName: string | null;
+  /** Absolute http(s) link carrying the invitation token. */
+  inviteUrl: string;
+  expiresAt: Date;
+  productName?: string;
+}
+
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Escapes text for HTML element content and quoted attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch] ?? ch);
+}
+
+// Names are user-supplied: no control characters (CR/LF would split a header or forge lines in
+// the text body), no bidi overrides that could disguise the sender, single-spaced and bounded.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+const MAX_NAME_LENGTH = 80;
+
+/** Makes user text safe for a single header or text line: no control chars, collapsed spaces, bounded. */
+export function singleLine(text: string, maxLength = MAX_NAME_LENGTH): string {
+  const flat = text.replace(UNSAFE_CHARS, ' ').replace(/\s+/g, ' ').trim();
+  const chars = Array.from(flat);
+  return chars.length > maxLength ? `${chars.slice(0, maxLength - 1).join('')}…` : flat;
+}
+
+// Spelled out by hand rather than with Intl: ICU versions differ in punctuation ("at", commas),
+// and a mail template should not change with the Node.js build.
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/** Readable UTC date, e.g. "Friday, 28 November 2025, 14:30 UTC". */
+export function formatReadableUtc(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const weekday = WEEKDAYS[date.getUTCDay()];
+  const month = MONTHS[date.getUTCMonth()];
+  const time = `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}`;
+  return `${weekday}, ${date.getUTCDate()} ${month} ${date.getUTCFullYear()}, ${time} UTC`;
+}
+
+function checkedInviteUrl(inviteUrl: string): string {
+  const url = URL.parse(inviteUrl);
+  // Only our own server builds this link; anything but http(s) (javascript:, data:) is a bug.
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw new TypeError('inviteUrl must be an absolute http(s) URL');
+  }
+  return url.href;
+}
+
+/** Renders the invitation e-mail: subject, plain-text and HTML bodies with link, inviter and expiry. */
+export function renderInvitationMail(input: InvitationMailInput): MailMessage {
+  if (Number.isNaN(input.expiresAt.getTime())) throw new RangeError('expiresAt is not a valid date');
+  const product = singleLine(input.productName ?? 'Gatehouse') || 'Gatehouse';
+  const inviter = input.inviterName === null ? '' : singleLine(input.inviterName);
+  const to = singleLine(input.to, 320);
+  const link = checkedInviteUrl(input.inviteUrl);
+  const expiresIso = input.expiresAt.toISOString();
+  const expiresReadable = formatReadableUtc(input.expiresAt);
+
+  const subject = inviter ? `${inviter} invited you to ${product}` : `You have been invited to ${product}`;
+  const lead = inviter
+    ? `${inviter} has invited you to join ${product}.`
+    : `You have been invited to join ${product}.`;
+
+  const text = [
+    'Hello,',
+    '',
+    lead,
+    '',
+    'To accept, open this link and choose a password:',
+    '',
+    link,
+    '',
+    `The invitation expires on ${expiresReadable} (${expiresIso}).`,
+    '',
+    `This invitation was sent to ${to}. If you did not expect it, you can ignore this e-mail;`,
+    'nothing happens unless the link is used. Do not forward it: the link works for whoever opens it.',
+    '',
+  ].join('\n');
+
+  const h = escapeHtml;
+  const leadHtml = inviter
+    ? `<strong>${h(inviter)}</strong> has invited you to join <strong>${h(product)}</strong>.`
+    : `You have been invited to join <strong>${h(product)}</strong>.`;
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${h(subject)}</title>
+</head>
+<body style="font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; line-height: 1.5; color: #1f2328;">
+<p>Hello,</p>
+<p>${leadHtml}</p>
+<p>To accept, open this link and choose a password:</p>
+<p><a href="${h(link)}" style="display: inline-block; padding: 8px 16px; background: #1f6feb; color: #ffffff; text-decoration: none; border-radius: 6px;">Accept the invitation</a></p>
+<p style="font-size: 13px; word-break: break-all;">${h(link)}</p>
+<p>The invitation expires on <time datetime="${h(expiresIso)}">${h(expiresReadable)}</time> (${h(expiresIso)}).</p>
+<p style="font-size: 13px; color: #59636e;">This invitation was sent to ${h(to)}. If you did not expect it, you can ignore this e-mail; nothing happens unless the link is used. Do not forward it: the link works for whoever opens it.</p>
+</body>
+</html>
+`;
+
+  return { to: input.to, subject, text, html };
+}
