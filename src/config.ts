@@ -1,0 +1,211 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parse as parseDotenv } from 'dotenv';
+
+/** The two deployment forms of API.md §2. */
+export type ApiForm = 'A' | 'B';
+
+/** Validated, frozen configuration: API.md §10 plus the operational settings documented in docs/configuration.md. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly databasePoolMax: number;
+  readonly databaseStatementTimeoutMs: number;
+  readonly apiForm: ApiForm;
+  readonly publicUrl: string;
+  readonly adminEmail: string | null;
+  readonly adminPassword: string | null;
+  readonly accessTokenTtlS: number;
+  readonly refreshTokenTtlS: number;
+  readonly refreshReuseGraceS: number;
+  readonly invitationTtlS: number;
+  readonly inviteUrlTemplate: string;
+  readonly passwordMinLength: number;
+  readonly loginFailuresPerAddressPerMin: number;
+  readonly oidc: {
+    readonly issuer: string | null;
+    readonly clientId: string | null;
+    readonly allowedAlgs: readonly string[];
+    readonly autoProvision: boolean;
+    readonly linkByEmail: boolean;
+  };
+  readonly smtpUrl: string | null;
+  readonly mailFrom: string;
+  readonly corsOrigins: readonly string[];
+  readonly trustProxy: boolean;
+  readonly logLevel: string;
+  readonly metricsToken: string | null;
+  readonly auditRetentionDays: number;
+}
+
+/** A configuration problem: its message is the one line printed before the process exits. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const SAFE_OIDC_ALGS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
+
+/** Reads `.env` from the working directory (if any) under the real environment, which wins. */
+export function readEnvironment(cwd = process.cwd(), env: Env = process.env): Env {
+  const file = `${cwd}/.env`;
+  const fromFile = existsSync(file) ? parseDotenv(readFileSync(file)) : {};
+  return { ...fromFile, ...env };
+}
+
+/** Validates the environment once and returns a frozen Config; throws ConfigError naming the variable. */
+export function loadConfig(env: Env): Config {
+  const str = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  const int = (name: string, def: number, min: number, max: number): number => {
+    const raw = str(name);
+    if (raw === undefined) return def;
+    if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+    return n;
+  };
+  const bool = (name: string, def: boolean): boolean => {
+    const raw = str(name)?.toLowerCase();
+    if (raw === undefined) return def;
+    if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+    if (['false', '0', 'no', 'off'].includes(raw)) return false;
+    throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  };
+  const url = (name: string, value: string, protocols: string[]): string => {
+    let parsed: URL;
+    try {
+      parsed = new URL(value);
+    } catch {
+      throw new ConfigError(`${name} must be a URL, got "${redactUrl(value)}"`);
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+    }
+    return value;
+  };
+
+  const port = int('PORT', 3000, 0, 65535);
+  const host = str('HOST') ?? '127.0.0.1';
+
+  const databaseUrl = str('DATABASE_URL') ?? 'sqlite:./data/gatehouse.db';
+  if (!/^sqlite:.+/.test(databaseUrl) && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be sqlite:<path>, sqlite::memory: or postgres://…');
+  }
+
+  const form = (str('API_FORM') ?? 'A').toUpperCase();
+  if (form !== 'A' && form !== 'B') throw new ConfigError(`API_FORM must be A or B, got "${form}"`);
+
+  const publicUrl = url('PUBLIC_URL', str('PUBLIC_URL') ?? `http://localhost:${port}`, [
+    'http:',
+    'https:',
+  ]).replace(/\/+$/, '');
+
+  const adminEmail = str('ADMIN_EMAIL') ?? null;
+  const adminPassword =
+    env.ADMIN_PASSWORD === undefined || env.ADMIN_PASSWORD === '' ? null : env.ADMIN_PASSWORD;
+  if (adminEmail !== null && !/^[^\s@]+@[^\s@]+$/.test(adminEmail)) {
+    throw new ConfigError('ADMIN_EMAIL must be an email address');
+  }
+  if ((adminEmail === null) !== (adminPassword === null)) {
+    throw new ConfigError('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
+  }
+
+  const inviteUrlTemplate = str('INVITE_URL_TEMPLATE') ?? `${publicUrl}/api/v1/invite/{token}`;
+  if (!inviteUrlTemplate.includes('{token}')) {
+    throw new ConfigError('INVITE_URL_TEMPLATE must contain {token}');
+  }
+
+  const oidcIssuer = str('OIDC_ISSUER');
+  const oidcClientId = str('OIDC_CLIENT_ID');
+  if ((oidcIssuer === undefined) !== (oidcClientId === undefined)) {
+    throw new ConfigError('OIDC_ISSUER and OIDC_CLIENT_ID must be set together');
+  }
+  if (oidcIssuer !== undefined) url('OIDC_ISSUER', oidcIssuer, ['http:', 'https:']);
+  const allowedAlgs = (str('OIDC_ALLOWED_ALGS') ?? 'RS256,ES256,EdDSA,PS256')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  for (const alg of allowedAlgs) {
+    if (!SAFE_OIDC_ALGS.includes(alg)) {
+      throw new ConfigError(
+        `OIDC_ALLOWED_ALGS may list only ${SAFE_OIDC_ALGS.join(', ')}; "${alg}" is not allowed`,
+      );
+    }
+  }
+  if (allowedAlgs.length === 0) throw new ConfigError('OIDC_ALLOWED_ALGS must name at least one algorithm');
+
+  const smtpUrl = str('SMTP_URL') ?? null;
+  if (smtpUrl !== null) url('SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
+
+  const corsOrigins = (str('CORS_ORIGINS') ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const origin of corsOrigins) url('CORS_ORIGINS', origin, ['http:', 'https:']);
+
+  const logLevel = (str('LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+
+  const config: Config = {
+    port,
+    host,
+    databaseUrl,
+    databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 1000),
+    databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
+    apiForm: form,
+    publicUrl,
+    adminEmail,
+    adminPassword,
+    accessTokenTtlS: int('ACCESS_TOKEN_TTL_S', 900, 1, 86_400),
+    refreshTokenTtlS: int('REFRESH_TOKEN_TTL_S', 2_592_000, 60, 31_536_000),
+    refreshReuseGraceS: int('REFRESH_REUSE_GRACE_S', 10, 0, 300),
+    invitationTtlS: int('INVITATION_TTL_S', 604_800, 1, 31_536_000),
+    inviteUrlTemplate,
+    passwordMinLength: int('PASSWORD_MIN_LENGTH', 15, 8, 256),
+    loginFailuresPerAddressPerMin: int('LOGIN_FAILURES_PER_ADDRESS_PER_MIN', 30, 1, 100_000),
+    oidc: {
+      // Kept as given: `iss` is compared exactly, and some providers end theirs with a slash.
+      issuer: oidcIssuer ?? null,
+      clientId: oidcClientId ?? null,
+      allowedAlgs,
+      autoProvision: bool('OIDC_AUTO_PROVISION', true),
+      linkByEmail: bool('OIDC_LINK_BY_EMAIL', true),
+    },
+    smtpUrl,
+    mailFrom: str('MAIL_FROM') ?? 'Gatehouse <no-reply@localhost>',
+    corsOrigins,
+    trustProxy: bool('TRUST_PROXY', false),
+    logLevel,
+    metricsToken: str('METRICS_TOKEN') ?? null,
+    auditRetentionDays: int('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
+  };
+  return deepFreeze(config);
+}
+
+/** Hides the password of a URL, for messages and logs. */
+export function redactUrl(value: string): string {
+  return value.replace(/(\/\/[^:/@]*:)[^@/]*@/, '$1***@');
+}
+
+function deepFreeze<T extends object>(obj: T): T {
+  for (const v of Object.values(obj)) if (v && typeof v === 'object') deepFreeze(v);
+  return Object.freeze(obj);
+}

@@ -1,0 +1,90 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import type { DB } from './db/schema.ts';
+import { MODULE_INFO } from './modules/module-info.ts';
+import { createModuleState, type ModuleState } from './modules/module-state.ts';
+import { type AccessTokens, createAccessTokens } from './security/access-tokens.ts';
+import { createPasswordHasher, type PasswordHasher } from './security/passwords.ts';
+import { createKeyStore, type KeyStore } from './security/signing-keys.ts';
+
+/** The result of one dependency check in `/health/detailed`. */
+export interface HealthCheck {
+  status: 'ok' | 'error' | 'disabled';
+  [detail: string]: unknown;
+}
+
+/**
+ * Everything a module needs, built once per process (or per test app): config, database,
+ * services. Modules receive it when their endpoints are declared; nothing reads globals.
+ */
+export interface AppContext {
+  readonly config: Config;
+  readonly database: Database;
+  readonly db: Kysely<DB>;
+  readonly log: Logger;
+  readonly modules: ModuleState;
+  readonly keys: KeyStore;
+  readonly accessTokens: AccessTokens;
+  readonly passwords: PasswordHasher;
+  readonly startedAt: number;
+  /** Optional dependency checks (mailer, idp); each reports `disabled` until its module wires it. */
+  readonly healthChecks: Map<string, () => Promise<HealthCheck>>;
+  /** Called on shutdown, in reverse order of registration (timers, workers, listeners). */
+  readonly closers: Array<() => Promise<void> | void>;
+}
+
+/** Builds the context on an open, migrated database. */
+export async function createContext(config: Config, database: Database, log: Logger): Promise<AppContext> {
+  const { db } = database;
+  const modules = await createModuleState(db, config.apiForm, MODULE_INFO);
+  const keys = await createKeyStore(db, config.accessTokenTtlS);
+  const accessTokens = createAccessTokens(keys, {
+    issuer: config.publicUrl,
+    audience: config.publicUrl,
+    ttlS: config.accessTokenTtlS,
+  });
+  const ctx: AppContext = {
+    config,
+    database,
+    db,
+    log,
+    modules,
+    keys,
+    accessTokens,
+    passwords: createPasswordHasher(),
+    startedAt: Date.now(),
+    healthChecks: new Map([
+      ['mailer', async () => ({ status: 'disabled' as const })],
+      ['idp', async () => ({ status: 'disabled' as const })],
+    ]),
+    closers: [],
+  };
+  // Toggles made by other instances arrive within the 5 s of API.md §2 (PostgreSQL also pushes them).
+  const poll = setInterval(() => {
+    modules.refresh().catch((err: unknown) => log.warn({ err }, 'module state refresh failed'));
+  }, 2000);
+  poll.unref();
+  // A key added by `gatehouse rotate-keys` (or another instance) starts signing here within a minute.
+  const keyReload = setInterval(() => {
+    keys.reload().catch((err: unknown) => log.warn({ err }, 'signing key reload failed'));
+  }, 60_000);
+  keyReload.unref();
+  ctx.closers.push(
+    () => clearInterval(poll),
+    () => clearInterval(keyReload),
+  );
+  return ctx;
+}
+
+/** Runs the context's closers, newest first; errors are logged, not thrown. */
+export async function closeContext(ctx: AppContext): Promise<void> {
+  for (const close of [...ctx.closers].reverse()) {
+    try {
+      await close();
+    } catch (err) {
+      ctx.log.warn({ err }, 'error while closing');
+    }
+  }
+}

@@ -1,0 +1,14 @@
+import { type Kysely, PostgresAdapter } from 'kysely';
+
+/** The two SQL engines Gatehouse runs on. */
+export type DialectName = 'sqlite' | 'postgres';
+
+/** Which engine a Kysely instance talks to (migrations and a few queries differ per engine). */
+export function dialectOf(db: Kysely<unknown> | Kysely<never>): DialectName {
+  return (db as Kysely<unknown>).getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/** Column type for epoch-millisecond timestamps and other 64-bit integers. */
+export function bigintType(dialect: DialectName): 'bigint' | 'integer' {
+  return dialect === 'postgres' ? 'bigint' : 'integer';
+}

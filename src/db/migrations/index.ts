@@ -1,0 +1,11 @@
+import type { Migration } from 'kysely/migration';
+import * as core from './20261121000000_core.ts';
+
+/**
+ * Every migration, by name. Listed here rather than read from the folder so the same list works
+ * from src/ (type stripping) and dist/ (compiled), and a bundler could never drop one.
+ * Names are timestamp-prefixed; Kysely applies them in name order.
+ */
+export const migrations: Record<string, Migration> = {
+  '20261121000000_core': core,
+};

@@ -1,0 +1,126 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+
+/*
+ * Table shapes shared by both dialects. Timestamps are epoch milliseconds (bigint on PostgreSQL,
+ * integer on SQLite) so ordering, ranges and arithmetic are the same on both engines; booleans are
+ * 0/1 integers because better-sqlite3 cannot bind JavaScript booleans.
+ */
+
+export type Role = 'admin' | 'user';
+export type UserStatus = 'active' | 'invited' | 'disabled';
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  status: UserStatus;
+  password_hash: string | null;
+  email_verified: number;
+  created_at: number;
+  updated_at: number;
+  last_login_at: number | null;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  created_at: number;
+  last_used_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+  revoked_reason: string | null;
+  user_agent: string | null;
+  ip: string | null;
+}
+
+export interface RefreshTokensTable {
+  id: string;
+  session_id: string;
+  /** SHA-256 of the opaque token; the token itself is never stored. */
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+  rotated_at: number | null;
+  /** The successor token pair, encrypted under a key derived from this token (grace-window replays). */
+  successor_box: string | null;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  alg: string;
+  public_jwk: string;
+  private_jwk: string;
+  created_at: number;
+  /** Set when a newer key takes over; the key keeps verifying until this plus the access token TTL. */
+  retired_at: number | null;
+}
+
+export interface ModuleOverridesTable {
+  name: string;
+  enabled: number;
+  updated_at: number;
+}
+
+export interface ThrottleCountersTable {
+  key: string;
+  count: number;
+  window_started_at: number;
+}
+
+export interface IdentitiesTable {
+  id: string;
+  user_id: string;
+  issuer: string;
+  subject: string;
+  email: string | null;
+  linked_at: number;
+}
+
+export interface InvitationsTable {
+  id: string;
+  user_id: string;
+  email: string;
+  role: Role;
+  token_hash: string;
+  invited_by: string | null;
+  created_at: number;
+  expires_at: number;
+  consumed_at: number | null;
+  replaced_at: number | null;
+}
+
+export interface OutboxTable {
+  id: string;
+  kind: string;
+  recipient: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  next_attempt_at: number;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+  locked_until: number | null;
+  locked_by: string | null;
+}
+
+/** Every table Kysely knows about. */
+export interface DB {
+  users: UsersTable;
+  sessions: SessionsTable;
+  refresh_tokens: RefreshTokensTable;
+  signing_keys: SigningKeysTable;
+  module_overrides: ModuleOverridesTable;
+  throttle_counters: ThrottleCountersTable;
+  identities: IdentitiesTable;
+  invitations: InvitationsTable;
+  outbox: OutboxTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUserRow = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;

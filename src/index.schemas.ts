@@ -1,0 +1,9 @@
+import { Type } from '@sinclair/typebox';
+
+/** The index of API.md §3. */
+export const IndexResponse = Type.Object({
+  message: Type.String(),
+  status: Type.Literal('running'),
+  version: Type.Literal('v1'),
+  documentation: Type.Record(Type.String(), Type.Record(Type.String(), Type.String())),
+});

@@ -1,0 +1,45 @@
+import type { AppContext } from '../../context.ts';
+import { ApiError } from '../../errors.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import type { ModuleCatalog } from '../registry.ts';
+import { ModuleList, ModuleObject, ModuleParams, ToggleBody } from './admin.schemas.ts';
+
+/** admin.modules and admin.module_toggle (API.md §8). The catalog is the registry's own derivation. */
+export function adminEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): Endpoint[] {
+  const describe = (name: string) => {
+    const entry = catalog().find((m) => m.name === name);
+    if (!entry) throw new ApiError('not_found', { detail: `There is no module named "${name}"` });
+    return { ...entry, enabled: ctx.modules.isEnabled(entry.name) };
+  };
+  return [
+    endpoint({
+      group: 'admin',
+      label: 'modules',
+      method: 'GET',
+      path: '/api/v1/admin/modules',
+      access: 'admin',
+      summary: 'List the modules with their state and endpoints',
+      schema: { response: { 200: ModuleList } },
+      handler: () => ({ data: catalog().map((m) => describe(m.name)) }),
+    }),
+    endpoint({
+      group: 'admin',
+      label: 'module_toggle',
+      method: 'PUT',
+      path: '/api/v1/admin/modules/:name',
+      access: 'admin',
+      summary: 'Enable or disable an optional module at run time',
+      schema: { params: ModuleParams, body: ToggleBody, response: { 200: ModuleObject } },
+      handler: async (req) => {
+        const module = describe(req.params.name);
+        if (module.required && !req.body.enabled) {
+          throw new ApiError('module_required', {
+            detail: `The ${module.name} module is required and cannot be disabled`,
+          });
+        }
+        await ctx.modules.set(module.name, req.body.enabled);
+        return describe(module.name);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,15 @@
+import { Type } from '@sinclair/typebox';
+
+export const ModuleObject = Type.Object({
+  name: Type.String(),
+  enabled: Type.Boolean(),
+  required: Type.Boolean(),
+  description: Type.String(),
+  endpoints: Type.Array(Type.String()),
+});
+
+export const ModuleList = Type.Object({ data: Type.Array(ModuleObject) });
+
+export const ModuleParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const ToggleBody = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });

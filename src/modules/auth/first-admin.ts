@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
+import type { AppContext } from '../../context.ts';
+import { normalizeEmail } from '../users/email.ts';
+import { findUserByEmail, insertUser, updateUser } from '../users/users.queries.ts';
+
+export const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
+
+/**
+ * Creates the first admin when none exists (API.md §10): from ADMIN_EMAIL/ADMIN_PASSWORD, or on an
+ * empty database `admin@example.com` with a random password printed once to the log.
+ */
+export async function ensureFirstAdmin(ctx: AppContext): Promise<void> {
+  const { db, config, log } = ctx;
+  const admins = await db
+    .selectFrom('users')
+    .select('id')
+    .where('role', '=', 'admin')
+    .limit(1)
+    .executeTakeFirst();
+  if (admins) return;
+
+  if (config.adminEmail !== null && config.adminPassword !== null) {
+    await createOrPromoteAdmin(ctx, config.adminEmail, config.adminPassword);
+    log.info({ email: normalizeEmail(config.adminEmail) }, 'first admin created from ADMIN_EMAIL');
+    return;
+  }
+  const anyUser = await db.selectFrom('users').select('id').limit(1).executeTakeFirst();
+  if (anyUser) {
+    log.warn('no admin exists and ADMIN_EMAIL is not set: run `gatehouse create-admin`');
+    return;
+  }
+  const password = randomBytes(18).toString('base64url');
+  await createOrPromoteAdmin(ctx, DEFAULT_ADMIN_EMAIL, password);
+  // Printed once, deliberately outside pino's redaction: this line is the only place it ever appears.
+  log.warn(
+    { email: DEFAULT_ADMIN_EMAIL, generated_password: password },
+    'created the first admin with a random password; change it after logging in',
+  );
+}
+
+/** Creates an active admin, or promotes and re-passwords an existing user with that email. */
+export async function createOrPromoteAdmin(
+  ctx: AppContext,
+  rawEmail: string,
+  password: string,
+): Promise<string> {
+  const email = normalizeEmail(rawEmail);
+  if (email === null) throw new Error('the admin email is not a valid address');
+  const hash = await ctx.passwords.hash(password);
+  const now = Date.now();
+  const existing = await findUserByEmail(ctx.db, email);
+  if (existing) {
+    await updateUser(ctx.db, existing.id, {
+      role: 'admin',
+      status: 'active',
+      password_hash: hash,
+      updated_at: now,
+    });
+    return existing.id;
+  }
+  const id = uuidv7();
+  await insertUser(ctx.db, {
+    id,
+    email,
+    name: 'Administrator',
+    role: 'admin',
+    status: 'active',
+    password_hash: hash,
+    email_verified: 1,
+    created_at: now,
+    updated_at: now,
+    last_login_at: null,
+  });
+  return id;
+}

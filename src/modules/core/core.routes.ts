@@ -1,0 +1,30 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import { coreHealth } from '../health/health.service.ts';
+
+const Core = Type.Object({
+  module: Type.Literal('core'),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('down')]),
+  database: Type.Union([Type.Literal('ok'), Type.Literal('down')]),
+  migrations: Type.Object({ applied: Type.Integer(), pending: Type.Integer() }),
+});
+
+/** core.health (API.md §4). */
+export function coreEndpoints(ctx: AppContext): Endpoint[] {
+  return [
+    endpoint({
+      group: 'core',
+      label: 'health',
+      method: 'GET',
+      path: '/api/v1/core/health',
+      access: 'public',
+      summary: 'Database reachability and migration state',
+      schema: { response: { 200: Core, 503: Core } },
+      handler: async (_req, reply) => {
+        const body = await coreHealth(ctx);
+        return reply.status(body.status === 'ok' ? 200 : 503).send(body);
+      },
+    }),
+  ];
+}

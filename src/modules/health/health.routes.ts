@@ -1,0 +1,47 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.ts';
+import { VERSION } from '../../version.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import { detailedHealth } from './health.service.ts';
+
+const Check = Type.Object({ status: Type.String() }, { additionalProperties: true });
+
+const Detailed = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')]),
+  version: Type.String(),
+  uptime_s: Type.Number(),
+  checks: Type.Record(Type.String(), Check),
+  modules: Type.Record(Type.String(), Type.Boolean()),
+});
+
+// Liveness touches nothing: a constant answer, serialized by the route's compiled schema.
+const OK = { status: 'ok' as const };
+
+/** health.basic and health.detailed (API.md §4). */
+export function healthEndpoints(ctx: AppContext): Endpoint[] {
+  return [
+    endpoint({
+      group: 'health',
+      label: 'basic',
+      method: 'GET',
+      path: '/health',
+      access: 'public',
+      summary: 'Liveness: answers without touching the database',
+      schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+      handler: () => OK,
+    }),
+    endpoint({
+      group: 'health',
+      label: 'detailed',
+      method: 'GET',
+      path: '/health/detailed',
+      access: 'public',
+      summary: 'Dependency checks, module switches, version and uptime',
+      schema: { response: { 200: Detailed, 503: Detailed } },
+      handler: async (_req, reply) => {
+        const body = await detailedHealth(ctx, VERSION);
+        return reply.status(body.status === 'ok' ? 200 : 503).send(body);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,75 @@
+import type { AppContext } from '../context.ts';
+import { adminEndpoints } from './admin/admin.routes.ts';
+import { authEndpoints } from './auth/auth.routes.ts';
+import { coreEndpoints } from './core/core.routes.ts';
+import { describeEndpoint, type Endpoint } from './endpoint.ts';
+import { healthEndpoints } from './health/health.routes.ts';
+import { MODULE_INFO } from './module-info.ts';
+import type { ModuleInfo, ModuleName } from './module-state.ts';
+
+/** A module's public description, as the admin module list and the index show it. */
+export type ModuleCatalog = Array<{
+  name: ModuleName;
+  required: boolean;
+  description: string;
+  endpoints: string[];
+}>;
+
+type EndpointFactory = (ctx: AppContext, catalog: () => ModuleCatalog) => Endpoint[];
+
+/**
+ * Each module's endpoint declarations. A module not built yet declares none, so the index never
+ * lists an endpoint that does not answer.
+ */
+const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
+  core: coreEndpoints,
+  health: healthEndpoints,
+  admin: adminEndpoints,
+  auth: authEndpoints,
+  users: () => [],
+  account: () => [],
+  user_admin: () => [],
+  idp: () => [],
+  invitations: () => [],
+};
+
+/** A module with its endpoints instantiated for one app. */
+export interface LoadedModule {
+  info: ModuleInfo;
+  endpoints: Endpoint[];
+}
+
+/** Instantiates every module's endpoints in the order of API.md §2. */
+export function loadModules(ctx: AppContext): LoadedModule[] {
+  let loaded: LoadedModule[] = [];
+  const catalog = (): ModuleCatalog =>
+    loaded.map(({ info, endpoints }) => ({
+      name: info.name,
+      required: info.required,
+      description: info.description,
+      endpoints: endpoints.filter((e) => !e.hidden).map(describeEndpoint),
+    }));
+  loaded = MODULE_INFO.map((info) => ({ info, endpoints: ENDPOINTS[info.name](ctx, catalog) }));
+  return loaded;
+}
+
+/** The index `documentation` of API.md §3: enabled modules' listed endpoints, groups sorted by name. */
+export function documentation(
+  modules: LoadedModule[],
+  isEnabled: (name: ModuleName) => boolean,
+): Record<string, Record<string, string>> {
+  const groups: Record<string, Record<string, string>> = {};
+  for (const { info, endpoints } of modules) {
+    if (!isEnabled(info.name)) continue;
+    for (const e of endpoints) {
+      if (e.hidden) continue;
+      groups[e.group] ??= {};
+      groups[e.group]![e.label] = describeEndpoint(e);
+    }
+  }
+  return Object.fromEntries(
+    Object.keys(groups)
+      .sort()
+      .map((g) => [g, groups[g]!]),
+  );
+}

@@ -1,0 +1,39 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB, NewUserRow, UserRow, UserUpdate } from '../../db/schema.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** One user by id. */
+export function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** One user by normalized email. */
+export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+/** Inserts a user row. */
+export async function insertUser(db: Db, row: NewUserRow): Promise<void> {
+  await db.insertInto('users').values(row).execute();
+}
+
+/** Partial update of a user row; always bumps updated_at. */
+export async function updateUser(db: Db, id: string, patch: UserUpdate): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ ...patch, updated_at: patch.updated_at ?? Date.now() })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** How many admins can still log in (last-admin protection). */
+export async function countActiveAdmins(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('role', '=', 'admin')
+    .where('status', '=', 'active')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

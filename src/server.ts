@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { type AppContext, closeContext, createContext } from './context.ts';
+import { migrateToLatest, openDatabase } from './db/database.ts';
+import { ensureFirstAdmin } from './modules/auth/first-admin.ts';
+
+/** A running service's parts, for main.ts and the end-to-end tests. */
+export interface Service {
+  app: FastifyInstance;
+  ctx: AppContext;
+  close(): Promise<void>;
+}
+
+/** open database → migrate → context → first admin → app. Does not listen. */
+export async function startService(config: Config, log: Logger): Promise<Service> {
+  const database = openDatabase(config.databaseUrl, {
+    poolMax: config.databasePoolMax,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    onPoolError: (err) => log.warn({ err }, 'database connection lost'),
+  });
+  try {
+    const applied = await migrateToLatest(database.db);
+    if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    const ctx = await createContext(config, database, log);
+    await ensureFirstAdmin(ctx);
+    const app = await buildApp(ctx);
+    let closed = false;
+    return {
+      app,
+      ctx,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await app.close();
+        await closeContext(ctx);
+        await database.close();
+      },
+    };
+  } catch (err) {
+    await database.close().catch(() => {});
+    throw err;
+  }
+}
