@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
+import { DIALECTS } from '../helpers/databases.ts';
+import { authHeaders, firstAdmin } from '../helpers/users.ts';
+
+for (const dialect of DIALECTS) {
+  describe(`smoke [${dialect}]`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await buildTestApp(dialect);
+    });
+    after(() => t.destroy());
+
+    it('serves liveness, the index and the admin module list to an admin', async () => {
+      assert.equal((await t.app.inject({ url: '/health' })).statusCode, 200);
+      const index = json(await t.app.inject({ url: '/' }));
+      assert.equal(index.status, 'running');
+      const headers = await authHeaders(t, await firstAdmin(t));
+      const res = await t.app.inject({ url: '/api/v1/admin/modules', headers });
+      assert.equal(res.statusCode, 200);
+      assert.equal(json<{ data: unknown[] }>(res).data.length, 9);
+      const verify = await t.app.inject({ url: '/api/v1/verify-token', headers });
+      assert.equal(verify.statusCode, 200);
+    });
+  });
+}
