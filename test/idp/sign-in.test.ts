@@ -102,7 +102,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await countFor(t, 'bob@example.com', 'bob'), { users: 1, identities: 0 });
     });
 
-    it('provisions an unverified email that nobody has, with email_verified false', async () => {
+    it('provisions an unverified email nobody has; such an account is never linked to another identity', async () => {
       op.setAccount('frank', { email: 'frank@example.com', email_verified: false });
       const res = await signInThroughIdp(t, op, 'frank');
       assert.equal(res.statusCode, 200, res.body);
@@ -110,6 +110,20 @@ for (const dialect of DIALECTS) {
       assert.equal(body.created, true);
       assert.equal(body.user.email_verified, false);
       assert.equal(body.user.name, '');
+
+      // Whoever claimed the address first does not get to share the account with its real owner.
+      op.setAccount('frank-real', { email: 'frank@example.com', email_verified: true });
+      const real = await signInThroughIdp(t, op, 'frank-real');
+      assert.equal(real.statusCode, 409, real.body);
+      assert.equal(problem(real).code, 'email_taken');
+      assert.deepEqual(await countFor(t, 'frank@example.com', 'frank-real'), { users: 1, identities: 0 });
+
+      // Once the provider verifies the address for the same subject, the account says so too.
+      op.setAccount('frank', { email: 'frank@example.com', email_verified: true });
+      const verified = await signInThroughIdp(t, op, 'frank');
+      assert.equal(verified.statusCode, 200, verified.body);
+      assert.equal(json<SignInBody>(verified).user.id, body.user.id);
+      assert.equal(json<SignInBody>(verified).user.email_verified, true);
     });
 
     it('refuses a disabled account, whether found by identity or by email', async () => {

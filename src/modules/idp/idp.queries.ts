@@ -15,6 +15,17 @@ export function findIdentity(db: Db, issuer: string, subject: string): Promise<I
     .executeTakeFirst();
 }
 
+/** Whether any provider identity is linked to the user. */
+export async function hasIdentities(db: Db, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('identities')
+    .select('id')
+    .where('user_id', '=', userId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Links an identity to a user; fails with a unique violation when (issuer, subject) is already linked. */
 export async function insertIdentity(db: Db, row: IdentityRow): Promise<void> {
   await db.insertInto('identities').values(row).execute();

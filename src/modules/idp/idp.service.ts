@@ -9,6 +9,7 @@ import { findUserByEmail, findUserById, insertUser, updateUser } from '../users/
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
 import {
   findIdentity,
+  hasIdentities,
   insertIdentity,
   isUniqueViolation,
   touchLastLogin,
@@ -77,6 +78,10 @@ async function mapAndOpen(
     assertMaySignIn(found);
     if (linked.email !== email) await updateIdentityEmail(trx, linked.id, email);
     user = found;
+    if (identity.emailVerified && email === found.email && found.email_verified !== 1) {
+      await updateUser(trx, found.id, { email_verified: 1, updated_at: now });
+      user = { ...found, email_verified: 1, updated_at: now };
+    }
   } else {
     const holder = email === null ? undefined : await findUserByEmail(trx, email);
     if (holder) {
@@ -92,12 +97,20 @@ async function mapAndOpen(
           detail: 'An account with this email exists and linking by email is turned off',
         });
       }
+      // An account that got its (unverified) email from another identity may belong to whoever
+      // claimed that address first; handing it to this identity too would share it with them.
+      if (holder.email_verified !== 1 && (await hasIdentities(trx, holder.id))) {
+        throw new ApiError('email_taken', {
+          detail: 'An account with this email exists, but its email is not verified, so it cannot be linked',
+        });
+      }
       assertMaySignIn(holder);
       await insertIdentity(trx, identityRow(holder.id, identity, email, now));
+      user = holder;
       if (holder.email_verified !== 1) {
         await updateUser(trx, holder.id, { email_verified: 1, updated_at: now });
+        user = { ...holder, email_verified: 1, updated_at: now };
       }
-      user = { ...holder, email_verified: 1 };
     } else {
       if (!ctx.config.oidc.autoProvision) {
         throw new ApiError('forbidden', {
