@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { pruneAuthState } from '../../src/modules/auth/auth.service.ts';
 import { hashOpaqueToken } from '../../src/security/opaque-tokens.ts';
+import { createLoginThrottle } from '../../src/security/throttle.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser, sessionFor } from '../helpers/users.ts';
@@ -170,6 +172,26 @@ for (const dialect of DIALECTS) {
       }
       const rotated = rows.find((r) => r.token_hash === hashOpaqueToken(first.refresh_token));
       assert.match(rotated?.successor_box ?? '', /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    });
+
+    it('housekeeping deletes expired refresh tokens and keeps live ones', async () => {
+      const live = await sessionFor(t, await createUser(t));
+      const stale = await sessionFor(t, await createUser(t));
+      await t.ctx.db
+        .updateTable('refresh_tokens')
+        .set({ expires_at: Date.now() - 1 })
+        .where('token_hash', '=', hashOpaqueToken(stale.refresh_token))
+        .execute();
+      const throttle = createLoginThrottle(t.ctx.db, { failuresPerAddressPerMin: 30 });
+      const pruned = await pruneAuthState(t.ctx, throttle);
+      assert.ok(pruned.refreshTokens >= 1);
+      const hashes = (await t.ctx.db.selectFrom('refresh_tokens').select('token_hash').execute()).map(
+        (r) => r.token_hash,
+      );
+      assert.equal(hashes.includes(hashOpaqueToken(stale.refresh_token)), false);
+      assert.equal(hashes.includes(hashOpaqueToken(live.refresh_token)), true);
+      assert.equal(json(await refresh(stale.refresh_token)).code, 'refresh_token_invalid');
+      assert.equal((await refresh(live.refresh_token)).statusCode, 200);
     });
 
     it('validates the body', async () => {

@@ -130,3 +130,9 @@ export async function recordLogin(db: Db, userId: string, at: number, newHash: s
     .where('id', '=', userId)
     .execute();
 }
+
+/** Deletes refresh tokens past their expiry (rotated ones included: past expiry a replay is refused anyway). */
+export async function deleteExpiredRefreshTokens(db: Db, now: number): Promise<number> {
+  const result = await db.deleteFrom('refresh_tokens').where('expires_at', '<', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

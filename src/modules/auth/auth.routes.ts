@@ -12,11 +12,11 @@ import {
   TokenResponse,
   VerifyTokenResponse,
 } from './auth.schemas.ts';
-import { login, logout, refresh } from './auth.service.ts';
+import { login, logout, pruneAuthState, refresh } from './auth.service.ts';
 import { clientInfo } from './sessions.service.ts';
 
-// Counters outlive their windows by at most this long before they are deleted.
-const THROTTLE_PRUNE_INTERVAL_MS = 10 * 60_000;
+// Spent counters and expired refresh tokens linger at most this long before they are deleted.
+const PRUNE_INTERVAL_MS = 10 * 60_000;
 
 /** The auth module (API.md §5): login, logout, refresh, token verification and the public keys. */
 export function authEndpoints(ctx: AppContext): Endpoint[] {
@@ -24,8 +24,8 @@ export function authEndpoints(ctx: AppContext): Endpoint[] {
     failuresPerAddressPerMin: ctx.config.loginFailuresPerAddressPerMin,
   });
   const prune = setInterval(() => {
-    throttle.prune().catch((err: unknown) => ctx.log.warn({ err }, 'throttle counter pruning failed'));
-  }, THROTTLE_PRUNE_INTERVAL_MS);
+    pruneAuthState(ctx, throttle).catch((err: unknown) => ctx.log.warn({ err }, 'auth state pruning failed'));
+  }, PRUNE_INTERVAL_MS);
   prune.unref();
   ctx.closers.push(() => clearInterval(prune));
 

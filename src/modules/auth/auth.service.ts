@@ -11,6 +11,7 @@ import { normalizeEmail } from '../users/email.ts';
 import { findUserByEmail } from '../users/users.queries.ts';
 import { toPublicUser } from '../users/users.schemas.ts';
 import {
+  deleteExpiredRefreshTokens,
   findRefreshTokenForRotation,
   insertRefreshToken,
   markRotated,
@@ -172,4 +173,18 @@ export async function refresh(ctx: AppContext, presented: string): Promise<Token
 export async function logout(ctx: AppContext, auth: AuthContext, scope: 'local' | 'global'): Promise<void> {
   if (scope === 'global') await revokeUserSessions(ctx.db, auth.user.id, 'logout_global');
   else await revokeSession(ctx.db, auth.session.id, 'logout');
+}
+
+/**
+ * Housekeeping run on a timer by every instance (idempotent, so several at once do no harm):
+ * spent throttle counters and expired refresh tokens. Sessions stay, for the record.
+ */
+export async function pruneAuthState(
+  ctx: AppContext,
+  throttle: LoginThrottle,
+  now = Date.now(),
+): Promise<{ counters: number; refreshTokens: number }> {
+  const counters = await throttle.prune(now);
+  const refreshTokens = await deleteExpiredRefreshTokens(ctx.db, now);
+  return { counters, refreshTokens };
 }
