@@ -59,7 +59,10 @@ export async function createContext(config: Config, database: Database, log: Log
     modules,
     keys,
     accessTokens,
-    passwords: createPasswordHasher(),
+    passwords: createPasswordHasher({
+      maxConcurrent: config.passwordHashConcurrency ?? undefined,
+      maxQueue: config.passwordHashQueue ?? undefined,
+    }),
     oidc,
     startedAt: Date.now(),
     healthChecks: new Map([

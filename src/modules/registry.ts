@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import { accountEndpoints } from './account/account.routes.ts';
 import { adminEndpoints } from './admin/admin.routes.ts';
 import { authEndpoints } from './auth/auth.routes.ts';
 import { coreEndpoints } from './core/core.routes.ts';
@@ -28,7 +29,7 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   admin: adminEndpoints,
   auth: authEndpoints,
   users: () => [],
-  account: () => [],
+  account: accountEndpoints,
   user_admin: () => [],
   idp: idpEndpoints,
   invitations: () => [],
