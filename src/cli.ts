@@ -2,17 +2,13 @@
 import { once } from 'node:events';
 import { createReadStream, realpathSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import closeWithGrace from 'close-with-grace';
 import { type Config, ConfigError, loadConfig, readEnvironment } from './config.ts';
-import { closeContext, createContext } from './context.ts';
 import { migrateToLatest, openDatabase } from './db/database.ts';
 import { createLogger } from './logger.ts';
 import { recordAudit } from './modules/audit/audit.queries.ts';
-import { createOrPromoteAdmin } from './modules/auth/first-admin.ts';
 import { formatFor, readRecords, TransferFileError } from './modules/users/user-transfer.format.ts';
 import { exportUsers, ImportFailedError, importUsers } from './modules/users/user-transfer.service.ts';
 import { rotateSigningKey } from './security/signing-keys.ts';
-import { startService } from './server.ts';
 
 const USAGE = `Usage: gatehouse <command>
 
@@ -63,6 +59,10 @@ export async function runCli(argv: string[]): Promise<void> {
 
 async function serve(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
+  // Loaded here, not at the top: the web stack is the slow part of starting, and the other
+  // commands (import, export, migrate) do not need it.
+  const { startService } = await import('./server.ts');
+  const { default: closeWithGrace } = await import('close-with-grace');
   const service = await startService(config, log);
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'shutting down after an uncaught error');
@@ -107,6 +107,8 @@ async function createAdmin(config: Config, args: string[]): Promise<void> {
   const password = config.adminPassword ?? (await promptPassword());
   await withDatabase(config, async (database) => {
     const log = createLogger('silent');
+    const { closeContext, createContext } = await import('./context.ts');
+    const { createOrPromoteAdmin } = await import('./modules/auth/first-admin.ts');
     const ctx = await createContext(config, database, log);
     try {
       const { checkPasswordPolicy } = await import('./security/password-policy.ts');
@@ -176,7 +178,10 @@ async function usersImport(config: Config, args: string[]): Promise<void> {
       if (!statSync(file).isFile()) throw new CliError(`${file} is not a file`);
     } catch (err) {
       if (err instanceof CliError) throw err;
-      throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+      const code = (err as NodeJS.ErrnoException).code;
+      const why =
+        code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'error');
+      throw new CliError(`cannot read ${file}: ${why}`);
     }
   }
   const input = file === '-' ? process.stdin : createReadStream(file);
@@ -211,6 +216,11 @@ async function usersExport(config: Config, args: string[]): Promise<void> {
   if (format !== 'jsonl' && format !== 'csv')
     throw new CliError(`unknown format "${format}": use jsonl or csv`);
   console.error('gatehouse: warning: the export holds password hashes; store and move it like a secret');
+  // A reader that stops early (`| head`) closes the pipe: stop quietly rather than crash on EPIPE.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   await withDatabase(config, async ({ db }) => {
     const n = await exportUsers(db, format, async (text) => {
       if (text !== '' && !process.stdout.write(text)) await once(process.stdout, 'drain');

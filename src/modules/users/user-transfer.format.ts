@@ -101,7 +101,8 @@ type CsvRow = { line: number; cells: string[] } | { line: number; error: string 
 
 /** RFC 4180 rows: quoted fields may hold commas, quotes ("") and line breaks; CRLF, LF or CR. */
 async function* csvRows(input: Readable): AsyncGenerator<CsvRow> {
-  input.setEncoding('utf8');
+  // Bytes are decoded in streaming mode, so a character split across two chunks stays whole.
+  const decoder = new TextDecoder('utf-8');
   // start: at a field's start; quoted: inside quotes; quote: a quote inside quotes (the next
   // character says whether it was "" or the end); closed: after the closing quote.
   let state: 'start' | 'unquoted' | 'quoted' | 'quote' | 'closed' = 'start';
@@ -112,8 +113,9 @@ async function* csvRows(input: Readable): AsyncGenerator<CsvRow> {
   let rowLine = 1;
   let skipLf = false;
   let first = true;
-  for await (const chunk of input as AsyncIterable<string>) {
-    const text = first ? chunk.replace(/^\uFEFF/, '') : chunk;
+  for await (const chunk of input as AsyncIterable<string | Uint8Array>) {
+    const decoded = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    const text = first ? decoded.replace(/^\uFEFF/, '') : decoded;
     first = false;
     for (const ch of text) {
       if (skipLf) {
