@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { accountEndpoints } from './account/account.routes.ts';
 import { adminEndpoints } from './admin/admin.routes.ts';
+import { auditEndpoints } from './audit/audit.routes.ts';
 import { authEndpoints } from './auth/auth.routes.ts';
 import { coreEndpoints } from './core/core.routes.ts';
 import { describeEndpoint, type Endpoint } from './endpoint.ts';
@@ -33,6 +34,7 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   user_admin: () => [],
   idp: idpEndpoints,
   invitations: () => [],
+  audit: auditEndpoints,
 };
 
 /** A module with its endpoints instantiated for one app. */
