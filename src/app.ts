@@ -10,14 +10,14 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { AppContext } from './context.ts';
-import { ApiError, installErrorHandlers } from './errors.ts';
+import { ApiError, installErrorHandlers, sendProblem, toApiError } from './errors.ts';
 import { IndexResponse } from './index.schemas.ts';
 import { installRequestMetrics } from './modules/core/metrics.ts';
 import type { Endpoint } from './modules/endpoint.ts';
 import { documentation, loadModules } from './modules/registry.ts';
 import { ProblemSchema } from './problem.schemas.ts';
 import { guardFor } from './security/guard.ts';
-import { createValidatorCompiler } from './validation.ts';
+import { createValidatorCompiler, parseJsonBody, refuseNulCharacters } from './validation.ts';
 import { VERSION } from './version.ts';
 
 const BODY_LIMIT = 64 * 1024;
@@ -35,22 +35,40 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     requestIdHeader: false,
-    // Slow clients: a request must arrive whole within 30 s, headers within 10 s.
-    requestTimeout: 30_000,
+    // Slow clients (REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS): a request must arrive whole, and its
+    // headers, within these; Node answers 408 and closes the connection otherwise.
+    requestTimeout: ctx.config.requestTimeoutMs,
+    // Node checks those deadlines on a timer (30 s by default), so a trickling client could outlive
+    // them by that much; check at least every second.
+    http: { connectionsCheckingInterval: Math.min(1000, Math.ceil(ctx.config.headersTimeoutMs / 4)) },
     connectionTimeout: 60_000,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
     routerOptions: { maxParamLength: 512, ignoreTrailingSlash: false },
+    // Malformed percent-encoding and over-long path parameters never reach the router: answer them
+    // as problem+json like everything else (Fastify's default is its own JSON shape).
+    frameworkErrors: (err, request, reply) => {
+      reply.header('x-request-id', request.id);
+      return sendProblem(reply, toApiError(err));
+    },
     ajv: { customOptions: {} },
   });
-  app.server.headersTimeout = 10_000;
+  app.server.headersTimeout = ctx.config.headersTimeoutMs;
 
   app.setValidatorCompiler(createValidatorCompiler());
-  app.removeContentTypeParser('text/plain');
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('preValidation', async (request) => refuseNulCharacters(request));
   installRequestMetrics(app, ctx);
 
   await app.register(helmet, {

@@ -45,6 +45,9 @@ export interface Config {
   readonly logLevel: string;
   readonly metricsToken: string | null;
   readonly auditRetentionDays: number;
+  /** Slow clients: a whole request must arrive within requestTimeoutMs, its headers within headersTimeoutMs. */
+  readonly requestTimeoutMs: number;
+  readonly headersTimeoutMs: number;
 }
 
 /** A configuration problem: its message is the one line printed before the process exits. */
@@ -173,6 +176,15 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
 
+  const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
+  const headersTimeoutMs = int('HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 600_000);
+  // Node refuses a request deadline shorter than the headers deadline; say so at start instead.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(
+      `HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (${headersTimeoutMs} > ${requestTimeoutMs})`,
+    );
+  }
+
   const config: Config = {
     port,
     host,
@@ -212,6 +224,8 @@ export function loadConfig(env: Env): Config {
     logLevel,
     metricsToken: str('METRICS_TOKEN') ?? null,
     auditRetentionDays: int('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
+    requestTimeoutMs,
+    headersTimeoutMs,
   };
   return deepFreeze(config);
 }

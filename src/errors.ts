@@ -154,6 +154,8 @@ export function toApiError(err: unknown): ApiError {
       return new ApiError('invalid_json', { detail: 'The body is not valid JSON' });
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // A path that cannot be decoded, or a parameter longer than any id or token: nothing is there.
       return new ApiError('not_found');
   }
   if (err instanceof SyntaxError && (fe.statusCode === 400 || /JSON/.test(err.message))) {
