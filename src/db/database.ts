@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { type DialectName, dialectOf } from './dialect.ts';
@@ -20,6 +20,11 @@ export interface Database {
   /** Round-trips `select 1`; resolves to the latency in milliseconds. */
   ping(): Promise<number>;
   close(): Promise<void>;
+  /**
+   * SQLite files only: closes the file handle as a failing volume would. The next query reopens
+   * the file, which must exist by then. A seam for the fault tests; production never calls it.
+   */
+  dropConnection?: () => void;
 }
 
 export interface DatabaseOptions {
@@ -37,20 +42,87 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
 function openSqlite(path: string): Database {
   const memory = path === ':memory:';
   if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
-  const sqlite = new SQLite(memory ? ':memory:' : path);
-  sqlite.pragma('journal_mode = WAL');
-  // FULL: a commit is on disk before the API acknowledges it, so even a power loss keeps every
-  // acknowledged write (NORMAL survives a process crash but may drop the last commits on power loss).
-  sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const connection = memory ? null : reopeningSqlite(path);
+  const database = connection ? connection.database : configureSqlite(new SQLite(':memory:'));
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
   return {
     db,
     dialect: 'sqlite',
     pool: null,
     ping: () => timed(() => sql`select 1`.execute(db)),
     close: () => db.destroy(),
+    ...(connection ? { dropConnection: connection.drop } : {}),
+  };
+}
+
+function configureSqlite(handle: SQLite.Database): SQLite.Database {
+  handle.pragma('journal_mode = WAL');
+  // FULL: a commit is on disk before the API acknowledges it, so even a power loss keeps every
+  // acknowledged write (NORMAL survives a process crash but may drop the last commits on power loss).
+  handle.pragma('synchronous = FULL');
+  handle.pragma('foreign_keys = ON');
+  handle.pragma('busy_timeout = 5000');
+  return handle;
+}
+
+// Errors that mean the file under the handle failed (gone, unreadable, replaced), not the query.
+const FILE_FAILURE = /^SQLITE_(IOERR|CANTOPEN|NOTADB)/;
+
+/**
+ * A better-sqlite3 handle that recovers without a restart: after the file system failed under it
+ * (an I/O error, the file replaced), it is closed at the next query outside a transaction and the
+ * file reopened. Reopening never creates a file: a database that is missing answers 503 until it is
+ * back, instead of a fresh, empty database being served.
+ */
+function reopeningSqlite(path: string): { database: SqliteDatabase; drop: () => void } {
+  let handle: SQLite.Database | null = configureSqlite(new SQLite(path));
+  let broken = false;
+  let closed = false;
+
+  const current = (): SQLite.Database => {
+    if (closed) throw new Error('the database is closed');
+    if (handle && (broken || !handle.open) && !handle.inTransaction) {
+      if (handle.open) handle.close();
+      handle = null;
+    }
+    if (!handle) {
+      handle = configureSqlite(new SQLite(path, { fileMustExist: true }));
+      broken = false;
+    }
+    return handle;
+  };
+  const watched = <T>(run: () => T): T => {
+    try {
+      return run();
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (typeof code === 'string' && FILE_FAILURE.test(code)) broken = true;
+      throw err;
+    }
+  };
+
+  const database: SqliteDatabase = {
+    prepare(text) {
+      const statement = watched(() => current().prepare(text));
+      return {
+        reader: statement.reader,
+        all: (parameters) => watched(() => statement.all(parameters)),
+        run: (parameters) => watched(() => statement.run(parameters)),
+        iterate: (parameters) => watched(() => statement.iterate(parameters)),
+      };
+    },
+    close() {
+      closed = true;
+      handle?.close();
+      handle = null;
+    },
+  };
+  return {
+    database,
+    drop: () => {
+      handle?.close();
+      handle = null;
+    },
   };
 }
 
