@@ -201,7 +201,7 @@ export interface FuzzRequest {
 /** Builds a request arbitrary for one operation. */
 export function requestArbitrary(
   op: Operation,
-): fc.Arbitrary<{ req: Omit<FuzzRequest, 'headers'>; auth: boolean }> {
+): fc.Arbitrary<{ req: Omit<FuzzRequest, 'headers'>; caller: Caller }> {
   const pathParams = op.parameters.filter((p) => p.in === 'path');
   const queryParams = op.parameters.filter((p) => p.in === 'query');
   const pathArb = fc.tuple(...pathParams.map((p) => fc.oneof(validArbitrary(p.schema), hostileString)));
@@ -219,8 +219,13 @@ export function requestArbitrary(
       )
     : fc.constant(undefined);
   return fc
-    .record({ path: pathArb, query: queryArb, body: bodyArb, auth: fc.boolean() })
-    .map(({ path, query, body, auth }) => {
+    .record({
+      path: pathArb,
+      query: queryArb,
+      body: bodyArb,
+      caller: fc.constantFrom<Caller>('admin', 'user', 'none'),
+    })
+    .map(({ path, query, body, caller }) => {
       let url = op.path;
       pathParams.forEach((p, i) => {
         url = url.replace(`{${p.name}}`, encodeURIComponent(String(path[i])));
@@ -233,7 +238,7 @@ export function requestArbitrary(
       const q = qs.toString();
       return {
         req: { method: op.method, url: q ? `${url}?${q}` : url, ...(body !== undefined ? { body } : {}) },
-        auth,
+        caller,
       };
     });
 }
@@ -280,21 +285,45 @@ export function responseValidators(ops: Operation[]): Map<string, ValidateFuncti
   return map;
 }
 
-/** Runs the property over every operation; resolves to the failures found. */
+/** Who sends a fuzzed request: an admin, an ordinary user, or nobody. */
+export type Caller = 'admin' | 'user' | 'none';
+
+export interface FuzzOptions {
+  runsPerOperation: number;
+  seed?: number;
+  skip?: (op: Operation) => boolean;
+  /** The access level of each operation (by operationId): a 2xx below it is a failure. */
+  access?: Map<string, 'public' | 'authenticated' | 'admin'>;
+  /** Checked after every 2xx to a mutating request; returns what is broken, or null. */
+  invariants?: (caller: Caller) => Promise<string | null>;
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** What a caller may not get a 2xx for; null when the answer is allowed. */
+function accessViolation(level: string | undefined, caller: Caller, status: number): string | null {
+  if (status < 200 || status >= 300) return null;
+  if (level === 'admin' && caller !== 'admin') return `2xx for ${caller} on an admin endpoint`;
+  if (level === 'authenticated' && caller === 'none')
+    return '2xx without a token on an authenticated endpoint';
+  return null;
+}
+
+/** Runs the property over every operation; resolves to the number of requests and operations. */
 export async function fuzzApp(
   app: FastifyInstance,
-  authHeader: () => Promise<string>,
-  options: { runsPerOperation: number; seed?: number; skip?: (op: Operation) => boolean },
+  authHeader: (caller: Exclude<Caller, 'none'>) => Promise<string>,
+  options: FuzzOptions,
 ): Promise<{ requests: number; operations: number }> {
   const ops = (await readOperations(app)).filter((op) => !options.skip?.(op));
   const validators = responseValidators(ops);
   let requests = 0;
   for (const op of ops) {
     await fc.assert(
-      fc.asyncProperty(requestArbitrary(op), async ({ req, auth }) => {
+      fc.asyncProperty(requestArbitrary(op), async ({ req, caller }) => {
         const headers: Record<string, string> = {};
         if (req.body !== undefined) headers['content-type'] = 'application/json';
-        if (auth && op.secured) headers.authorization = await authHeader();
+        if (caller !== 'none' && op.secured) headers.authorization = await authHeader(caller);
         const res = await app.inject({
           method: req.method as 'GET',
           url: req.url,
@@ -302,11 +331,16 @@ export async function fuzzApp(
           headers,
         });
         requests++;
-        const problem = checkResponse(op, res, validators);
-        if (problem)
-          throw new Error(
-            `${op.operationId} ${req.method} ${req.url} body=${req.body?.slice(0, 200)} → ${problem}`,
-          );
+        const where = `${op.operationId} ${req.method} ${req.url} as ${caller} body=${req.body?.slice(0, 200)}`;
+        const problem =
+          checkResponse(op, res, validators) ??
+          accessViolation(options.access?.get(op.operationId), caller, res.statusCode) ??
+          (/password_hash|\$argon2/.test(res.body) ? 'a password hash in the response' : null);
+        if (problem) throw new Error(`${where} → ${problem}`);
+        if (res.statusCode < 300 && MUTATING.has(req.method) && options.invariants) {
+          const broken = await options.invariants(caller);
+          if (broken) throw new Error(`${where} → ${res.statusCode}, then: ${broken}`);
+        }
       }),
       { numRuns: options.runsPerOperation, ...(options.seed !== undefined ? { seed: options.seed } : {}) },
     );
