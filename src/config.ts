@@ -159,6 +159,12 @@ export function loadConfig(env: Env): Config {
     .filter(Boolean);
   for (const origin of corsOrigins) url('CORS_ORIGINS', origin, ['http:', 'https:']);
 
+  const mailFrom = str('MAIL_FROM') ?? 'Gatehouse <no-reply@localhost>';
+  // `addr@host` or `Name <addr@host>`; no line breaks (it becomes a mail header).
+  if (!/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(mailFrom)) {
+    throw new ConfigError('MAIL_FROM must be an address like "Gatehouse <id@example.com>"');
+  }
+
   const logLevel = (str('LOG_LEVEL') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
@@ -190,7 +196,7 @@ export function loadConfig(env: Env): Config {
       linkByEmail: bool('OIDC_LINK_BY_EMAIL', true),
     },
     smtpUrl,
-    mailFrom: str('MAIL_FROM') ?? 'Gatehouse <no-reply@localhost>',
+    mailFrom,
     corsOrigins,
     trustProxy: bool('TRUST_PROXY', false),
     logLevel,
