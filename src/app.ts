@@ -10,8 +10,9 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { AppContext } from './context.ts';
-import { ApiError, installErrorHandlers } from './errors.ts';
+import { ApiError, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './errors.ts';
 import { IndexResponse } from './index.schemas.ts';
+import { parseJsonBody } from './json-body.ts';
 import type { Endpoint } from './modules/endpoint.ts';
 import { documentation, loadModules } from './modules/registry.ts';
 import { guardFor } from './security/guard.ts';
@@ -39,12 +40,21 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
     routerOptions: { maxParamLength: 512, ignoreTrailingSlash: false },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     ajv: { customOptions: {} },
   });
   app.server.headersTimeout = 10_000;
 
   app.setValidatorCompiler(createValidatorCompiler());
-  app.removeContentTypeParser('text/plain');
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -75,10 +85,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     method: e.method,
     pattern: pathPattern(e.path),
   }));
-  routeTable.push({ method: 'GET', pattern: /^\/$/ }, { method: 'GET', pattern: /^\/api\/v1\/?$/ });
-  installErrorHandlers(app, (path) => [
-    ...new Set(routeTable.filter((r) => r.pattern.test(path)).map((r) => r.method)),
-  ]);
+  // The index answers at `/` and `/api/v1` exactly (no trailing slash, like every other path).
+  routeTable.push({ method: 'GET', pattern: /^\/$/ }, { method: 'GET', pattern: /^\/api\/v1$/ });
+  installErrorHandlers(app, (path) => allowedMethods(routeTable, path));
 
   for (const { module, endpoint } of allEndpoints) {
     const moduleCheck = async () => {
@@ -125,6 +134,15 @@ function openApiSchema(module: string, e: Endpoint) {
     operationId: `${e.group}.${e.label}`,
     ...(e.access === 'public' ? {} : { security: [{ bearer: [] }] }),
   };
+}
+
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** The methods a path answers to, for 405's `Allow` (HEAD wherever GET is: Fastify serves both). */
+function allowedMethods(table: Array<{ method: string; pattern: RegExp }>, path: string): string[] {
+  const methods = new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method));
+  if (methods.has('GET')) methods.add('HEAD');
+  return METHOD_ORDER.filter((m) => methods.has(m));
 }
 
 function pathPattern(path: string): RegExp {
