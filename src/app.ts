@@ -61,12 +61,25 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   await app.register(helmet, {
-    // JSON API: the strictest policy; /docs loosens it for its own page only.
-    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    // JSON API: the strictest policy (helmet's defaults would re-allow scripts and styles from
+    // 'self'); /docs sets its own for its page only.
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+    },
     crossOriginResourcePolicy: { policy: 'same-site' },
   });
+  const allowedOrigins = new Set(ctx.config.corsOrigins);
   await app.register(cors, {
-    origin: ctx.config.corsOrigins.length > 0 ? [...ctx.config.corsOrigins] : false,
+    // Only listed origins get CORS headers; for any other request (no Origin, another origin) CORS
+    // stays off, so an OPTIONS there is an ordinary 404/405 problem instead of a bare 204.
+    origin: (origin, cb) => cb(null, origin !== undefined && allowedOrigins.has(origin)),
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['authorization', 'content-type', 'x-request-id'],
+    // An allowed origin's OPTIONS without Access-Control-Request-Method gets 204 rather than
+    // @fastify/cors's text/plain 400.
+    strictPreflight: false,
+    maxAge: 600,
     credentials: false,
     exposedHeaders: ['x-request-id', 'retry-after', 'location', 'www-authenticate'],
   });
