@@ -55,7 +55,12 @@ export async function runCli(argv: string[]): Promise<void> {
 async function serve(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
   const service = await startService(config, log);
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  // Its own messages (a second signal, the 10 s timeout) go to the JSON log, not the console.
+  const logger = {
+    error: (message: unknown) =>
+      message instanceof Error ? log.error({ err: message }, 'shutdown failed') : log.error(String(message)),
+  };
+  closeWithGrace({ delay: 10_000, logger }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'shutting down after an uncaught error');
     else log.info({ signal }, 'shutting down');
     // app.close() stops accepting, lets in-flight requests finish, then the database closes.

@@ -255,6 +255,24 @@ describe('configuration errors stop the process with one line', () => {
     assert.doesNotMatch(result.stderr, /hunter2-secret/);
   });
 
+  it('a port already in use is one line', async () => {
+    const { createServer } = await import('node:net');
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const address = busy.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      const result = await run('src/main.ts', {
+        PORT: String(port),
+        DATABASE_URL: `sqlite:${join(dir, 'busy.db')}`,
+        LOG_LEVEL: 'silent',
+      });
+      assertOneLine(result, /EADDRINUSE/);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
+  });
+
   it('an SQLite path that cannot be created is one line', async () => {
     const blocker = join(dir, 'a-file');
     writeFileSync(blocker, 'not a folder');
