@@ -31,14 +31,15 @@ export async function runCli(argv: string[]): Promise<void> {
       console.log(USAGE);
       return;
     }
-    const config = loadConfig(readEnvironment());
+    const env = readEnvironment();
+    const config = loadConfig(command === 'create-admin' ? withoutAdminPair(env) : env);
     switch (command) {
       case 'serve':
         return await serve(config);
       case 'migrate':
         return await migrate(config);
       case 'create-admin':
-        return await createAdmin(config, rest);
+        return await createAdmin(config, rest, env.ADMIN_PASSWORD);
       case 'rotate-keys':
         return await rotateKeys(config);
       default:
@@ -96,11 +97,20 @@ async function migrate(config: Config): Promise<void> {
   }
 }
 
-async function createAdmin(config: Config, args: string[]): Promise<void> {
+/**
+ * create-admin names its admin with --email and takes ADMIN_PASSWORD on its own, so the serve-time
+ * rule that ADMIN_EMAIL and ADMIN_PASSWORD come as a pair must not refuse it.
+ */
+function withoutAdminPair(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  const { ADMIN_EMAIL: _email, ADMIN_PASSWORD: _password, ...rest } = env;
+  return rest;
+}
+
+async function createAdmin(config: Config, args: string[], envPassword: string | undefined): Promise<void> {
   const i = args.indexOf('--email');
   const email = i >= 0 ? args[i + 1] : undefined;
   if (!email) throw new CliError('create-admin needs --email <address>');
-  const password = config.adminPassword ?? (await promptPassword());
+  const password = envPassword ? envPassword : await promptPassword();
   await withDatabase(config, async (database) => {
     const log = createLogger('silent');
     const ctx = await createContext(config, database, log);
