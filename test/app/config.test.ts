@@ -46,6 +46,7 @@ const BAD: Array<[Record<string, string>, string]> = [
   [{ MAIL_FROM: 'nobody' }, 'MAIL_FROM'],
   [{ CORS_ORIGINS: '*' }, 'CORS_ORIGINS'],
   [{ CORS_ORIGINS: 'https://app.example.com,javascript:alert(1)' }, 'CORS_ORIGINS'],
+  [{ CORS_ORIGINS: 'https://app.example.com/login' }, 'CORS_ORIGINS'],
   [{ TRUST_PROXY: 'sometimes' }, 'TRUST_PROXY'],
   [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
   [{ AUDIT_RETENTION_DAYS: '0' }, 'AUDIT_RETENTION_DAYS'],
@@ -112,7 +113,7 @@ describe('configuration', () => {
       OIDC_LINK_BY_EMAIL: 'no',
       SMTP_URL: 'smtp://mailer:secret@mail.example.com:587',
       MAIL_FROM: 'Gatehouse <id@example.com>',
-      CORS_ORIGINS: 'https://app.example.com, https://admin.example.com',
+      CORS_ORIGINS: 'https://app.example.com, https://Admin.Example.com/, http://localhost:5173',
       TRUST_PROXY: 'true',
       LOG_LEVEL: 'WARN',
       DATABASE_POOL_MAX: '25',
@@ -133,7 +134,12 @@ describe('configuration', () => {
     assert.deepEqual(config.oidc.allowedAlgs, ['ES256', 'EdDSA']);
     assert.equal(config.oidc.autoProvision, false);
     assert.equal(config.oidc.linkByEmail, false);
-    assert.deepEqual(config.corsOrigins, ['https://app.example.com', 'https://admin.example.com']);
+    // Stored as browsers send Origin: lower-case host, no trailing slash.
+    assert.deepEqual(config.corsOrigins, [
+      'https://app.example.com',
+      'https://admin.example.com',
+      'http://localhost:5173',
+    ]);
     assert.equal(config.trustProxy, true);
     assert.equal(config.logLevel, 'warn');
     assert.equal(config.databasePoolMax, 25);
