@@ -264,6 +264,16 @@ describe('configuration errors stop the process with one line', () => {
     assert.doesNotMatch(result.stderr, /hunter2-secret/);
   });
 
+  it('a weak ADMIN_PASSWORD on a database without an admin is one line', async () => {
+    const result = await run('src/main.ts', {
+      DATABASE_URL: `sqlite:${join(dir, 'weak-admin.db')}`,
+      ADMIN_EMAIL: 'root@example.com',
+      ADMIN_PASSWORD: 'password123',
+      LOG_LEVEL: 'silent',
+    });
+    assertOneLine(result, /ADMIN_PASSWORD is refused: Password must be at least 15 characters long/);
+  });
+
   it('a port already in use is one line', async () => {
     const { createServer } = await import('node:net');
     const busy = createServer();
