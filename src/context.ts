@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
+import { createMailTransport, type MailTransport } from './mail/mailer.ts';
+import { createOutbox, type Outbox } from './mail/outbox.ts';
 import { MODULE_INFO } from './modules/module-info.ts';
 import { createModuleState, type ModuleState } from './modules/module-state.ts';
 import { type AccessTokens, createAccessTokens } from './security/access-tokens.ts';
@@ -28,6 +30,8 @@ export interface AppContext {
   readonly keys: KeyStore;
   readonly accessTokens: AccessTokens;
   readonly passwords: PasswordHasher;
+  /** Mail goes out only through the outbox; its worker is started by startService. */
+  readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
   readonly startedAt: number;
   /** Optional dependency checks (mailer, idp); each reports `disabled` until its module wires it. */
   readonly healthChecks: Map<string, () => Promise<HealthCheck>>;
@@ -45,6 +49,18 @@ export async function createContext(config: Config, database: Database, log: Log
     audience: config.publicUrl,
     ttlS: config.accessTokenTtlS,
   });
+  const transport = createMailTransport({
+    ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
+    from: config.mailFrom,
+    logger: log,
+  });
+  const outbox = createOutbox({
+    db,
+    transport,
+    log,
+    maxAttempts: config.mailMaxAttempts,
+    retryBaseMs: config.mailRetryBaseS * 1000,
+  });
   const ctx: AppContext = {
     config,
     database,
@@ -54,9 +70,10 @@ export async function createContext(config: Config, database: Database, log: Log
     keys,
     accessTokens,
     passwords: createPasswordHasher(),
+    mail: { transport, outbox },
     startedAt: Date.now(),
     healthChecks: new Map([
-      ['mailer', async () => ({ status: 'disabled' as const })],
+      ['mailer', () => outbox.health()],
       ['idp', async () => ({ status: 'disabled' as const })],
     ]),
     closers: [],
@@ -72,6 +89,7 @@ export async function createContext(config: Config, database: Database, log: Log
   }, 60_000);
   keyReload.unref();
   ctx.closers.push(
+    () => transport.close(),
     () => clearInterval(poll),
     () => clearInterval(keyReload),
   );
