@@ -145,29 +145,27 @@ export async function deleteFinishedBefore(db: Db, before: number): Promise<numb
 export interface OutboxStats {
   pending: number;
   oldestPendingAt: number | null;
-  /** Newest failed attempt of a message still pending (a retry is coming). */
+  /** The newest failed attempt (of a message still pending, or given up) since `since`. */
   lastFailureAt: number | null;
   lastError: string | null;
   lastSentAt: number | null;
+  /** Messages given up since `since`. */
   failedSince: number;
 }
 
-/** Counts and times for the health check; `failedSinceMs` bounds the count of given-up messages. */
-export async function outboxStats(db: Db, failedSinceMs: number): Promise<OutboxStats> {
+/** Counts and times for the health check; failures before `since` are not looked at. */
+export async function outboxStats(db: Db, since: number): Promise<OutboxStats> {
   const pending = await db
     .selectFrom('outbox')
-    .select((eb) => [
-      eb.fn.countAll<number>().as('n'),
-      eb.fn.min<number | null>('created_at').as('oldest'),
-      eb.fn.max<number | null>('last_attempt_at').as('last_attempt'),
-    ])
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min<number | null>('created_at').as('oldest')])
     .where('status', '=', 'pending')
     .executeTakeFirstOrThrow();
-  const lastError = await db
+  // Every finished attempt of a pending or failed message was a failure (a success makes it `sent`).
+  const lastFailure = await db
     .selectFrom('outbox')
     .select(['last_error', 'last_attempt_at'])
     .where('status', 'in', ['pending', 'failed'])
-    .where('last_error', 'is not', null)
+    .where('last_attempt_at', '>=', since)
     .orderBy('last_attempt_at', 'desc')
     .limit(1)
     .executeTakeFirst();
@@ -180,14 +178,13 @@ export async function outboxStats(db: Db, failedSinceMs: number): Promise<Outbox
     .selectFrom('outbox')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('status', '=', 'failed')
-    .where('last_attempt_at', '>=', failedSinceMs)
+    .where('last_attempt_at', '>=', since)
     .executeTakeFirstOrThrow();
   return {
     pending: Number(pending.n),
     oldestPendingAt: pending.oldest === null ? null : Number(pending.oldest),
-    // Among pending messages every finished attempt was a failure (a success leaves `pending`).
-    lastFailureAt: pending.last_attempt === null ? null : Number(pending.last_attempt),
-    lastError: lastError?.last_error ?? null,
+    lastFailureAt: lastFailure?.last_attempt_at == null ? null : Number(lastFailure.last_attempt_at),
+    lastError: lastFailure?.last_error ?? null,
     lastSentAt: sent.last_sent === null ? null : Number(sent.last_sent),
     failedSince: Number(failed.n),
   };

@@ -62,6 +62,8 @@ const CLEANUP_EVERY_MS = 60 * 60_000;
 const MAX_ERROR_LENGTH = 500;
 /** A pending message older than this means mail is stuck: the health check reports `error`. */
 export const STUCK_AFTER_MS = 5 * 60_000;
+/** How far back the health check looks at failures (and counts given-up messages). */
+const HEALTH_WINDOW_MS = 24 * 60 * 60_000;
 
 /** Writes a message in the caller's transaction (the outbox row commits or rolls back with it). */
 export async function enqueueMail(
@@ -252,19 +254,23 @@ export function createOutbox(opts: OutboxOptions): Outbox {
     },
     async health() {
       const now = Date.now();
-      const s = await outboxStats(db, now - 24 * 60 * 60_000);
+      const s = await outboxStats(db, now - HEALTH_WINDOW_MS);
       const oldestAgeMs = s.oldestPendingAt === null ? null : Math.max(0, now - s.oldestPendingAt);
+      // Stuck: something waits longer than any healthy retry would take, whatever the reason
+      // (SMTP away, no worker running). Failing: the newest attempt failed and no delivery since.
       const stuck = oldestAgeMs !== null && oldestAgeMs > STUCK_AFTER_MS;
-      const failingNow =
-        s.lastFailureAt !== null && (s.lastSentAt === null || s.lastFailureAt > s.lastSentAt);
+      const failing = s.lastFailureAt !== null && (s.lastSentAt === null || s.lastFailureAt > s.lastSentAt);
       return {
-        status: stuck || failingNow ? 'error' : 'ok',
+        status: stuck || failing ? 'error' : 'ok',
         transport: transport.name,
         pending: s.pending,
         oldest_pending_age_s: oldestAgeMs === null ? null : Math.round(oldestAgeMs / 100) / 10,
         failed_24h: s.failedSince,
-        // Only the code part: this endpoint is public, and the full text names the SMTP host.
+        // The newest failure of the last 24 h, even if deliveries succeeded since (`status` says
+        // whether it is current). Only its code ("ECONNECTION", "EAUTH 535"): this endpoint is
+        // public, and the full, credential-free text (outbox row, log) names the SMTP host.
         last_error: s.lastError === null ? null : (s.lastError.split(':')[0] ?? null),
+        last_error_at: s.lastFailureAt === null ? null : new Date(s.lastFailureAt).toISOString(),
       };
     },
   };
