@@ -131,6 +131,20 @@ export async function releaseClaims(db: Db, ids: string[], workerId: string): Pr
     .execute();
 }
 
+/**
+ * Withdraws messages of a kind to a recipient that have not gone out yet (a re-invitation makes
+ * the older mail's link dead). One being sent at this moment may still arrive; that is harmless.
+ */
+export async function deletePendingMessages(db: Db, recipient: string, kind: string): Promise<number> {
+  const result = await db
+    .deleteFrom('outbox')
+    .where('recipient', '=', recipient)
+    .where('kind', '=', kind)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** Deletes delivered and failed messages created before `before` (their bodies are already blank). */
 export async function deleteFinishedBefore(db: Db, before: number): Promise<number> {
   const result = await db

@@ -8,6 +8,7 @@ import { MailDeliveryError, type MailMessage, type MailTransport } from './maile
 import {
   claimDueMessages,
   deleteFinishedBefore,
+  deletePendingMessages,
   insertOutboxMessage,
   markFailed,
   markSent,
@@ -39,6 +40,8 @@ export interface OutboxOptions {
 export interface Outbox {
   /** Writes a message in the caller's transaction; call `nudge()` after the commit to send it at once. */
   enqueue(trx: Transaction<DB> | Kysely<DB>, message: MailMessage, kind: string): Promise<string>;
+  /** Withdraws, in the caller's transaction, unsent messages of a kind to a recipient (superseded mail). */
+  withdraw(trx: Transaction<DB> | Kysely<DB>, recipient: string, kind: string): Promise<number>;
   /** Wakes the worker (a message was just committed). Harmless when the worker is not running. */
   nudge(): void;
   /** Starts the delivery worker; returns its stop function (waits for the message in flight). */
@@ -234,6 +237,7 @@ export function createOutbox(opts: OutboxOptions): Outbox {
 
   return {
     enqueue: enqueueMail,
+    withdraw: deletePendingMessages,
     nudge() {
       if (started && !stopping) setImmediate(run);
     },

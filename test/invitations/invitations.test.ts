@@ -222,6 +222,26 @@ for (const dialect of DIALECTS) {
       assert.equal(json<{ user: { role: string } }>(accepted).user.role, 'admin');
     });
 
+    it('concurrent invitations of one address leave one user and exactly one usable invitation', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => invite(t, admin, { email: 'crowd@example.com', name: `N${i}` })),
+      );
+      for (const r of results) assert.equal(r.statusCode, 201, r.body);
+      const bodies = results.map((r) => json<InviteResponseBody>(r));
+      assert.equal(new Set(bodies.map((b) => b.user.id)).size, 1);
+      const usable = await t.ctx.db
+        .selectFrom('invitations')
+        .select('id')
+        .where('email', '=', 'crowd@example.com')
+        .where('consumed_at', 'is', null)
+        .where('replaced_at', 'is', null)
+        .execute();
+      assert.equal(usable.length, 1);
+      const accepted = [];
+      for (const b of bodies) accepted.push((await setPassword(t, tokenOf(b), STRONG_PASSWORD)).statusCode);
+      assert.deepEqual(accepted.filter((s) => s === 200).length, 1, accepted.join(','));
+    });
+
     it('answers 410 invitation_expired once the invitation expired (expires_at in the past)', async () => {
       const { body } = await inviteAndReceive({ email: 'late@example.com' });
       await t.ctx.db

@@ -85,6 +85,24 @@ for (const dialect of DIALECTS) {
       assert.equal((await setPassword(t, tokenOf(body), STRONG_PASSWORD)).statusCode, 200);
     });
 
+    it('a re-invite while the first mail is still waiting sends only the new link', async () => {
+      await smtp.stop();
+      const first = json<InviteResponseBody>(await invite(t, admin, { email: 'again@example.com' }));
+      await waitUntil(
+        async () => ((await outboxRowFor(t, 'again@example.com'))?.attempts ?? 0) >= 1,
+        'an attempt',
+      );
+      const second = json<InviteResponseBody>(await invite(t, admin, { email: 'again@example.com' }));
+      await smtp.start();
+      await waitUntil(() => received(smtp, 'again@example.com').length > 0, 'the mail');
+      await waitUntil(async () => (await mailerHealth(t)).pending === 0, 'nothing pending');
+      await pause(1_500);
+      const mails = received(smtp, 'again@example.com');
+      assert.equal(mails.length, 1);
+      assert.ok(mails[0]?.text?.includes(second.invitation.invite_url));
+      assert.ok(!mails[0]?.text?.includes(tokenOf(first)));
+    });
+
     it('delivers pending messages after a restart', async () => {
       await smtp.stop();
       const res = await invite(t, admin, { email: 'restart@example.com' });

@@ -63,6 +63,8 @@ export async function inviteUser(
           throw new ApiError('email_taken', { detail: 'A user with this email already exists' });
         }
         await replacePendingInvitations(trx, existing.id, now);
+        // An older invitation mail still waiting (SMTP down) would only deliver a dead link.
+        await ctx.mail.outbox.withdraw(trx, email, 'invitation');
         const patch = { role, updated_at: now, ...(name !== undefined ? { name } : {}) };
         await updateUser(trx, existing.id, patch);
         user = { ...existing, ...patch };
