@@ -14,6 +14,7 @@ import { ApiError, installErrorHandlers } from './errors.ts';
 import { IndexResponse } from './index.schemas.ts';
 import type { Endpoint } from './modules/endpoint.ts';
 import { documentation, loadModules } from './modules/registry.ts';
+import { ProblemSchema } from './problem.schemas.ts';
 import { guardFor } from './security/guard.ts';
 import { createValidatorCompiler } from './validation.ts';
 import { VERSION } from './version.ts';
@@ -120,6 +121,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 function openApiSchema(module: string, e: Endpoint) {
   return {
     ...e.schema,
+    // Every error leaves as problem+json; documenting it once per endpoint keeps OpenAPI complete.
+    response: { '4xx': ProblemSchema, '5xx': ProblemSchema, ...(e.schema.response as object) },
     summary: e.summary,
     tags: [module],
     operationId: `${e.group}.${e.label}`,

@@ -28,6 +28,12 @@ export interface Config {
     readonly allowedAlgs: readonly string[];
     readonly autoProvision: boolean;
     readonly linkByEmail: boolean;
+    /** How long the discovery document and the key set are reused before a refetch. */
+    readonly cacheTtlS: number;
+    /** Minimum time between key set refetches triggered by an unknown `kid`. */
+    readonly jwksCooldownS: number;
+    /** Timeout of each request to the provider. */
+    readonly httpTimeoutMs: number;
   };
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
@@ -192,6 +198,9 @@ export function loadConfig(env: Env): Config {
       allowedAlgs,
       autoProvision: bool('OIDC_AUTO_PROVISION', true),
       linkByEmail: bool('OIDC_LINK_BY_EMAIL', true),
+      cacheTtlS: int('OIDC_CACHE_TTL_S', 3600, 1, 86_400),
+      jwksCooldownS: int('OIDC_JWKS_COOLDOWN_S', 30, 0, 3600),
+      httpTimeoutMs: int('OIDC_HTTP_TIMEOUT_MS', 3000, 100, 60_000),
     },
     smtpUrl,
     mailFrom: str('MAIL_FROM') ?? 'Gatehouse <no-reply@localhost>',

@@ -5,6 +5,7 @@ import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
 import { createMailTransport, type MailTransport } from './mail/mailer.ts';
 import { createOutbox, type Outbox } from './mail/outbox.ts';
+import { createOidcClient, type OidcClient } from './modules/idp/oidc-client.ts';
 import { MODULE_INFO } from './modules/module-info.ts';
 import { createModuleState, type ModuleState } from './modules/module-state.ts';
 import { type AccessTokens, createAccessTokens } from './security/access-tokens.ts';
@@ -32,6 +33,8 @@ export interface AppContext {
   readonly passwords: PasswordHasher;
   /** Mail goes out only through the outbox; its worker is started by startService. */
   readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
+  /** The external OpenID provider (API.md §7); null when OIDC_ISSUER is not set. */
+  readonly oidc: OidcClient | null;
   readonly startedAt: number;
   /** Optional dependency checks (mailer, idp); each reports `disabled` until its module wires it. */
   readonly healthChecks: Map<string, () => Promise<HealthCheck>>;
@@ -49,6 +52,9 @@ export async function createContext(config: Config, database: Database, log: Log
     audience: config.publicUrl,
     ttlS: config.accessTokenTtlS,
   });
+  const { issuer, clientId } = config.oidc;
+  const oidc =
+    issuer !== null && clientId !== null ? createOidcClient({ ...config.oidc, issuer, clientId }, log) : null;
   const transport = createMailTransport({
     ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
     from: config.mailFrom,
@@ -71,10 +77,15 @@ export async function createContext(config: Config, database: Database, log: Log
     accessTokens,
     passwords: createPasswordHasher(),
     mail: { transport, outbox },
+    oidc,
     startedAt: Date.now(),
     healthChecks: new Map([
       ['mailer', () => outbox.health()],
-      ['idp', async () => ({ status: 'disabled' as const })],
+      // A provider nobody may sign in with (module off) does not count against the service's health.
+      [
+        'idp',
+        async () => (oidc && modules.isEnabled('idp') ? oidc.probe() : { status: 'disabled' as const }),
+      ],
     ]),
     closers: [],
   };

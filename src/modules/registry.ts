@@ -4,6 +4,7 @@ import { authEndpoints } from './auth/auth.routes.ts';
 import { coreEndpoints } from './core/core.routes.ts';
 import { describeEndpoint, type Endpoint } from './endpoint.ts';
 import { healthEndpoints } from './health/health.routes.ts';
+import { idpEndpoints } from './idp/idp.routes.ts';
 import { invitationEndpoints } from './invitations/invitations.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
 import type { ModuleInfo, ModuleName } from './module-state.ts';
@@ -30,7 +31,7 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   users: () => [],
   account: () => [],
   user_admin: () => [],
-  idp: () => [],
+  idp: idpEndpoints,
   invitations: invitationEndpoints,
 };
 
