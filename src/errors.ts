@@ -147,6 +147,8 @@ export function toApiError(err: unknown): ApiError {
       return new ApiError('invalid_json', { detail: 'The body is not valid JSON' });
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
+    // A path parameter longer than any identifier Gatehouse issues cannot name anything.
+    case 'FST_ERR_MAX_PARAM_LENGTH':
       return new ApiError('not_found');
   }
   if (err instanceof SyntaxError && (fe.statusCode === 400 || /JSON/.test(err.message))) {

@@ -298,6 +298,13 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('answers a token beyond the router parameter limit as problem+json 404 (was Fastify 414 JSON)', async () => {
+      const res = await t.app.inject({ url: `/api/v1/invite/${'x'.repeat(600)}` });
+      assert.equal(res.statusCode, 404);
+      assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+      assert.ok(res.headers['x-request-id']);
+    });
+
     it('an invitation of a user disabled meanwhile is no longer usable', async () => {
       const { body } = await inviteAndReceive({ email: 'blocked@example.com' });
       await t.ctx.db
