@@ -164,7 +164,8 @@ for (const dialect of DIALECTS) {
     });
 
     it('without SMTP_URL writes mail to the log and reports the log transport as ok', async () => {
-      const t = await buildTestApp(dialect);
+      const logLines: string[] = [];
+      const t = await buildTestApp(dialect, { env: { LOG_LEVEL: 'info' }, logLines });
       try {
         const id = await t.ctx.db
           .transaction()
@@ -176,6 +177,8 @@ for (const dialect of DIALECTS) {
               ?.status === 'sent',
           'the message logged',
         );
+        const logged = logLines.map((l) => JSON.parse(l) as { mail?: { to: string; text: string } });
+        assert.ok(logged.some((l) => l.mail?.to === 'log@example.com' && l.mail.text === 'hello'));
         const health = await mailerHealth(t);
         assert.deepEqual(
           { status: health.status, transport: health.transport, pending: health.pending },
