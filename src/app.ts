@@ -12,6 +12,7 @@ import Fastify, {
 import type { AppContext } from './context.ts';
 import { ApiError, installErrorHandlers, sendProblem, toApiError } from './errors.ts';
 import { IndexResponse } from './index.schemas.ts';
+import { installRequestMetrics } from './modules/core/metrics.ts';
 import type { Endpoint } from './modules/endpoint.ts';
 import { documentation, loadModules } from './modules/registry.ts';
 import { ProblemSchema } from './problem.schemas.ts';
@@ -56,6 +57,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  installRequestMetrics(app, ctx);
 
   await app.register(helmet, {
     // JSON API: the strictest policy; /docs loosens it for its own page only.

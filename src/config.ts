@@ -22,6 +22,9 @@ export interface Config {
   readonly inviteUrlTemplate: string;
   readonly passwordMinLength: number;
   readonly loginFailuresPerAddressPerMin: number;
+  /** Password hashes running at once (null: the libuv threadpool size) and allowed to wait. */
+  readonly passwordHashConcurrency: number | null;
+  readonly passwordHashQueue: number | null;
   readonly oidc: {
     readonly issuer: string | null;
     readonly clientId: string | null;
@@ -191,6 +194,10 @@ export function loadConfig(env: Env): Config {
     inviteUrlTemplate,
     passwordMinLength: int('PASSWORD_MIN_LENGTH', 15, 8, 256),
     loginFailuresPerAddressPerMin: int('LOGIN_FAILURES_PER_ADDRESS_PER_MIN', 30, 1, 100_000),
+    passwordHashConcurrency: str('PASSWORD_HASH_CONCURRENCY')
+      ? int('PASSWORD_HASH_CONCURRENCY', 4, 1, 1024)
+      : null,
+    passwordHashQueue: str('PASSWORD_HASH_QUEUE') ? int('PASSWORD_HASH_QUEUE', 16, 0, 100_000) : null,
     oidc: {
       // Kept as given: `iss` is compared exactly, and some providers end theirs with a slash.
       issuer: oidcIssuer ?? null,

@@ -75,7 +75,10 @@ export async function createContext(config: Config, database: Database, log: Log
     modules,
     keys,
     accessTokens,
-    passwords: createPasswordHasher(),
+    passwords: createPasswordHasher({
+      maxConcurrent: config.passwordHashConcurrency ?? undefined,
+      maxQueue: config.passwordHashQueue ?? undefined,
+    }),
     mail: { transport, outbox },
     oidc,
     startedAt: Date.now(),

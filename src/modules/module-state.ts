@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { ApiForm } from '../config.ts';
 import type { DB } from '../db/schema.ts';
 
@@ -13,6 +13,7 @@ export const MODULE_NAMES = [
   'user_admin',
   'idp',
   'invitations',
+  'audit',
 ] as const;
 
 export type ModuleName = (typeof MODULE_NAMES)[number];
@@ -34,7 +35,8 @@ export interface ModuleInfo {
 export interface ModuleState {
   isEnabled(name: ModuleName): boolean;
   snapshot(): Record<ModuleName, boolean>;
-  set(name: ModuleName, enabled: boolean): Promise<void>;
+  /** Stores an override; `alongside` runs in the same transaction (the audit entry of the toggle). */
+  set(name: ModuleName, enabled: boolean, alongside?: (trx: Transaction<DB>) => Promise<void>): Promise<void>;
   refresh(): Promise<void>;
   /** Called after every change seen (local or remote). */
   onChange(listener: () => void): void;
@@ -71,13 +73,16 @@ export async function createModuleState(
   return {
     isEnabled: (name) => current.get(name) === true,
     snapshot: () => Object.fromEntries(current) as Record<ModuleName, boolean>,
-    async set(name, enabled) {
+    async set(name, enabled, alongside) {
       const now = Date.now();
-      await db
-        .insertInto('module_overrides')
-        .values({ name, enabled: enabled ? 1 : 0, updated_at: now })
-        .onConflict((oc) => oc.column('name').doUpdateSet({ enabled: enabled ? 1 : 0, updated_at: now }))
-        .execute();
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('module_overrides')
+          .values({ name, enabled: enabled ? 1 : 0, updated_at: now })
+          .onConflict((oc) => oc.column('name').doUpdateSet({ enabled: enabled ? 1 : 0, updated_at: now }))
+          .execute();
+        await alongside?.(trx);
+      });
       await refresh();
     },
     refresh,

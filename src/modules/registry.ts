@@ -1,5 +1,7 @@
 import type { AppContext } from '../context.ts';
+import { accountEndpoints } from './account/account.routes.ts';
 import { adminEndpoints } from './admin/admin.routes.ts';
+import { auditEndpoints } from './audit/audit.routes.ts';
 import { authEndpoints } from './auth/auth.routes.ts';
 import { coreEndpoints } from './core/core.routes.ts';
 import { describeEndpoint, type Endpoint } from './endpoint.ts';
@@ -29,10 +31,11 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   admin: adminEndpoints,
   auth: authEndpoints,
   users: () => [],
-  account: () => [],
+  account: accountEndpoints,
   user_admin: () => [],
   idp: idpEndpoints,
   invitations: invitationEndpoints,
+  audit: auditEndpoints,
 };
 
 /** A module with its endpoints instantiated for one app. */
