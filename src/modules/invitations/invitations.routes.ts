@@ -52,7 +52,7 @@ export function invitationEndpoints(ctx: AppContext): Endpoint[] {
       schema: { body: InviteBody, response: { 201: InviteResponse } },
       handler: async (req, reply) => {
         const { user } = requireAuth(req);
-        const result = await inviteUser(ctx, user, req.body);
+        const result = await inviteUser(ctx, user, req.body, clientInfo(req));
         return reply.status(201).header('cache-control', 'no-store').send(result);
       },
     }),

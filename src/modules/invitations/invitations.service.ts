@@ -6,6 +6,7 @@ import { renderInvitationMail } from '../../mail/templates.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { HashCapacityError } from '../../security/passwords.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, openSession, type TokenResponse } from '../auth/sessions.service.ts';
 import { normalizeEmail } from '../users/email.ts';
 import { findUserById, insertUser, updateUser } from '../users/users.queries.ts';
@@ -39,6 +40,7 @@ export async function inviteUser(
   ctx: AppContext,
   inviter: UserRow,
   input: InviteInput,
+  client: ClientInfo,
 ): Promise<InviteResult> {
   const email = normalizeEmail(input.email);
   if (email === null) {
@@ -58,11 +60,12 @@ export async function inviteUser(
       const expiresAt = now + ctx.config.invitationTtlS * 1000;
       const existing = await findUserByEmailForUpdate(trx, email);
       let user: UserRow;
+      let replaced = 0;
       if (existing) {
         if (existing.status !== 'invited') {
           throw new ApiError('email_taken', { detail: 'A user with this email already exists' });
         }
-        await replacePendingInvitations(trx, existing.id, now);
+        replaced = await replacePendingInvitations(trx, existing.id, now);
         // An older invitation mail still waiting (SMTP down) would only deliver a dead link.
         await ctx.mail.outbox.withdraw(trx, email, 'invitation');
         const patch = { role, updated_at: now, ...(name !== undefined ? { name } : {}) };
@@ -103,6 +106,13 @@ export async function inviteUser(
         expiresAt: new Date(expiresAt),
       });
       await ctx.mail.outbox.enqueue(trx, mail, 'invitation');
+      await recordAudit(trx, {
+        action: 'invitation.send',
+        actor: { type: 'user', id: inviter.id },
+        target: { type: 'invitation', id: invitation.id },
+        client,
+        details: { user_id: user.id, email, role, replaced: replaced > 0 },
+      });
       return { user, invitation };
     });
 
@@ -176,6 +186,14 @@ export async function acceptInvitation(
     if (!(await activateInvitedUser(trx, invitation.user_id, passwordHash, now))) throw used();
     const user = await findUserById(trx, invitation.user_id);
     if (!user) throw used();
+    // The acceptance entry covers the session it opens: no separate login.success.
+    await recordAudit(trx, {
+      action: 'invitation.accept',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'invitation', id: invitation.id },
+      client,
+      details: { user_id: user.id },
+    });
     return openSession(ctx, user, client, trx);
   });
 }
