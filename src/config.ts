@@ -40,6 +40,8 @@ export interface Config {
   };
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
+  readonly mailMaxAttempts: number;
+  readonly mailRetryBaseS: number;
   readonly corsOrigins: readonly string[];
   readonly trustProxy: boolean;
   readonly logLevel: string;
@@ -139,6 +141,8 @@ export function loadConfig(env: Env): Config {
   if (!inviteUrlTemplate.includes('{token}')) {
     throw new ConfigError('INVITE_URL_TEMPLATE must contain {token}');
   }
+  // The link goes into mail as a clickable http(s) URL; anything else would fail at send time.
+  url('INVITE_URL_TEMPLATE', inviteUrlTemplate.replaceAll('{token}', 'token'), ['http:', 'https:']);
 
   const oidcIssuer = str('OIDC_ISSUER');
   const oidcClientId = str('OIDC_CLIENT_ID');
@@ -223,6 +227,8 @@ export function loadConfig(env: Env): Config {
     },
     smtpUrl,
     mailFrom,
+    mailMaxAttempts: int('MAIL_MAX_ATTEMPTS', 25, 1, 1000),
+    mailRetryBaseS: int('MAIL_RETRY_BASE_S', 10, 1, 3600),
     corsOrigins,
     trustProxy: bool('TRUST_PROXY', false),
     logLevel,

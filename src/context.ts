@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
+import { createMailTransport, type MailTransport } from './mail/mailer.ts';
+import { createOutbox, type Outbox } from './mail/outbox.ts';
 import { createOidcClient, type OidcClient } from './modules/idp/oidc-client.ts';
 import { MODULE_INFO } from './modules/module-info.ts';
 import { createModuleState, type ModuleState } from './modules/module-state.ts';
@@ -29,6 +31,8 @@ export interface AppContext {
   readonly keys: KeyStore;
   readonly accessTokens: AccessTokens;
   readonly passwords: PasswordHasher;
+  /** Mail goes out only through the outbox; its worker is started by startService. */
+  readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
   /** The external OpenID provider (API.md §7); null when OIDC_ISSUER is not set. */
   readonly oidc: OidcClient | null;
   readonly startedAt: number;
@@ -51,6 +55,18 @@ export async function createContext(config: Config, database: Database, log: Log
   const { issuer, clientId } = config.oidc;
   const oidc =
     issuer !== null && clientId !== null ? createOidcClient({ ...config.oidc, issuer, clientId }, log) : null;
+  const transport = createMailTransport({
+    ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
+    from: config.mailFrom,
+    logger: log,
+  });
+  const outbox = createOutbox({
+    db,
+    transport,
+    log,
+    maxAttempts: config.mailMaxAttempts,
+    retryBaseMs: config.mailRetryBaseS * 1000,
+  });
   const ctx: AppContext = {
     config,
     database,
@@ -63,10 +79,11 @@ export async function createContext(config: Config, database: Database, log: Log
       maxConcurrent: config.passwordHashConcurrency ?? undefined,
       maxQueue: config.passwordHashQueue ?? undefined,
     }),
+    mail: { transport, outbox },
     oidc,
     startedAt: Date.now(),
     healthChecks: new Map([
-      ['mailer', async () => ({ status: 'disabled' as const })],
+      ['mailer', () => outbox.health()],
       // A provider nobody may sign in with (module off) does not count against the service's health.
       [
         'idp',
@@ -86,6 +103,7 @@ export async function createContext(config: Config, database: Database, log: Log
   }, 60_000);
   keyReload.unref();
   ctx.closers.push(
+    () => transport.close(),
     () => clearInterval(poll),
     () => clearInterval(keyReload),
   );

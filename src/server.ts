@@ -28,6 +28,8 @@ export async function startService(config: Config, log: Logger): Promise<Service
     await ensureFirstAdmin(ctx);
     startAuditRetention(ctx);
     const app = await buildApp(ctx);
+    // Closed before the database (closers run newest first); pending mail goes out from here on.
+    ctx.closers.push(ctx.mail.outbox.start());
     let closed = false;
     return {
       app,
