@@ -7,6 +7,7 @@ import {
   type Documentation,
   expectedDocumentation,
   formModules,
+  LATER_MODULES,
   MODULES,
 } from '../helpers/api-contract.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
@@ -100,13 +101,16 @@ for (const dialect of DIALECTS) {
     });
     after(() => t.destroy());
 
-    it('lists the nine modules of API.md §2 in order, with form A’s state', async () => {
+    it('lists the nine modules of API.md §2 in order, with form A’s state, then later ones disabled', async () => {
       const list = await adminList(t);
       assert.deepEqual(
         list.map((m) => [m.name, m.required, m.enabled]),
-        MODULES.map((m) => [m.name, m.required, formModules('A').has(m.name)]),
+        [
+          ...MODULES.map((m) => [m.name, m.required, formModules('A').has(m.name)]),
+          ...LATER_MODULES.map((name) => [name, false, false]),
+        ],
       );
-      for (const m of list) {
+      for (const m of list.filter((m) => !LATER_MODULES.includes(m.name))) {
         assert.deepEqual(Object.keys(m).sort(), ['description', 'enabled', 'endpoints', 'name', 'required']);
         assert.ok(m.description.length > 0);
         for (const route of m.endpoints)
@@ -117,7 +121,7 @@ for (const dialect of DIALECTS) {
     it('lists every endpoint of API.md §2 under its module', {
       todo: 'until all modules are merged',
     }, async () => {
-      for (const m of await adminList(t)) {
+      for (const m of (await adminList(t)).filter((m) => !LATER_MODULES.includes(m.name))) {
         assert.deepEqual([...m.endpoints].sort(), contractRoutes(m.name).sort(), m.name);
       }
     });
@@ -288,7 +292,10 @@ for (const dialect of DIALECTS) {
     it('enables invitations and nothing else optional', async () => {
       assert.deepEqual(
         (await adminList(t)).map((m) => [m.name, m.enabled]),
-        MODULES.map((m) => [m.name, formModules('B').has(m.name)]),
+        [
+          ...MODULES.map((m) => [m.name, formModules('B').has(m.name)]),
+          ...LATER_MODULES.map((name) => [name, false]),
+        ],
       );
     });
   });

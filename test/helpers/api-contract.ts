@@ -81,6 +81,12 @@ export const MODULES: ReadonlyArray<{ name: string; required: boolean; endpoints
   },
 ];
 
+/**
+ * Optional modules added after the nine of API.md §2: they come after them, start disabled in both
+ * forms and leave both forms' index exactly as §3 shows.
+ */
+export const LATER_MODULES: readonly string[] = ['audit'];
+
 /** Every endpoint of both forms, `group.label` → `METHOD /path`. */
 export const ALL_ENDPOINTS: Record<string, string> = Object.fromEntries(
   [FORM_A_DOCUMENTATION, FORM_B_DOCUMENTATION].flatMap((doc) =>
