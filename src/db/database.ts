@@ -55,16 +55,27 @@ function openSqlite(path: string): Database {
 }
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 0;
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolMax ?? 10,
     // Fail fast when the server is away, so requests get 503 instead of hanging.
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
-    ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+    // Lets the kernel notice a peer that vanished without closing the connection.
+    keepAlive: true,
+    // Sent in the startup packet: the server cancels any statement running longer (SQLSTATE 57014).
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
   });
   // A backend that dies while idle emits 'error' on the pool; unhandled, it would crash the process.
   pool.on('error', (err) => options.onPoolError?.(err));
+  // pg-pool listens for client errors only while a client is idle: one that dies while checked out
+  // (mid-query, between a transaction's statements) would emit an unhandled 'error' and kill the
+  // process. The failing query rejects on its own and the pool drops the dead client on release.
+  pool.on('connect', (client) => {
+    client.on('error', ignoreCheckedOutClientError);
+    superviseQueries(client, statementTimeoutMs > 0 ? statementTimeoutMs + READ_DEADLINE_MARGIN_MS : 0);
+  });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -73,6 +84,48 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
     ping: () => timed(() => sql`select 1`.execute(db)),
     close: () => db.destroy(),
   };
+}
+
+function ignoreCheckedOutClientError(): void {}
+
+// The server cancels a statement at statement_timeout; no answer well after that means the network
+// path is dead (a silent drop, no reset), and waiting for TCP to notice would take minutes.
+const READ_DEADLINE_MARGIN_MS = 2000;
+
+/**
+ * Watches every promise query on a pooled client:
+ * - a FATAL error (the backend was terminated: 57P01 on pg_terminate_backend or a server shutdown)
+ *   ends the client at once, so the pool discards it on release instead of handing the dead
+ *   connection to the next request before its socket has closed;
+ * - with a deadline, a query still unanswered after `deadlineMs` destroys the socket: the query
+ *   rejects with a connection error (answered 503) and the pool discards the client. pg's own
+ *   `query_timeout` would leave the stuck query on the connection and return it to the pool.
+ */
+function superviseQueries(client: pg.PoolClient, deadlineMs: number): void {
+  const query = client.query;
+  const supervised = (...args: unknown[]): unknown => {
+    const result: unknown = Reflect.apply(query, client, args);
+    if (!(result instanceof Promise)) return result;
+    let timer: NodeJS.Timeout | undefined;
+    if (deadlineMs > 0) {
+      timer = setTimeout(() => {
+        client.connection.stream.destroy(
+          new Error(`Connection terminated: no answer from the database within ${deadlineMs} ms`),
+        );
+      }, deadlineMs);
+      timer.unref();
+    }
+    result.then(
+      () => clearTimeout(timer),
+      (err: unknown) => {
+        clearTimeout(timer);
+        const severity = (err as { severity?: unknown } | null)?.severity;
+        if (severity === 'FATAL' || severity === 'PANIC') client.end().catch(() => {});
+      },
+    );
+    return result;
+  };
+  client.query = supervised as typeof client.query;
 }
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
@@ -120,7 +173,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     if (UNAVAILABLE_SQLITE.some((c) => code.startsWith(c))) return true;
     if (/^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_PG_CLASSES.includes(code.slice(0, 2))) return true;
   }
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|database is locked|unable to open database|driver has already been destroyed/i.test(
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|database is locked|unable to open database|driver has already been destroyed/i.test(
     err.message,
   );
 }
