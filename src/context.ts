@@ -4,7 +4,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
 import { MODULE_INFO } from './modules/module-info.ts';
-import { createModuleState, type ModuleState } from './modules/module-state.ts';
+import { createModuleState, followModuleNotifications, type ModuleState } from './modules/module-state.ts';
 import { type AccessTokens, createAccessTokens } from './security/access-tokens.ts';
 import { createPasswordHasher, type PasswordHasher } from './security/passwords.ts';
 import { createKeyStore, type KeyStore } from './security/signing-keys.ts';
@@ -75,6 +75,9 @@ export async function createContext(config: Config, database: Database, log: Log
     () => clearInterval(poll),
     () => clearInterval(keyReload),
   );
+  if (database.dialect === 'postgres') {
+    ctx.closers.push(followModuleNotifications(modules, config.databaseUrl, log));
+  }
   return ctx;
 }
 

@@ -1,6 +1,12 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { Logger } from 'pino';
 import type { ApiForm } from '../config.ts';
+import { dialectOf } from '../db/dialect.ts';
+import { startListener } from '../db/notifications.ts';
 import type { DB } from '../db/schema.ts';
+
+/** The PostgreSQL channel a module toggle is announced on (payload: the module's name). */
+export const MODULES_CHANNEL = 'gatehouse_modules';
 
 /** The modules of API.md §2, in that order. Later optional modules are appended and start disabled. */
 export const MODULE_NAMES = [
@@ -73,11 +79,16 @@ export async function createModuleState(
     snapshot: () => Object.fromEntries(current) as Record<ModuleName, boolean>,
     async set(name, enabled) {
       const now = Date.now();
-      await db
-        .insertInto('module_overrides')
-        .values({ name, enabled: enabled ? 1 : 0, updated_at: now })
-        .onConflict((oc) => oc.column('name').doUpdateSet({ enabled: enabled ? 1 : 0, updated_at: now }))
-        .execute();
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('module_overrides')
+          .values({ name, enabled: enabled ? 1 : 0, updated_at: now })
+          .onConflict((oc) => oc.column('name').doUpdateSet({ enabled: enabled ? 1 : 0, updated_at: now }))
+          .execute();
+        // Delivered on commit only, so no instance hears of a toggle that was rolled back.
+        if (dialectOf(db) === 'postgres')
+          await sql`select pg_notify(${MODULES_CHANNEL}, ${name})`.execute(trx);
+      });
       await refresh();
     },
     refresh,
@@ -85,4 +96,40 @@ export async function createModuleState(
       listeners.push(listener);
     },
   };
+}
+
+/**
+ * PostgreSQL: re-reads the module state whenever any instance announces a toggle, and after every
+ * reconnect of the LISTEN connection (announcements made while it was down are lost). Bursts are
+ * coalesced into one re-read at a time. Returns the stop function (for `ctx.closers`).
+ */
+export function followModuleNotifications(
+  state: ModuleState,
+  databaseUrl: string,
+  log: Logger,
+): () => Promise<void> {
+  let running = false;
+  let again = false;
+  const refreshSoon = () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    (async () => {
+      do {
+        again = false;
+        await state.refresh().catch((err: unknown) => log.warn({ err }, 'module state refresh failed'));
+      } while (again);
+      running = false;
+    })();
+  };
+  const listener = startListener({
+    connectionString: databaseUrl,
+    channel: MODULES_CHANNEL,
+    onNotification: refreshSoon,
+    onConnect: refreshSoon,
+    log,
+  });
+  return () => listener.stop();
 }
