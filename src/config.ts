@@ -9,6 +9,8 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;
+  /** PostgreSQL session connection for LISTEN/NOTIFY; null: polling only (DATABASE_LISTEN_URL=off). */
+  readonly databaseListenUrl: string | null;
   readonly databasePoolMax: number;
   readonly databaseStatementTimeoutMs: number;
   readonly apiForm: ApiForm;
@@ -108,6 +110,17 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('DATABASE_URL must be sqlite:<path>, sqlite::memory: or postgres://…');
   }
 
+  // LISTEN needs a session connection: behind PgBouncer in transaction mode, point this at the
+  // server directly (or a session-mode pool); `off` where the engine has no LISTEN/NOTIFY.
+  const listenRaw = str('DATABASE_LISTEN_URL');
+  const postgres = !databaseUrl.startsWith('sqlite:');
+  let databaseListenUrl: string | null = postgres ? databaseUrl : null;
+  if (listenRaw !== undefined && postgres) {
+    if (listenRaw.toLowerCase() === 'off') databaseListenUrl = null;
+    else if (/^postgres(ql)?:\/\//.test(listenRaw)) databaseListenUrl = listenRaw;
+    else throw new ConfigError('DATABASE_LISTEN_URL must be postgres://… or off');
+  }
+
   const form = (str('API_FORM') ?? 'A').toUpperCase();
   if (form !== 'A' && form !== 'B') throw new ConfigError(`API_FORM must be A or B, got "${form}"`);
 
@@ -168,6 +181,7 @@ export function loadConfig(env: Env): Config {
     port,
     host,
     databaseUrl,
+    databaseListenUrl,
     databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 1000),
     databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
     apiForm: form,

@@ -38,7 +38,9 @@ export interface AppContext {
 /** Builds the context on an open, migrated database. */
 export async function createContext(config: Config, database: Database, log: Logger): Promise<AppContext> {
   const { db } = database;
-  const modules = await createModuleState(db, config.apiForm, MODULE_INFO);
+  const modules = await createModuleState(db, config.apiForm, MODULE_INFO, {
+    announce: database.dialect === 'postgres' && config.databaseListenUrl !== null,
+  });
   const keys = await createKeyStore(db, config.accessTokenTtlS);
   const accessTokens = createAccessTokens(keys, {
     issuer: config.publicUrl,
@@ -75,8 +77,8 @@ export async function createContext(config: Config, database: Database, log: Log
     () => clearInterval(poll),
     () => clearInterval(keyReload),
   );
-  if (database.dialect === 'postgres') {
-    ctx.closers.push(followModuleNotifications(modules, config.databaseUrl, log));
+  if (database.dialect === 'postgres' && config.databaseListenUrl !== null) {
+    ctx.closers.push(followModuleNotifications(modules, config.databaseListenUrl, log));
   }
   return ctx;
 }

@@ -46,14 +46,19 @@ export interface ModuleState {
   onChange(listener: () => void): void;
 }
 
-/** Builds the state for a form and loads the stored overrides once. */
+/**
+ * Builds the state for a form and loads the stored overrides once. `announce` (PostgreSQL): every
+ * toggle also sends NOTIFY on MODULES_CHANNEL, in the toggle's own transaction.
+ */
 export async function createModuleState(
   db: Kysely<DB>,
   form: ApiForm,
   modules: readonly ModuleInfo[],
+  options: { announce?: boolean } = {},
 ): Promise<ModuleState> {
   const defaults = new Map(modules.map((m) => [m.name, m.required || m.enabledIn.includes(form)]));
   const required = new Set(modules.filter((m) => m.required).map((m) => m.name));
+  const announce = options.announce === true && dialectOf(db) === 'postgres';
   let current = new Map(defaults);
   const listeners: Array<() => void> = [];
 
@@ -86,8 +91,7 @@ export async function createModuleState(
           .onConflict((oc) => oc.column('name').doUpdateSet({ enabled: enabled ? 1 : 0, updated_at: now }))
           .execute();
         // Delivered on commit only, so no instance hears of a toggle that was rolled back.
-        if (dialectOf(db) === 'postgres')
-          await sql`select pg_notify(${MODULES_CHANNEL}, ${name})`.execute(trx);
+        if (announce) await sql`select pg_notify(${MODULES_CHANNEL}, ${name})`.execute(trx);
       });
       await refresh();
     },
@@ -105,7 +109,7 @@ export async function createModuleState(
  */
 export function followModuleNotifications(
   state: ModuleState,
-  databaseUrl: string,
+  listenUrl: string,
   log: Logger,
 ): () => Promise<void> {
   let running = false;
@@ -125,7 +129,7 @@ export function followModuleNotifications(
     })();
   };
   const listener = startListener({
-    connectionString: databaseUrl,
+    connectionString: listenUrl,
     channel: MODULES_CHANNEL,
     onNotification: refreshSoon,
     onConnect: refreshSoon,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import { startListener } from '../../src/db/notifications.ts';
 import { createLogger } from '../../src/logger.ts';
 import { MODULE_INFO } from '../../src/modules/module-info.ts';
@@ -175,5 +176,46 @@ describe('LISTEN/NOTIFY [postgres]', { skip: base ? false : 'needs TEST_DATABASE
       await stop();
       await t.destroy();
     }
+  });
+  it('DATABASE_LISTEN_URL=off: no LISTEN connection, no NOTIFY, toggles still arrive by polling', async () => {
+    const a = await buildTestApp('postgres', { env: { DATABASE_LISTEN_URL: 'off' } });
+    const b = await a.restart();
+    const listen = new pg.Client({ connectionString: a.databaseUrl });
+    await listen.connect();
+    try {
+      const heard: string[] = [];
+      listen.on('notification', (m) => heard.push(m.payload ?? ''));
+      await listen.query(`LISTEN ${MODULES_CHANNEL}`);
+      const listeners = await admin.query(
+        `select count(*)::int as n from pg_stat_activity where datname = $1 and query like 'LISTEN%'`,
+        [new URL(a.databaseUrl).pathname.slice(1)],
+      );
+      assert.equal(listeners.rows[0]?.n, 1, 'only this test listens');
+      await a.ctx.modules.set('idp', false);
+      // The 2 s poll carries it; API.md §2 allows 5 s.
+      await eventually(() => !b.ctx.modules.isEnabled('idp'), 'B polls the toggle in', 250);
+      assert.deepEqual(heard, []);
+    } finally {
+      await listen.end();
+      await b.close();
+      await a.destroy();
+    }
+  });
+});
+
+describe('DATABASE_LISTEN_URL', () => {
+  const pgUrl = 'postgres://gatehouse@db.internal:6432/gatehouse';
+  it('defaults to DATABASE_URL on PostgreSQL and is unused on SQLite', () => {
+    assert.equal(loadConfig({ DATABASE_URL: pgUrl }).databaseListenUrl, pgUrl);
+    assert.equal(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).databaseListenUrl, null);
+  });
+  it('takes a direct server URL, or off', () => {
+    const direct = 'postgres://gatehouse@db.internal:5432/gatehouse';
+    assert.equal(loadConfig({ DATABASE_URL: pgUrl, DATABASE_LISTEN_URL: direct }).databaseListenUrl, direct);
+    assert.equal(loadConfig({ DATABASE_URL: pgUrl, DATABASE_LISTEN_URL: 'off' }).databaseListenUrl, null);
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: pgUrl, DATABASE_LISTEN_URL: 'mysql://x' }),
+      (err: Error) => err instanceof ConfigError && /DATABASE_LISTEN_URL/.test(err.message),
+    );
   });
 });
