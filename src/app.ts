@@ -12,8 +12,10 @@ import Fastify, {
 import type { AppContext } from './context.ts';
 import { ApiError, installErrorHandlers } from './errors.ts';
 import { IndexResponse } from './index.schemas.ts';
+import { installRequestMetrics } from './modules/core/metrics.ts';
 import type { Endpoint } from './modules/endpoint.ts';
 import { documentation, loadModules } from './modules/registry.ts';
+import { ProblemSchema } from './problem.schemas.ts';
 import { guardFor } from './security/guard.ts';
 import { createValidatorCompiler } from './validation.ts';
 import { VERSION } from './version.ts';
@@ -49,6 +51,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  installRequestMetrics(app, ctx);
 
   await app.register(helmet, {
     // JSON API: the strictest policy; /docs loosens it for its own page only.
@@ -120,6 +123,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 function openApiSchema(module: string, e: Endpoint) {
   return {
     ...e.schema,
+    // Every error leaves as problem+json; documenting it once per endpoint keeps OpenAPI complete.
+    response: { '4xx': ProblemSchema, '5xx': ProblemSchema, ...(e.schema.response as object) },
     summary: e.summary,
     tags: [module],
     operationId: `${e.group}.${e.label}`,

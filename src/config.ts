@@ -24,12 +24,21 @@ export interface Config {
   readonly inviteUrlTemplate: string;
   readonly passwordMinLength: number;
   readonly loginFailuresPerAddressPerMin: number;
+  /** Password hashes running at once (null: the libuv threadpool size) and allowed to wait. */
+  readonly passwordHashConcurrency: number | null;
+  readonly passwordHashQueue: number | null;
   readonly oidc: {
     readonly issuer: string | null;
     readonly clientId: string | null;
     readonly allowedAlgs: readonly string[];
     readonly autoProvision: boolean;
     readonly linkByEmail: boolean;
+    /** How long the discovery document and the key set are reused before a refetch. */
+    readonly cacheTtlS: number;
+    /** Minimum time between key set refetches triggered by an unknown `kid`. */
+    readonly jwksCooldownS: number;
+    /** Timeout of each request to the provider. */
+    readonly httpTimeoutMs: number;
   };
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
@@ -195,6 +204,10 @@ export function loadConfig(env: Env): Config {
     inviteUrlTemplate,
     passwordMinLength: int('PASSWORD_MIN_LENGTH', 15, 8, 256),
     loginFailuresPerAddressPerMin: int('LOGIN_FAILURES_PER_ADDRESS_PER_MIN', 30, 1, 100_000),
+    passwordHashConcurrency: str('PASSWORD_HASH_CONCURRENCY')
+      ? int('PASSWORD_HASH_CONCURRENCY', 4, 1, 1024)
+      : null,
+    passwordHashQueue: str('PASSWORD_HASH_QUEUE') ? int('PASSWORD_HASH_QUEUE', 16, 0, 100_000) : null,
     oidc: {
       // Kept as given: `iss` is compared exactly, and some providers end theirs with a slash.
       issuer: oidcIssuer ?? null,
@@ -202,6 +215,9 @@ export function loadConfig(env: Env): Config {
       allowedAlgs,
       autoProvision: bool('OIDC_AUTO_PROVISION', true),
       linkByEmail: bool('OIDC_LINK_BY_EMAIL', true),
+      cacheTtlS: int('OIDC_CACHE_TTL_S', 3600, 1, 86_400),
+      jwksCooldownS: int('OIDC_JWKS_COOLDOWN_S', 30, 0, 3600),
+      httpTimeoutMs: int('OIDC_HTTP_TIMEOUT_MS', 3000, 100, 60_000),
     },
     smtpUrl,
     mailFrom: str('MAIL_FROM') ?? 'Gatehouse <no-reply@localhost>',

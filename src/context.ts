@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
+import { createOidcClient, type OidcClient } from './modules/idp/oidc-client.ts';
 import { MODULE_INFO } from './modules/module-info.ts';
 import { createModuleState, followModuleNotifications, type ModuleState } from './modules/module-state.ts';
 import { type AccessTokens, createAccessTokens } from './security/access-tokens.ts';
@@ -28,6 +29,8 @@ export interface AppContext {
   readonly keys: KeyStore;
   readonly accessTokens: AccessTokens;
   readonly passwords: PasswordHasher;
+  /** The external OpenID provider (API.md §7); null when OIDC_ISSUER is not set. */
+  readonly oidc: OidcClient | null;
   readonly startedAt: number;
   /** Optional dependency checks (mailer, idp); each reports `disabled` until its module wires it. */
   readonly healthChecks: Map<string, () => Promise<HealthCheck>>;
@@ -47,6 +50,9 @@ export async function createContext(config: Config, database: Database, log: Log
     audience: config.publicUrl,
     ttlS: config.accessTokenTtlS,
   });
+  const { issuer, clientId } = config.oidc;
+  const oidc =
+    issuer !== null && clientId !== null ? createOidcClient({ ...config.oidc, issuer, clientId }, log) : null;
   const ctx: AppContext = {
     config,
     database,
@@ -55,11 +61,19 @@ export async function createContext(config: Config, database: Database, log: Log
     modules,
     keys,
     accessTokens,
-    passwords: createPasswordHasher(),
+    passwords: createPasswordHasher({
+      maxConcurrent: config.passwordHashConcurrency ?? undefined,
+      maxQueue: config.passwordHashQueue ?? undefined,
+    }),
+    oidc,
     startedAt: Date.now(),
     healthChecks: new Map([
       ['mailer', async () => ({ status: 'disabled' as const })],
-      ['idp', async () => ({ status: 'disabled' as const })],
+      // A provider nobody may sign in with (module off) does not count against the service's health.
+      [
+        'idp',
+        async () => (oidc && modules.isEnabled('idp') ? oidc.probe() : { status: 'disabled' as const }),
+      ],
     ]),
     closers: [],
   };

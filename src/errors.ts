@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from './db/database.ts';
+import { HashCapacityError } from './security/passwords.ts';
 
 /**
  * The closed table of API.md §9: every error code Gatehouse can answer with, its status and title.
@@ -118,6 +119,12 @@ interface ValidationIssue {
 /** Maps any thrown error (ours, Fastify's, the database's) to an ApiError. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof HashCapacityError) {
+    return new ApiError('unavailable', {
+      detail: 'Too many password checks are in progress; retry shortly',
+      retryAfterS: err.retryAfterS,
+    });
+  }
   const fe = err as Partial<FastifyError> & { validation?: ValidationIssue[]; validationContext?: string };
   if (Array.isArray(fe.validation)) {
     const context = fe.validationContext ?? 'body';

@@ -4,6 +4,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type AppContext, closeContext, createContext } from './context.ts';
 import { migrateToLatest, openDatabase } from './db/database.ts';
+import { startAuditRetention } from './modules/audit/audit.service.ts';
 import { ensureFirstAdmin } from './modules/auth/first-admin.ts';
 
 /** A running service's parts, for main.ts and the end-to-end tests. */
@@ -25,6 +26,7 @@ export async function startService(config: Config, log: Logger): Promise<Service
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
     const ctx = await createContext(config, database, log);
     await ensureFirstAdmin(ctx);
+    startAuditRetention(ctx);
     const app = await buildApp(ctx);
     let closed = false;
     return {

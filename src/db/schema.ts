@@ -107,6 +107,21 @@ export interface OutboxTable {
   locked_by: string | null;
 }
 
+export interface AuditLogTable {
+  id: string;
+  at: number;
+  action: string;
+  outcome: 'success' | 'failure';
+  actor_type: 'user' | 'system' | 'anonymous';
+  actor_id: string | null;
+  target_type: string | null;
+  target_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  /** JSON object text; never secrets (recordAudit redacts secret-looking keys). */
+  details: string;
+}
+
 /** Every table Kysely knows about. */
 export interface DB {
   users: UsersTable;
@@ -118,6 +133,7 @@ export interface DB {
   identities: IdentitiesTable;
   invitations: InvitationsTable;
   outbox: OutboxTable;
+  audit_log: AuditLogTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { ApiForm } from '../config.ts';
 import { dialectOf } from '../db/dialect.ts';
@@ -19,6 +19,7 @@ export const MODULE_NAMES = [
   'user_admin',
   'idp',
   'invitations',
+  'audit',
 ] as const;
 
 export type ModuleName = (typeof MODULE_NAMES)[number];
@@ -40,7 +41,8 @@ export interface ModuleInfo {
 export interface ModuleState {
   isEnabled(name: ModuleName): boolean;
   snapshot(): Record<ModuleName, boolean>;
-  set(name: ModuleName, enabled: boolean): Promise<void>;
+  /** Stores an override; `alongside` runs in the same transaction (the audit entry of the toggle). */
+  set(name: ModuleName, enabled: boolean, alongside?: (trx: Transaction<DB>) => Promise<void>): Promise<void>;
   refresh(): Promise<void>;
   /** Called after every change seen (local or remote). */
   onChange(listener: () => void): void;
@@ -82,7 +84,7 @@ export async function createModuleState(
   return {
     isEnabled: (name) => current.get(name) === true,
     snapshot: () => Object.fromEntries(current) as Record<ModuleName, boolean>,
-    async set(name, enabled) {
+    async set(name, enabled, alongside) {
       const now = Date.now();
       await db.transaction().execute(async (trx) => {
         await trx
@@ -90,6 +92,7 @@ export async function createModuleState(
           .values({ name, enabled: enabled ? 1 : 0, updated_at: now })
           .onConflict((oc) => oc.column('name').doUpdateSet({ enabled: enabled ? 1 : 0, updated_at: now }))
           .execute();
+        await alongside?.(trx);
         // Delivered on commit only, so no instance hears of a toggle that was rolled back.
         if (announce) await sql`select pg_notify(${MODULES_CHANNEL}, ${name})`.execute(trx);
       });

@@ -1,9 +1,12 @@
 import type { AppContext } from '../context.ts';
+import { accountEndpoints } from './account/account.routes.ts';
 import { adminEndpoints } from './admin/admin.routes.ts';
+import { auditEndpoints } from './audit/audit.routes.ts';
 import { authEndpoints } from './auth/auth.routes.ts';
 import { coreEndpoints } from './core/core.routes.ts';
 import { describeEndpoint, type Endpoint } from './endpoint.ts';
 import { healthEndpoints } from './health/health.routes.ts';
+import { idpEndpoints } from './idp/idp.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
 import type { ModuleInfo, ModuleName } from './module-state.ts';
 
@@ -27,10 +30,11 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   admin: adminEndpoints,
   auth: authEndpoints,
   users: () => [],
-  account: () => [],
+  account: accountEndpoints,
   user_admin: () => [],
-  idp: () => [],
+  idp: idpEndpoints,
   invitations: () => [],
+  audit: auditEndpoints,
 };
 
 /** A module with its endpoints instantiated for one app. */

@@ -164,6 +164,11 @@ function needsRehash(storedHash: string): boolean {
 
 type Check = (password: string) => Promise<boolean>;
 
+/** True when verify() can check a password against this stored hash (format known, costs within the ceilings). */
+export function isVerifiableHash(storedHash: string): boolean {
+  return legacyAwareCheck(storedHash) !== null;
+}
+
 const ARGON2_PHC =
   /^\$argon2(?:id|i|d)\$(?:v=\d+\$)?m=(\d+),t=(\d+),p=(\d+)\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
 const BCRYPT = /^\$2[aby]\$(\d{2})\$[./A-Za-z0-9]{53}$/;

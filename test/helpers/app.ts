@@ -27,6 +27,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Reuse an existing database instead of creating one. */
   database?: TestDatabase;
+  /** Collect every log line (JSON) here, at the configured LOG_LEVEL (set it in env). */
+  logLines?: string[];
 }
 
 /** Environment every test app starts from; tests override per case. */
@@ -46,7 +48,9 @@ export async function buildTestApp(dialect: TestDialect, options: TestAppOptions
   const database = options.database ?? (await createTestDatabase(dialect));
   const env = options.env ?? {};
   const config = loadConfig(testEnv(database.url, env));
-  const service = await startService(config, createLogger(config.logLevel));
+  const lines = options.logLines;
+  const destination = lines ? { write: (line: string) => void lines.push(line) } : undefined;
+  const service = await startService(config, createLogger(config.logLevel, destination));
   await service.app.ready();
   const testApp: TestApp = {
     app: service.app,
@@ -54,7 +58,8 @@ export async function buildTestApp(dialect: TestDialect, options: TestAppOptions
     dialect,
     databaseUrl: database.url,
     close: () => service.close(),
-    restart: (nextEnv) => buildTestApp(dialect, { database, env: { ...env, ...nextEnv } }),
+    restart: (nextEnv) =>
+      buildTestApp(dialect, { database, env: { ...env, ...nextEnv }, ...(lines ? { logLines: lines } : {}) }),
     async destroy() {
       await service.close();
       await database.drop();

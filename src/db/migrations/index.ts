@@ -1,5 +1,7 @@
 import type { Migration } from 'kysely/migration';
 import * as core from './20261121000000_core.ts';
+import * as authPruningIndexes from './20261121013700_auth_pruning_indexes.ts';
+import * as audit from './20261121014000_audit.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -8,4 +10,6 @@ import * as core from './20261121000000_core.ts';
  */
 export const migrations: Record<string, Migration> = {
   '20261121000000_core': core,
+  '20261121013700_auth_pruning_indexes': authPruningIndexes,
+  '20261121014000_audit': audit,
 };
