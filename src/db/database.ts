@@ -145,12 +145,43 @@ function migrator(db: Kysely<DB>): Migrator {
 
 /** Applies pending migrations; throws with the failing migration's name. Returns the names applied now. */
 export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
+  const newer = await newerMigrations(db);
+  if (newer.length > 0) {
+    throw new Error(
+      `the database was migrated by a newer version of Gatehouse (${newer.join(', ')} unknown here); run that version's migrate`,
+    );
+  }
   const { error, results } = await migrator(db).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * The serve-time migration step. A database a newer version has already migrated (a rolling deploy
+ * after `gatehouse migrate`, an old instance restarting mid-rollout, a rolled-back binary) is served
+ * as it is, not refused: migrations are expand/contract, so this version still works on the
+ * expanded schema. `newer` names the migrations this version does not know.
+ */
+export async function migrateAtStart(db: Kysely<DB>): Promise<{ applied: string[]; newer: string[] }> {
+  const newer = await newerMigrations(db);
+  if (newer.length > 0) return { applied: [], newer };
+  return { applied: await migrateToLatest(db), newer };
+}
+
+/** Applied migrations this version does not know; empty on a fresh database. */
+async function newerMigrations(db: Kysely<DB>): Promise<string[]> {
+  let applied: string[];
+  try {
+    const result = await sql<{ name: string }>`select name from gatehouse_migrations`.execute(db);
+    applied = result.rows.map((r) => r.name);
+  } catch {
+    // No migration table yet (a fresh database); any other failure resurfaces in the migrator.
+    return [];
+  }
+  return applied.filter((name) => !(name in migrations)).sort();
 }
 
 /** Counts applied and pending migrations (health endpoints). */
