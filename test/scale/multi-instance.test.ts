@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it, type TestContext } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { loadConfig } from '../../src/config.ts';
@@ -14,7 +14,6 @@ import { type ServiceProcess, startServiceProcess } from '../support/service-pro
 // Two real Gatehouse processes on one PostgreSQL database, checked over HTTP only: whatever one
 // instance changes, the other honours (API.md §2 module toggles, §5 logout, throttling, rotation).
 const base = process.env.TEST_DATABASE_URL;
-const NEEDS_AUTH = 'needs auth branch';
 // API.md §2: a toggle reaches every instance within 5 s. Polled every 50 ms: 100 polls.
 const TOGGLE_POLLS = 100;
 
@@ -73,19 +72,11 @@ describe('two instances on one database [postgres]', {
   let database: TestDatabase;
   let a: ServiceProcess;
   let b: ServiceProcess;
-  let helper: Service; // in-process, same database: mints admin tokens until login exists
+  let helper: Service; // in-process on the same database: mints tokens, inserts users, revokes
   let adminToken: string;
-  let loginAvailable = false;
 
   const login = (proc: ServiceProcess, email: string, password: string) =>
     call(proc, 'POST', '/api/v1/login', { body: { email, password } });
-
-  /** Skips a test that needs login/logout/refresh until the auth branch is merged. */
-  const requireAuthEndpoints = (t: TestContext): boolean => {
-    if (loginAvailable) return true;
-    t.skip(NEEDS_AUTH);
-    return false;
-  };
 
   before(async () => {
     database = await createTestDatabase('postgres');
@@ -110,7 +101,6 @@ describe('two instances on one database [postgres]', {
     const admin = await findUserByEmail(helper.ctx.db, ADMIN_EMAIL);
     assert.ok(admin, 'the first admin exists');
     adminToken = (await openSession(helper.ctx, admin, { ip: '127.0.0.1', userAgent: 'test' })).access_token;
-    loginAvailable = (await login(a, ADMIN_EMAIL, ADMIN_PASSWORD)).status !== 404;
   });
 
   after(async () => {
@@ -174,7 +164,7 @@ describe('two instances on one database [postgres]', {
     const sid = (await call(a, 'GET', '/api/v1/verify-token', { token: session.access_token })).body
       ?.session_id;
     assert.equal(typeof sid, 'string');
-    await revokeSession(helper.ctx.db, String(sid), 'logout'); // what logout does, until it exists
+    await revokeSession(helper.ctx.db, String(sid), 'logout'); // from a third party: no instance caches sessions
     for (const proc of [b, a]) {
       const res = await call(proc, 'GET', '/api/v1/verify-token', { token: session.access_token });
       assert.equal(res.status, 401);
@@ -182,8 +172,7 @@ describe('two instances on one database [postgres]', {
     }
   });
 
-  it('logout on A: the access token fails verify-token on B right away', async (t) => {
-    if (!requireAuthEndpoints(t)) return;
+  it('logout on A: the access token fails verify-token on B right away', async () => {
     const tokens = await login(a, ADMIN_EMAIL, ADMIN_PASSWORD);
     assert.equal(tokens.status, 200);
     const access = String(tokens.body?.access_token);
@@ -197,8 +186,56 @@ describe('two instances on one database [postgres]', {
     assert.equal(refreshed.status, 401);
   });
 
-  it('login throttling counts failures across A and B together', async (t) => {
-    if (!requireAuthEndpoints(t)) return;
+  /** A user of its own with an open session (minted in-process), verified on both instances. */
+  async function userWithSession(): Promise<{ id: string; token: string }> {
+    const now = Date.now();
+    const id = uuidv7();
+    const email = `member-${id}@example.com`;
+    await insertUser(helper.ctx.db, {
+      id,
+      email,
+      name: 'Member',
+      role: 'user',
+      status: 'active',
+      password_hash: null,
+      email_verified: 1,
+      created_at: now,
+      updated_at: now,
+      last_login_at: null,
+    });
+    const user = await findUserByEmail(helper.ctx.db, email);
+    assert.ok(user);
+    const { access_token } = await openSession(helper.ctx, user, { ip: '127.0.0.1', userAgent: 'test' });
+    for (const proc of [a, b]) {
+      assert.equal((await call(proc, 'GET', '/api/v1/verify-token', { token: access_token })).status, 200);
+    }
+    return { id, token: access_token };
+  }
+
+  it('a user disabled on A: their token fails verify-token on B at once', async (t) => {
+    const member = await userWithSession();
+    const res = await call(a, 'PUT', `/api/v1/users/${member.id}`, {
+      token: adminToken,
+      body: { status: 'disabled' },
+    });
+    if (res.status === 404) return t.skip('needs the users branch (PUT /api/v1/users/<id>)');
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const verify = await call(b, 'GET', '/api/v1/verify-token', { token: member.token });
+    assert.equal(verify.status, 401);
+    assert.equal(verify.body?.code, 'session_revoked');
+  });
+
+  it('a user deleted on B: their token fails verify-token on A at once', async (t) => {
+    const member = await userWithSession();
+    const res = await call(b, 'DELETE', `/api/v1/users/${member.id}`, { token: adminToken });
+    if (res.status === 404) return t.skip('needs the users branch (DELETE /api/v1/users/<id>)');
+    assert.equal(res.status, 204, JSON.stringify(res.body));
+    const verify = await call(a, 'GET', '/api/v1/verify-token', { token: member.token });
+    assert.equal(verify.status, 401);
+    assert.equal(verify.body?.code, 'session_revoked');
+  });
+
+  it('login throttling counts failures across A and B together', async () => {
     // A user of its own: locking out the admin from 127.0.0.1 would break the other tests.
     const email = `throttled-${uuidv7()}@example.com`;
     const password = 'a perfectly fine passphrase 77';
@@ -232,8 +269,7 @@ describe('two instances on one database [postgres]', {
     }
   });
 
-  it('a refresh-token rotation race between A and B: both 200 with the same successor', async (t) => {
-    if (!requireAuthEndpoints(t)) return;
+  it('a refresh-token rotation race between A and B: both 200 with the same successor', async () => {
     const tokens = await login(b, ADMIN_EMAIL, ADMIN_PASSWORD);
     assert.equal(tokens.status, 200);
     const refresh = String(tokens.body?.refresh_token);
