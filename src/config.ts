@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parse as parseDotenv } from 'dotenv';
 
 /** The two deployment forms of API.md §2. */
@@ -43,7 +44,11 @@ export interface Config {
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
   readonly corsOrigins: readonly string[];
-  readonly trustProxy: boolean;
+  /**
+   * Whose X-Forwarded-For to believe: false (nobody), true (every hop: the left-most address, which a
+   * client can forge when the proxy appends), or a comma list of proxy addresses/CIDRs for Fastify.
+   */
+  readonly trustProxy: boolean | string;
   readonly logLevel: string;
   readonly metricsToken: string | null;
   readonly auditRetentionDays: number;
@@ -222,12 +227,40 @@ export function loadConfig(env: Env): Config {
     smtpUrl,
     mailFrom: str('MAIL_FROM') ?? 'Gatehouse <no-reply@localhost>',
     corsOrigins,
-    trustProxy: bool('TRUST_PROXY', false),
+    trustProxy: trustProxy(str('TRUST_PROXY')),
     logLevel,
     metricsToken: str('METRICS_TOKEN') ?? null,
     auditRetentionDays: int('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
   };
   return deepFreeze(config);
+}
+
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUST_PROXY: true/false, or the proxies' addresses and CIDR ranges (e.g. `10.0.0.0/8,loopback`). */
+function trustProxy(raw: string | undefined): boolean | string {
+  if (raw === undefined) return false;
+  const lower = raw.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(lower)) return true;
+  if (['false', '0', 'no', 'off'].includes(lower)) return false;
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const maxPrefix = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
+    const named = PROXY_RANGE_NAMES.includes(entry.toLowerCase());
+    if (!named && (family === 0 || !prefixOk || extra !== undefined)) {
+      throw new ConfigError(
+        `TRUST_PROXY must be true, false or a comma list of proxy addresses/CIDRs (or loopback, linklocal, uniquelocal); "${entry}" is none of these`,
+      );
+    }
+  }
+  if (entries.length === 0) return false;
+  return entries.join(',');
 }
 
 /** Hides the password of a URL, for messages and logs. */
