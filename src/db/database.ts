@@ -160,28 +160,37 @@ export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
 }
 
 /**
- * The serve-time migration step. A database a newer version has already migrated (a rolling deploy
- * after `gatehouse migrate`, an old instance restarting mid-rollout, a rolled-back binary) is served
- * as it is, not refused: migrations are expand/contract, so this version still works on the
- * expanded schema. `newer` names the migrations this version does not know.
+ * The serve-time migration step. Nothing pending: the migrator is not even entered, so starting
+ * instances take no migration lock (Kysely's is a session-level advisory lock, which a transaction
+ * pooler such as PgBouncer cannot keep on one server connection). A database a newer version has
+ * already migrated (a rolling deploy after `gatehouse migrate`, an old instance restarting
+ * mid-rollout, a rolled-back binary) is served as it is, not refused: migrations are
+ * expand/contract, so this version still works on the expanded schema. `newer` names the
+ * migrations this version does not know.
  */
 export async function migrateAtStart(db: Kysely<DB>): Promise<{ applied: string[]; newer: string[] }> {
-  const newer = await newerMigrations(db);
+  const done = await appliedMigrations(db);
+  const newer = done.filter((name) => !(name in migrations)).sort();
   if (newer.length > 0) return { applied: [], newer };
+  const pending = Object.keys(migrations).some((name) => !done.includes(name));
+  if (!pending) return { applied: [], newer };
   return { applied: await migrateToLatest(db), newer };
 }
 
 /** Applied migrations this version does not know; empty on a fresh database. */
 async function newerMigrations(db: Kysely<DB>): Promise<string[]> {
-  let applied: string[];
+  return (await appliedMigrations(db)).filter((name) => !(name in migrations)).sort();
+}
+
+/** Names of the applied migrations; empty on a fresh database. */
+async function appliedMigrations(db: Kysely<DB>): Promise<string[]> {
   try {
     const result = await sql<{ name: string }>`select name from gatehouse_migrations`.execute(db);
-    applied = result.rows.map((r) => r.name);
+    return result.rows.map((r) => r.name);
   } catch {
     // No migration table yet (a fresh database); any other failure resurfaces in the migrator.
     return [];
   }
-  return applied.filter((name) => !(name in migrations)).sort();
 }
 
 /** Counts applied and pending migrations (health endpoints). */

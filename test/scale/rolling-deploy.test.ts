@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { migrateToLatest } from '../../src/db/database.ts';
 import { buildTestApp, json } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
@@ -28,3 +29,23 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('an up-to-date database [postgres]', {
+  skip: process.env.TEST_DATABASE_URL ? false : 'needs TEST_DATABASE_URL',
+}, () => {
+  it('instances start without taking the migration lock (a transaction pooler cannot hold it)', async () => {
+    const first = await buildTestApp('postgres');
+    const holder = new pg.Client({ connectionString: first.databaseUrl });
+    await holder.connect();
+    try {
+      // Kysely's migration lock: held elsewhere (a migrate job, or one leaked by a pooler).
+      await holder.query('select pg_advisory_lock(3853314791062309107)');
+      const second = await first.restart();
+      assert.equal((await second.app.inject({ url: '/api/v1/core/health' })).statusCode, 200);
+      await second.close();
+    } finally {
+      await holder.end();
+      await first.destroy();
+    }
+  });
+});
