@@ -201,6 +201,9 @@ export async function migrationStatus(db: Kysely<DB>): Promise<{ applied: number
 }
 
 const UNAVAILABLE_PG_CLASSES = ['08', '53', '57', '58'];
+// Transient single conditions: serialization failure and deadlock (retry), lock_timeout, and a
+// read-only server (a failover in progress: the address still leads to the demoted primary).
+const UNAVAILABLE_PG_CODES = ['40001', '40P01', '55P03', '25006'];
 const UNAVAILABLE_SQLITE = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL'];
 const UNAVAILABLE_NET = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'];
 
@@ -211,6 +214,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (typeof code === 'string') {
     if (UNAVAILABLE_NET.includes(code)) return true;
     if (UNAVAILABLE_SQLITE.some((c) => code.startsWith(c))) return true;
+    if (UNAVAILABLE_PG_CODES.includes(code)) return true;
     if (/^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_PG_CLASSES.includes(code.slice(0, 2))) return true;
   }
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|database is locked|unable to open database|driver has already been destroyed/i.test(

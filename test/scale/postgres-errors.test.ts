@@ -131,4 +131,54 @@ describe('PostgreSQL failure shapes [postgres]', { skip: base ? false : 'needs T
     }
     assert.equal((await sql<{ one: number }>`select 1 as one`.execute(warm.db)).rows[0]?.one, 1);
   });
+  it('transient conflicts (deadlock, serialization failure, read-only server) are 503, not 500', async () => {
+    await admin.query('create table if not exists conflict_probe (id int primary key, v int)');
+    await admin.query('insert into conflict_probe values (1, 0), (2, 0) on conflict do nothing');
+    const one = new pg.Client({ connectionString: database.url });
+    const two = new pg.Client({ connectionString: database.url });
+    await Promise.all([one.connect(), two.connect()]);
+    try {
+      // Deadlock: each holds the row the other wants.
+      await one.query('begin');
+      await two.query('begin');
+      await one.query('update conflict_probe set v = v + 1 where id = 1');
+      await two.query('update conflict_probe set v = v + 1 where id = 2');
+      const results = await Promise.allSettled([
+        one.query('update conflict_probe set v = v + 1 where id = 2'),
+        two.query('update conflict_probe set v = v + 1 where id = 1'),
+      ]);
+      const deadlock = results.find((r) => r.status === 'rejected');
+      assert.ok(deadlock && deadlock.status === 'rejected');
+      assert.equal((deadlock.reason as { code?: string }).code, '40P01');
+      assert.ok(isDatabaseUnavailable(deadlock.reason));
+      await Promise.all([one.query('rollback'), two.query('rollback')]);
+
+      // Serialization failure: two serializable transactions that read what the other writes.
+      await one.query('begin isolation level serializable');
+      await two.query('begin isolation level serializable');
+      await one.query('select sum(v) from conflict_probe');
+      await two.query('select sum(v) from conflict_probe');
+      await one.query('update conflict_probe set v = 10 where id = 1');
+      await two.query('update conflict_probe set v = 20 where id = 2');
+      await one.query('commit');
+      const err = await failure(() => two.query('commit'));
+      assert.equal((err as { code?: string }).code, '40001');
+      assert.ok(isDatabaseUnavailable(err));
+
+      await one.query('begin read only');
+      const readOnly = await failure(() => one.query('update conflict_probe set v = 0'));
+      assert.equal((readOnly as { code?: string }).code, '25006');
+      assert.ok(isDatabaseUnavailable(readOnly));
+      await one.query('rollback');
+    } finally {
+      await Promise.all([one.end(), two.end()]);
+    }
+  });
+
+  it('ordinary errors stay what they are (not 503)', async () => {
+    const d = open();
+    const err = await failure(() => sql`select * from no_such_table`.execute(d.db));
+    assert.equal((err as { code?: string }).code, '42P01');
+    assert.equal(isDatabaseUnavailable(err), false);
+  });
 });
