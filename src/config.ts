@@ -180,11 +180,27 @@ export function loadConfig(env: Env): Config {
   const smtpUrl = str('SMTP_URL') ?? null;
   if (smtpUrl !== null) url('SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
 
+  // Browsers send `Origin` as scheme://host[:port], lower-case, no slash: stored the same way, so
+  // `https://App.example.com/` matches instead of silently never matching.
   const corsOrigins = (str('CORS_ORIGINS') ?? '')
     .split(',')
     .map((o) => o.trim())
-    .filter(Boolean);
-  for (const origin of corsOrigins) url('CORS_ORIGINS', origin, ['http:', 'https:']);
+    .filter(Boolean)
+    .map((origin) => {
+      const parsed = new URL(url('CORS_ORIGINS', origin, ['http:', 'https:']));
+      if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '' || parsed.username !== '') {
+        throw new ConfigError(
+          `CORS_ORIGINS entries must be origins like https://app.example.com, got "${origin}"`,
+        );
+      }
+      return parsed.origin;
+    });
+
+  const mailFrom = str('MAIL_FROM') ?? 'Gatehouse <no-reply@localhost>';
+  // `addr@host` or `Name <addr@host>`; no line breaks (it becomes a mail header).
+  if (!/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(mailFrom)) {
+    throw new ConfigError('MAIL_FROM must be an address like "Gatehouse <id@example.com>"');
+  }
 
   const logLevel = (str('LOG_LEVEL') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -225,7 +241,7 @@ export function loadConfig(env: Env): Config {
       httpTimeoutMs: int('OIDC_HTTP_TIMEOUT_MS', 3000, 100, 60_000),
     },
     smtpUrl,
-    mailFrom: str('MAIL_FROM') ?? 'Gatehouse <no-reply@localhost>',
+    mailFrom,
     corsOrigins,
     trustProxy: trustProxy(str('TRUST_PROXY')),
     logLevel,

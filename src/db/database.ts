@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
+import { type MigrationResultSet, Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { type DialectName, dialectOf } from './dialect.ts';
 import { migrations } from './migrations/index.ts';
@@ -151,7 +151,8 @@ export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
       `the database was migrated by a newer version of Gatehouse (${newer.join(', ')} unknown here); run that version's migrate`,
     );
   }
-  const { error, results } = await migrator(db).migrateToLatest();
+  const { error, results } =
+    dialectOf(db) === 'sqlite' ? await migrateSqliteLocked(db) : await migrator(db).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -191,6 +192,28 @@ async function appliedMigrations(db: Kysely<DB>): Promise<string[]> {
     // No migration table yet (a fresh database); any other failure resurfaces in the migrator.
     return [];
   }
+}
+
+/**
+ * Kysely takes no lock on SQLite (it assumes one connection), so two processes starting on the same
+ * empty file both ran the first migration and one failed with "table already exists". Here the
+ * whole run is one `BEGIN IMMEDIATE` transaction: the second process waits (busy_timeout), then
+ * finds the migrations applied. SQLite DDL is transactional, so a failing migration leaves nothing
+ * behind. Migrations therefore must not open transactions of their own.
+ */
+async function migrateSqliteLocked(db: Kysely<DB>): Promise<MigrationResultSet> {
+  return db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    let outcome: MigrationResultSet;
+    try {
+      outcome = await migrator(conn).migrateToLatest();
+    } catch (err) {
+      await sql`rollback`.execute(conn);
+      throw err;
+    }
+    await sql.raw(outcome.error ? 'rollback' : 'commit').execute(conn);
+    return outcome;
+  });
 }
 
 /** Counts applied and pending migrations (health endpoints). */

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import { ConfigError } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
+import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, insertUser, updateUser } from '../users/users.queries.ts';
 
@@ -36,6 +38,13 @@ async function createFirstAdmin(ctx: AppContext): Promise<void> {
   if (await adminExists(ctx)) return;
 
   if (config.adminEmail !== null && config.adminPassword !== null) {
+    // Checked here, where it is used: an admin with a weak password is a bad deployment, not a
+    // warning (API.md §10: bad configuration stops the start with one line).
+    const policy = checkPasswordPolicy(config.adminPassword, {
+      minLength: config.passwordMinLength,
+      email: config.adminEmail,
+    });
+    if (!policy.ok) throw new ConfigError(`ADMIN_PASSWORD is refused: ${policy.reason}`);
     await createOrPromoteAdmin(ctx, config.adminEmail, config.adminPassword);
     log.info({ email: normalizeEmail(config.adminEmail) }, 'first admin created from ADMIN_EMAIL');
     return;
