@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parse as parseDotenv } from 'dotenv';
 
 /** The two deployment forms of API.md §2. */
@@ -9,6 +10,8 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;
+  /** PostgreSQL session connection for LISTEN/NOTIFY; null: polling only (DATABASE_LISTEN_URL=off). */
+  readonly databaseListenUrl: string | null;
   readonly databasePoolMax: number;
   readonly databaseStatementTimeoutMs: number;
   readonly apiForm: ApiForm;
@@ -43,7 +46,11 @@ export interface Config {
   readonly mailMaxAttempts: number;
   readonly mailRetryBaseS: number;
   readonly corsOrigins: readonly string[];
-  readonly trustProxy: boolean;
+  /**
+   * Whose X-Forwarded-For to believe: false (nobody), true (every hop: the left-most address, which a
+   * client can forge when the proxy appends), or a comma list of proxy addresses/CIDRs for Fastify.
+   */
+  readonly trustProxy: boolean | string;
   readonly logLevel: string;
   readonly metricsToken: string | null;
   readonly auditRetentionDays: number;
@@ -117,6 +124,17 @@ export function loadConfig(env: Env): Config {
   const databaseUrl = str('DATABASE_URL') ?? 'sqlite:./data/gatehouse.db';
   if (!/^sqlite:.+/.test(databaseUrl) && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be sqlite:<path>, sqlite::memory: or postgres://…');
+  }
+
+  // LISTEN needs a session connection: behind PgBouncer in transaction mode, point this at the
+  // server directly (or a session-mode pool); `off` where the engine has no LISTEN/NOTIFY.
+  const listenRaw = str('DATABASE_LISTEN_URL');
+  const postgres = !databaseUrl.startsWith('sqlite:');
+  let databaseListenUrl: string | null = postgres ? databaseUrl : null;
+  if (listenRaw !== undefined && postgres) {
+    if (listenRaw.toLowerCase() === 'off') databaseListenUrl = null;
+    else if (/^postgres(ql)?:\/\//.test(listenRaw)) databaseListenUrl = listenRaw;
+    else throw new ConfigError('DATABASE_LISTEN_URL must be postgres://… or off');
   }
 
   const form = (str('API_FORM') ?? 'A').toUpperCase();
@@ -197,6 +215,7 @@ export function loadConfig(env: Env): Config {
     port,
     host,
     databaseUrl,
+    databaseListenUrl,
     databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 1000),
     databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
     apiForm: form,
@@ -230,12 +249,40 @@ export function loadConfig(env: Env): Config {
     mailMaxAttempts: int('MAIL_MAX_ATTEMPTS', 25, 1, 1000),
     mailRetryBaseS: int('MAIL_RETRY_BASE_S', 10, 1, 3600),
     corsOrigins,
-    trustProxy: bool('TRUST_PROXY', false),
+    trustProxy: trustProxy(str('TRUST_PROXY')),
     logLevel,
     metricsToken: str('METRICS_TOKEN') ?? null,
     auditRetentionDays: int('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
   };
   return deepFreeze(config);
+}
+
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUST_PROXY: true/false, or the proxies' addresses and CIDR ranges (e.g. `10.0.0.0/8,loopback`). */
+function trustProxy(raw: string | undefined): boolean | string {
+  if (raw === undefined) return false;
+  const lower = raw.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(lower)) return true;
+  if (['false', '0', 'no', 'off'].includes(lower)) return false;
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const maxPrefix = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
+    const named = PROXY_RANGE_NAMES.includes(entry.toLowerCase());
+    if (!named && (family === 0 || !prefixOk || extra !== undefined)) {
+      throw new ConfigError(
+        `TRUST_PROXY must be true, false or a comma list of proxy addresses/CIDRs (or loopback, linklocal, uniquelocal); "${entry}" is none of these`,
+      );
+    }
+  }
+  if (entries.length === 0) return false;
+  return entries.join(',');
 }
 
 /** Hides the password of a URL, for messages and logs. */

@@ -7,7 +7,7 @@ import { createMailTransport, type MailTransport } from './mail/mailer.ts';
 import { createOutbox, type Outbox } from './mail/outbox.ts';
 import { createOidcClient, type OidcClient } from './modules/idp/oidc-client.ts';
 import { MODULE_INFO } from './modules/module-info.ts';
-import { createModuleState, type ModuleState } from './modules/module-state.ts';
+import { createModuleState, followModuleNotifications, type ModuleState } from './modules/module-state.ts';
 import { type AccessTokens, createAccessTokens } from './security/access-tokens.ts';
 import { createPasswordHasher, type PasswordHasher } from './security/passwords.ts';
 import { createKeyStore, type KeyStore } from './security/signing-keys.ts';
@@ -45,7 +45,9 @@ export interface AppContext {
 /** Builds the context on an open, migrated database. */
 export async function createContext(config: Config, database: Database, log: Logger): Promise<AppContext> {
   const { db } = database;
-  const modules = await createModuleState(db, config.apiForm, MODULE_INFO);
+  const modules = await createModuleState(db, config.apiForm, MODULE_INFO, {
+    announce: database.dialect === 'postgres' && config.databaseListenUrl !== null,
+  });
   const keys = await createKeyStore(db, config.accessTokenTtlS);
   const accessTokens = createAccessTokens(keys, {
     issuer: config.publicUrl,
@@ -107,6 +109,9 @@ export async function createContext(config: Config, database: Database, log: Log
     () => clearInterval(poll),
     () => clearInterval(keyReload),
   );
+  if (database.dialect === 'postgres' && config.databaseListenUrl !== null) {
+    ctx.closers.push(followModuleNotifications(modules, config.databaseListenUrl, log));
+  }
   return ctx;
 }
 

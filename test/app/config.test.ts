@@ -48,6 +48,11 @@ const BAD: Array<[Record<string, string>, string]> = [
   [{ CORS_ORIGINS: 'https://app.example.com,javascript:alert(1)' }, 'CORS_ORIGINS'],
   [{ CORS_ORIGINS: 'https://app.example.com/login' }, 'CORS_ORIGINS'],
   [{ TRUST_PROXY: 'sometimes' }, 'TRUST_PROXY'],
+  [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+  [
+    { DATABASE_URL: 'postgres://db.internal/gatehouse', DATABASE_LISTEN_URL: 'redis://x' },
+    'DATABASE_LISTEN_URL',
+  ],
   [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
   [{ AUDIT_RETENTION_DAYS: '0' }, 'AUDIT_RETENTION_DAYS'],
   [{ PASSWORD_HASH_CONCURRENCY: '0' }, 'PASSWORD_HASH_CONCURRENCY'],

@@ -13,14 +13,29 @@ export const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
  * empty database `admin@example.com` with a random password printed once to the log.
  */
 export async function ensureFirstAdmin(ctx: AppContext): Promise<void> {
-  const { db, config, log } = ctx;
-  const admins = await db
+  try {
+    await createFirstAdmin(ctx);
+  } catch (err) {
+    // Instances started together on an empty database race here; the losers' inserts fail on the
+    // unique email. That is not a failed start when the winner's admin is now there.
+    if (!(await adminExists(ctx))) throw err;
+    ctx.log.info('first admin created by another instance');
+  }
+}
+
+async function adminExists(ctx: AppContext): Promise<boolean> {
+  const admin = await ctx.db
     .selectFrom('users')
     .select('id')
     .where('role', '=', 'admin')
     .limit(1)
     .executeTakeFirst();
-  if (admins) return;
+  return admin !== undefined;
+}
+
+async function createFirstAdmin(ctx: AppContext): Promise<void> {
+  const { db, config, log } = ctx;
+  if (await adminExists(ctx)) return;
 
   if (config.adminEmail !== null && config.adminPassword !== null) {
     // Checked here, where it is used: an admin with a weak password is a bad deployment, not a
