@@ -65,7 +65,12 @@ async function serve(config: Config): Promise<void> {
   const { startService } = await import('./server.ts');
   const { default: closeWithGrace } = await import('close-with-grace');
   const service = await startService(config, log);
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  // Its own messages (a second signal, the 10 s timeout) go to the JSON log, not the console.
+  const logger = {
+    error: (message: unknown) =>
+      message instanceof Error ? log.error({ err: message }, 'shutdown failed') : log.error(String(message)),
+  };
+  closeWithGrace({ delay: 10_000, logger }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'shutting down after an uncaught error');
     else log.info({ signal }, 'shutting down');
     // app.close() stops accepting, lets in-flight requests finish, then the database closes.

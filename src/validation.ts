@@ -48,15 +48,12 @@ export function nulCharacterPath(value: unknown): string | null {
 }
 
 /**
- * Refuses NUL characters (U+0000) anywhere in a request. No field of the API has a use for them,
- * PostgreSQL cannot store them in text (the query would fail: a 500), and C-string based tools
- * downstream would cut values at them. In the query string or the body: 400 `validation_failed`;
- * in a path parameter (an id, a token, a module name) nothing can have that name: 404 `not_found`.
+ * Refuses NUL characters (U+0000) in the query string and the body: 400 `validation_failed`. No
+ * field of the API has a use for them, PostgreSQL cannot store them in text (the query would fail:
+ * a 500), and C-string based tools downstream would cut values at them. Path parameters are left to
+ * their routes, which answer an id or token that names nothing with their own 404.
  */
-export function refuseNulCharacters(request: { params: unknown; query: unknown; body: unknown }): void {
-  if (nulCharacterPath(request.params) !== null) {
-    throw new ApiError('not_found', { detail: 'No resource has a name with a NUL character' });
-  }
+export function refuseNulCharacters(request: { query: unknown; body: unknown }): void {
   for (const [part, value] of [
     ['querystring', request.query],
     ['body', request.body],
@@ -68,47 +65,6 @@ export function refuseNulCharacters(request: { params: unknown; query: unknown; 
       errors: [{ path, message: 'must not contain NUL characters' }],
     });
   }
-}
-
-/**
- * The JSON body parser. Like Fastify's own it strips a leading BOM and refuses prototype-poisoning
- * keys (`__proto__`, `constructor.prototype`), but says which refusal it is: broken JSON is 400
- * `invalid_json`; well-formed JSON with such a key is the unknown-field refusal of API.md §1,
- * 400 `validation_failed` (Fastify reports both as "invalid JSON").
- */
-export function parseJsonBody(text: string): unknown {
-  if (text.length === 0) {
-    throw new ApiError('invalid_json', { detail: 'The body is empty but Content-Type is application/json' });
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch {
-    throw new ApiError('invalid_json', { detail: 'The body is not valid JSON' });
-  }
-  const path = poisonedKeyPath(value);
-  if (path !== null) {
-    throw new ApiError('validation_failed', {
-      detail: `body${path} is not an allowed field`,
-      errors: [{ path, message: 'is not an allowed field' }],
-    });
-  }
-  return value;
-}
-
-function poisonedKeyPath(value: unknown): string | null {
-  const stack: Array<[unknown, string]> = [[value, '']];
-  while (stack.length > 0) {
-    const [node, path] = stack.pop() as [unknown, string];
-    if (node === null || typeof node !== 'object') continue;
-    if (Object.hasOwn(node, '__proto__')) return `${path}/__proto__`;
-    const ctor = (node as { constructor?: unknown }).constructor;
-    if (Object.hasOwn(node, 'constructor') && ctor !== null && typeof ctor === 'object') {
-      if (Object.hasOwn(ctor, 'prototype')) return `${path}/constructor/prototype`;
-    }
-    for (const [key, child] of Object.entries(node)) stack.push([child, pointer(path, key)]);
-  }
-  return null;
 }
 
 function pointer(path: string, key: string): string {

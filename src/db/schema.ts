@@ -105,6 +105,8 @@ export interface OutboxTable {
   sent_at: number | null;
   locked_until: number | null;
   locked_by: string | null;
+  /** When the last delivery attempt ended (success or failure); null before the first. */
+  last_attempt_at: number | null;
 }
 
 export interface AuditLogTable {

@@ -7,6 +7,7 @@ import { coreEndpoints } from './core/core.routes.ts';
 import { describeEndpoint, type Endpoint } from './endpoint.ts';
 import { healthEndpoints } from './health/health.routes.ts';
 import { idpEndpoints } from './idp/idp.routes.ts';
+import { invitationEndpoints } from './invitations/invitations.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
 import type { ModuleInfo, ModuleName } from './module-state.ts';
 
@@ -33,7 +34,7 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   account: accountEndpoints,
   user_admin: () => [],
   idp: idpEndpoints,
-  invitations: () => [],
+  invitations: invitationEndpoints,
   audit: auditEndpoints,
 };
 

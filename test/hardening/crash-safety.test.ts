@@ -6,7 +6,7 @@ import { hashOpaqueToken } from '../../src/security/opaque-tokens.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, PUBLIC_URL } from '../helpers/app.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase, type TestDialect } from '../helpers/databases.ts';
 import { PENDING_BRANCH } from '../helpers/hardening.ts';
-import { type ServiceProcess, startServiceProcess } from '../helpers/process.ts';
+import { type ServiceProcess, startServiceProcess } from '../support/service-process.ts';
 
 /*
  * Crash safety: SIGKILL the service in the middle of a burst of token refreshes (and user
@@ -190,6 +190,7 @@ for (const dialect of DIALECTS) {
         ADMIN_EMAIL,
         ADMIN_PASSWORD,
         REFRESH_REUSE_GRACE_S: '300',
+        LOG_LEVEL: 'warn',
       };
       return { svc: await startServiceProcess(env), database, env };
     }
