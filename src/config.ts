@@ -21,6 +21,8 @@ export interface Config {
   readonly accessTokenTtlS: number;
   readonly refreshTokenTtlS: number;
   readonly refreshReuseGraceS: number;
+  /** Absolute session lifetime: refreshes slide a session's expiry, but never past login + this. */
+  readonly sessionMaxLifetimeS: number;
   readonly invitationTtlS: number;
   readonly inviteUrlTemplate: string;
   readonly passwordMinLength: number;
@@ -237,6 +239,7 @@ export function loadConfig(env: Env): Config {
     accessTokenTtlS: int('ACCESS_TOKEN_TTL_S', 900, 1, 86_400),
     refreshTokenTtlS: int('REFRESH_TOKEN_TTL_S', 2_592_000, 60, 31_536_000),
     refreshReuseGraceS: int('REFRESH_REUSE_GRACE_S', 10, 0, 300),
+    sessionMaxLifetimeS: int('SESSION_MAX_LIFETIME_S', 7_776_000, 60, 315_360_000),
     invitationTtlS: int('INVITATION_TTL_S', 604_800, 1, 31_536_000),
     inviteUrlTemplate,
     passwordMinLength: int('PASSWORD_MIN_LENGTH', 15, 8, 256),

@@ -13,6 +13,7 @@ export interface RefreshTokenState {
   successorBox: string | null;
   sessionRevokedAt: number | null;
   sessionExpiresAt: number;
+  sessionCreatedAt: number;
   user: UserRow;
 }
 
@@ -39,6 +40,7 @@ export async function findRefreshTokenForRotation(
       'rt.successor_box as rt_successor_box',
       's.revoked_at as s_revoked_at',
       's.expires_at as s_expires_at',
+      's.created_at as s_created_at',
       'u.id',
       'u.email',
       'u.name',
@@ -62,6 +64,7 @@ export async function findRefreshTokenForRotation(
     successorBox: row.rt_successor_box,
     sessionRevokedAt: row.s_revoked_at,
     sessionExpiresAt: row.s_expires_at,
+    sessionCreatedAt: row.s_created_at,
     user: {
       id: row.id,
       email: row.email,

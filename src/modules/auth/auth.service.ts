@@ -84,7 +84,15 @@ async function rehashIfNeeded(ctx: AppContext, storedHash: string, password: str
 }
 
 type RotationOutcome =
-  | { kind: 'issued'; user: UserRow; successor: Successor; refreshExpiresAt: number; replay: boolean }
+  | {
+      kind: 'issued';
+      user: UserRow;
+      successor: Successor;
+      refreshExpiresAt: number;
+      /** Seconds the new refresh token lives, counted from the rotation (not a replay). */
+      refreshExpiresInS: number;
+      replay: boolean;
+    }
   | { kind: 'invalid' }
   | { kind: 'reused'; sessionId: string };
 
@@ -99,8 +107,11 @@ export async function refresh(ctx: AppContext, presented: string): Promise<Token
   const outcome = await ctx.db.transaction().execute(async (trx): Promise<RotationOutcome> => {
     const now = Date.now();
     const state = await findRefreshTokenForRotation(trx, hashOpaqueToken(presented), ctx.database.dialect);
+    // Sliding, but bounded: no refresh carries a session past its absolute end (ASVS 10.4.8).
+    const sessionEndsAt = state ? state.sessionCreatedAt + config.sessionMaxLifetimeS * 1000 : 0;
     if (
       !state ||
+      sessionEndsAt <= now ||
       state.expiresAt <= now ||
       state.sessionRevokedAt !== null ||
       state.sessionExpiresAt <= now ||
@@ -114,15 +125,22 @@ export async function refresh(ctx: AppContext, presented: string): Promise<Token
         const successor = openSuccessor(presented, state.id, state.successorBox);
         // The hash matched, so the box opens unless it was damaged; refuse without revoking then.
         if (!successor) return { kind: 'invalid' };
-        const refreshExpiresAt = state.rotatedAt + config.refreshTokenTtlS * 1000;
-        return { kind: 'issued', user: state.user, successor, refreshExpiresAt, replay: true };
+        const refreshExpiresAt = Math.min(state.rotatedAt + config.refreshTokenTtlS * 1000, sessionEndsAt);
+        return {
+          kind: 'issued',
+          user: state.user,
+          successor,
+          refreshExpiresAt,
+          refreshExpiresInS: 0,
+          replay: true,
+        };
       }
       await revokeSession(trx, state.sessionId, 'refresh_token_reused');
       return { kind: 'reused', sessionId: state.sessionId };
     }
 
     const refreshToken = newOpaqueToken();
-    const refreshExpiresAt = now + config.refreshTokenTtlS * 1000;
+    const refreshExpiresAt = Math.min(now + config.refreshTokenTtlS * 1000, sessionEndsAt);
     await insertRefreshToken(trx, {
       id: uuidv7(),
       sessionId: state.sessionId,
@@ -138,7 +156,15 @@ export async function refresh(ctx: AppContext, presented: string): Promise<Token
     const successor: Successor = { accessToken: token, accessExp: claims.exp, refreshToken };
     await markRotated(trx, state.id, now, sealSuccessor(presented, state.id, successor));
     await touchSession(trx, state.sessionId, now, refreshExpiresAt);
-    return { kind: 'issued', user: state.user, successor, refreshExpiresAt, replay: false };
+    const refreshExpiresInS = Math.floor((refreshExpiresAt - now) / 1000);
+    return {
+      kind: 'issued',
+      user: state.user,
+      successor,
+      refreshExpiresAt,
+      refreshExpiresInS,
+      replay: false,
+    };
   });
 
   if (outcome.kind === 'invalid') {
@@ -164,7 +190,7 @@ export async function refresh(ctx: AppContext, presented: string): Promise<Token
     refresh_token: successor.refreshToken,
     refresh_expires_in: outcome.replay
       ? Math.max(0, Math.floor((outcome.refreshExpiresAt - now) / 1000))
-      : config.refreshTokenTtlS,
+      : outcome.refreshExpiresInS,
     user: toPublicUser(outcome.user),
   };
 }

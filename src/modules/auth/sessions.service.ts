@@ -34,7 +34,9 @@ export async function openSession(
   const now = Date.now();
   const sessionId = uuidv7();
   const refreshToken = newOpaqueToken();
-  const refreshTtlMs = ctx.config.refreshTokenTtlS * 1000;
+  // The first refresh token lives REFRESH_TOKEN_TTL_S, or less when SESSION_MAX_LIFETIME_S is shorter.
+  const refreshTtlS = Math.min(ctx.config.refreshTokenTtlS, ctx.config.sessionMaxLifetimeS);
+  const refreshTtlMs = refreshTtlS * 1000;
   await db
     .insertInto('sessions')
     .values({
@@ -67,7 +69,7 @@ export async function openSession(
     token_type: 'Bearer',
     expires_in: ctx.config.accessTokenTtlS,
     refresh_token: refreshToken,
-    refresh_expires_in: ctx.config.refreshTokenTtlS,
+    refresh_expires_in: refreshTtlS,
     user: toPublicUser(user),
   };
 }
