@@ -26,8 +26,11 @@ export interface ThrottleTicket {
 export interface LoginThrottle {
   /** Reads both counters (one query) and throws 429 `rate_limited` with Retry-After when a budget is spent. */
   check(email: string, ip: string | null): Promise<ThrottleTicket>;
-  /** Counts a failed attempt against the account-and-address and the address budgets (one statement). */
-  fail(ticket: ThrottleTicket): Promise<void>;
+  /**
+   * Counts a failed attempt against the account-and-address and the address budgets (one
+   * statement). Pass a transaction to count it together with the attempt's audit entry.
+   */
+  fail(ticket: ThrottleTicket, db?: Kysely<DB> | Transaction<DB>): Promise<void>;
   /** Clears the account's count for that address after a success; no query when there was none. */
   succeed(ticket: ThrottleTicket, db?: Kysely<DB> | Transaction<DB>): Promise<void>;
   /** Deletes counters whose windows are over; returns how many. */
@@ -66,9 +69,9 @@ export function createLoginThrottle(db: Kysely<DB>, limits: ThrottleLimits): Log
       return { accountKey, addressKey, accountCounted };
     },
 
-    fail(ticket) {
+    fail(ticket, trx = db) {
       return incrementCounters(
-        db,
+        trx,
         [
           { key: ticket.accountKey, windowMs: ACCOUNT_WINDOW_MS },
           { key: ticket.addressKey, windowMs: ADDRESS_WINDOW_MS },

@@ -1,25 +1,10 @@
 import assert from 'node:assert/strict';
-import { pbkdf2 } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
-import { defaultMaxConcurrent } from '../../src/security/passwords.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser } from '../helpers/users.ts';
 
 const PASSWORD = 'a long and unusual passphrase 7';
-
-/**
- * Keeps every libuv worker busy for a while, so an argon2 job started now waits behind them: the
- * one hashing slot stays taken for as long as these run, while requests (which need no worker on
- * their way to the hasher) go through. Nothing here asserts on time; the order is what matters.
- */
-function occupyThreadPool(): Promise<unknown> {
-  const work = promisify(pbkdf2);
-  return Promise.all(
-    Array.from({ length: defaultMaxConcurrent() }, () => work('x', 'salt', 500_000, 32, 'sha256')),
-  );
-}
 
 for (const dialect of DIALECTS) {
   describe(`password hashing at capacity [${dialect}]`, () => {
@@ -32,8 +17,9 @@ for (const dialect of DIALECTS) {
 
     it('answers 503 unavailable with Retry-After when no hashing slot is free, and counts no failure', async () => {
       const user = await createUser(t, { password: PASSWORD });
-      const pool = occupyThreadPool();
-      const holder = t.ctx.passwords.hash('holds the only hashing slot');
+      // Hold the only hashing slot until the refusals are seen: order, not timing, decides.
+      let release = () => {};
+      const holder = t.ctx.passwords.run(() => new Promise<void>((resolve) => (release = resolve)));
       const rejectedBefore = t.ctx.passwords.stats().rejected;
       try {
         for (const email of [user.email, 'nobody-at-all@example.com']) {
@@ -49,7 +35,8 @@ for (const dialect of DIALECTS) {
         }
         assert.equal(t.ctx.passwords.stats().rejected, rejectedBefore + 2);
       } finally {
-        await Promise.all([holder, pool]);
+        release();
+        await holder;
       }
       const counters = await t.ctx.db
         .selectFrom('throttle_counters')

@@ -146,14 +146,23 @@ for (const dialect of DIALECTS) {
       await recordAudit(t.ctx.db, {
         action: 'password.change',
         actor: { type: 'anonymous' },
-        details: { password: 'hunter2', nested: { refresh_token: 'abc', fields: ['name'] }, email: 'a@b.co' },
+        details: {
+          password: 'hunter2',
+          nested: { refresh_token: 'abc', fields: ['name'] },
+          email: 'a@b.co',
+          otp: 123456,
+          rehashed: true,
+        },
       });
       const [row] = await entries();
       assert.ok(row);
+      // Booleans under secret-looking keys stay: true/false reveals no secret.
       assert.deepEqual(JSON.parse(row.details), {
         password: '[redacted]',
         nested: { refresh_token: '[redacted]', fields: ['name'] },
         email: 'a@b.co',
+        otp: '[redacted]',
+        rehashed: true,
       });
     });
 

@@ -140,6 +140,45 @@ for (const dialect of DIALECTS) {
     });
   });
 
+  describe(`metrics: login outcomes through HTTP [${dialect}]`, () => {
+    const PASSWORD = 'a long and unusual passphrase 7';
+    let t: TestApp;
+    before(async () => {
+      t = await buildTestApp(dialect, { env: { LOGIN_FAILURES_PER_ADDRESS_PER_MIN: '2' } });
+    });
+    after(() => t.destroy());
+
+    const logins = async () => {
+      const res = await t.app.inject({ url: '/metrics' });
+      assert.equal(res.statusCode, 200);
+      const s = parsePrometheus(res.body);
+      const of = (outcome: string) => sample(s, 'gatehouse_logins_total', { outcome }) ?? Number.NaN;
+      return { success: of('success'), failure: of('failure'), rate_limited: of('rate_limited') };
+    };
+    const login = (email: string, password: string, remoteAddress: string) =>
+      t.app.inject({ method: 'POST', url: '/api/v1/login', payload: { email, password }, remoteAddress });
+
+    it('a login counts a success, a bad password a failure, a throttled attempt rate_limited', async () => {
+      const user = await createUser(t, { password: PASSWORD });
+      const start = await logins();
+
+      assert.equal((await login(user.email, PASSWORD, '10.9.0.1')).statusCode, 200);
+      assert.deepEqual(await logins(), { ...start, success: start.success + 1 });
+
+      assert.equal((await login(user.email, 'not the password 123', '10.9.0.2')).statusCode, 401);
+      assert.deepEqual(await logins(), { ...start, success: start.success + 1, failure: start.failure + 1 });
+
+      // The second failure spends the address budget of two; the next attempt is throttled.
+      assert.equal((await login('nobody@example.com', 'not the password 123', '10.9.0.2')).statusCode, 401);
+      assert.equal((await login(user.email, PASSWORD, '10.9.0.2')).statusCode, 429);
+      assert.deepEqual(await logins(), {
+        success: start.success + 1,
+        failure: start.failure + 2,
+        rate_limited: start.rate_limited + 1,
+      });
+    });
+  });
+
   describe(`metrics with METRICS_TOKEN [${dialect}]`, () => {
     const TOKEN = 'metrics-token-0123456789abcdef';
     let t: TestApp;

@@ -4,6 +4,7 @@ import { ApiError } from '../../errors.ts';
 import type { AuthContext } from '../../security/guard.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import type { LoginThrottle } from '../../security/throttle.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
 import { invalidCredentials } from '../auth/auth.service.ts';
 import {
   type ClientInfo,
@@ -49,8 +50,15 @@ export async function changePassword(
   const now = Date.now();
   return ctx.db.transaction().execute(async (trx) => {
     await setPasswordHash(trx, user.id, hash, now);
-    await revokeUserSessions(trx, user.id, 'password_changed');
+    const revoked = await revokeUserSessions(trx, user.id, 'password_changed');
     await throttle.succeed(ticket, trx);
+    await recordAudit(trx, {
+      action: 'password.change',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { sessions_revoked: revoked },
+    });
     return openSession(ctx, { ...user, password_hash: hash, updated_at: now }, client, trx);
   });
 }

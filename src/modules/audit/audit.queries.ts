@@ -95,8 +95,9 @@ function redact(value: unknown, depth: number): unknown {
   if (depth >= MAX_DEPTH) return '[truncated]';
   if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};
+  // A boolean holds no secret whatever its key says (`rehashed`, `password_set`).
   for (const [k, v] of Object.entries(value))
-    out[k] = SECRET_KEY.test(k) ? '[redacted]' : redact(v, depth + 1);
+    out[k] = SECRET_KEY.test(k) && typeof v !== 'boolean' ? '[redacted]' : redact(v, depth + 1);
   return out;
 }
 

@@ -49,7 +49,7 @@ export function authEndpoints(ctx: AppContext): Endpoint[] {
       summary: 'End this session, or every session of the user with {"scope":"global"}',
       schema: { body: LogoutBody, response: { 204: Type.Null() } },
       handler: async (req, reply) => {
-        await logout(ctx, requireAuth(req), req.body?.scope ?? 'local');
+        await logout(ctx, requireAuth(req), req.body?.scope ?? 'local', clientInfo(req));
         return reply.status(204).send(null);
       },
     }),
@@ -61,7 +61,7 @@ export function authEndpoints(ctx: AppContext): Endpoint[] {
       access: 'public',
       summary: 'Exchange a refresh token for a new token pair (single use, rotated)',
       schema: { body: RefreshBody, response: { 200: TokenResponse } },
-      handler: (req) => refresh(ctx, req.body.refresh_token),
+      handler: (req) => refresh(ctx, req.body.refresh_token, clientInfo(req)),
     }),
     endpoint({
       group: 'auth',

@@ -6,7 +6,9 @@ import type { AuthContext } from '../../security/guard.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
 import { HashCapacityError } from '../../security/passwords.ts';
 import { openSuccessor, type Successor, sealSuccessor } from '../../security/successor-box.ts';
-import type { LoginThrottle } from '../../security/throttle.ts';
+import type { LoginThrottle, ThrottleTicket } from '../../security/throttle.ts';
+import { type AuditEvent, recordAudit } from '../audit/audit.queries.ts';
+import { countLogin } from '../core/metrics.ts';
 import { normalizeEmail } from '../users/email.ts';
 import { findUserByEmail } from '../users/users.queries.ts';
 import { toPublicUser } from '../users/users.schemas.ts';
@@ -20,9 +22,9 @@ import {
 } from './auth.queries.ts';
 import {
   type ClientInfo,
-  openSession,
   revokeSession,
   revokeUserSessions,
+  startSession,
   type TokenResponse,
 } from './sessions.service.ts';
 
@@ -35,7 +37,9 @@ export function invalidCredentials(): ApiError {
  * POST /login (API.md §5). Order matters: the throttle is read before any hashing, so a throttled
  * attempt costs one query and no argon2; unknown emails, accounts without a password and invited
  * accounts spend one dummy verification, so they take as long as a wrong password; `account_disabled`
- * is only said to someone who knows the password.
+ * is only said to someone who knows the password. Every outcome is counted in the metrics; a
+ * success or refusal is audited in the transaction that records it, a throttled attempt is not (a
+ * flood must not become a flood of writes).
  */
 export async function login(
   ctx: AppContext,
@@ -44,7 +48,14 @@ export async function login(
   client: ClientInfo,
 ): Promise<TokenResponse> {
   const email = normalizeEmail(input.email);
-  const ticket = await throttle.check(email ?? input.email.trim().toLowerCase(), client.ip);
+  const tried = email ?? input.email.trim().toLowerCase();
+  let ticket: ThrottleTicket;
+  try {
+    ticket = await throttle.check(tried, client.ip);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'rate_limited') countLogin(ctx, 'rate_limited');
+    throw err;
+  }
   const user = email === null ? undefined : await findUserByEmail(ctx.db, email);
 
   let verified = false;
@@ -54,21 +65,56 @@ export async function login(
     verified = await ctx.passwords.verify(user.password_hash, input.password);
   }
   if (!verified || !user || user.password_hash === null) {
-    await throttle.fail(ticket);
+    // The counted failure and its entry commit together.
+    await ctx.db.transaction().execute(async (trx) => {
+      await throttle.fail(ticket, trx);
+      await recordAudit(trx, loginFailure(user, tried, 'invalid_credentials', client));
+    });
+    countLogin(ctx, 'failure');
     throw invalidCredentials();
   }
   if (user.status === 'disabled') {
+    // Nothing else changes on this refusal: the entry is the only write.
+    await recordAudit(ctx.db, loginFailure(user, tried, 'account_disabled', client));
+    countLogin(ctx, 'failure');
     throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
   }
 
   const newHash = await rehashIfNeeded(ctx, user.password_hash, input.password);
   const now = Date.now();
   const current: UserRow = { ...user, last_login_at: now, password_hash: newHash ?? user.password_hash };
-  return ctx.db.transaction().execute(async (trx) => {
+  const tokens = await ctx.db.transaction().execute(async (trx) => {
     await recordLogin(trx, user.id, now, newHash);
     await throttle.succeed(ticket, trx);
-    return openSession(ctx, current, client, trx);
+    const session = await startSession(ctx, current, client, trx);
+    await recordAudit(trx, {
+      action: 'login.success',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { method: 'password', session_id: session.sessionId, rehashed: newHash !== null },
+    });
+    return session.tokens;
   });
+  countLogin(ctx, 'success');
+  return tokens;
+}
+
+/** The `login.failure` entry of a password login: anonymous, naming the account when there is one. */
+function loginFailure(
+  user: UserRow | undefined,
+  email: string,
+  reason: 'invalid_credentials' | 'account_disabled',
+  client: ClientInfo,
+): AuditEvent {
+  return {
+    action: 'login.failure',
+    outcome: 'failure',
+    actor: { type: 'anonymous' },
+    target: user ? { type: 'user', id: user.id } : null,
+    client,
+    details: { method: 'password', email, reason },
+  };
 }
 
 /** A fresh hash at today's parameters, or null when none is due or the hasher is saturated (next login retries). */
@@ -102,7 +148,11 @@ type RotationOutcome =
  * REFRESH_REUSE_GRACE_S opens that box and answers with the same pair; a repeat after it revokes
  * the session. The decision and its writes happen in one transaction on a locked row.
  */
-export async function refresh(ctx: AppContext, presented: string): Promise<TokenResponse> {
+export async function refresh(
+  ctx: AppContext,
+  presented: string,
+  client: ClientInfo,
+): Promise<TokenResponse> {
   const { config } = ctx;
   const outcome = await ctx.db.transaction().execute(async (trx): Promise<RotationOutcome> => {
     const now = Date.now();
@@ -136,6 +186,15 @@ export async function refresh(ctx: AppContext, presented: string): Promise<Token
         };
       }
       await revokeSession(trx, state.sessionId, 'refresh_token_reused');
+      // Committed with the revocation; the 401 is thrown only after the commit.
+      await recordAudit(trx, {
+        action: 'refresh.reuse',
+        outcome: 'failure',
+        actor: { type: 'anonymous' },
+        target: { type: 'session', id: state.sessionId },
+        client,
+        details: { user_id: state.user.id },
+      });
       return { kind: 'reused', sessionId: state.sessionId };
     }
 
@@ -196,9 +255,27 @@ export async function refresh(ctx: AppContext, presented: string): Promise<Token
 }
 
 /** POST /logout: ends the caller's session, or with `global` every session of the user. */
-export async function logout(ctx: AppContext, auth: AuthContext, scope: 'local' | 'global'): Promise<void> {
-  if (scope === 'global') await revokeUserSessions(ctx.db, auth.user.id, 'logout_global');
-  else await revokeSession(ctx.db, auth.session.id, 'logout');
+export async function logout(
+  ctx: AppContext,
+  auth: AuthContext,
+  scope: 'local' | 'global',
+  client: ClientInfo,
+): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const details: Record<string, unknown> = { scope };
+    if (scope === 'global') {
+      details.sessions_revoked = await revokeUserSessions(trx, auth.user.id, 'logout_global');
+    } else {
+      await revokeSession(trx, auth.session.id, 'logout');
+    }
+    await recordAudit(trx, {
+      action: 'logout',
+      actor: { type: 'user', id: auth.user.id },
+      target: { type: 'session', id: auth.session.id },
+      client,
+      details,
+    });
+  });
 }
 
 /**

@@ -3,7 +3,9 @@ import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
-import { type ClientInfo, openSession, type TokenResponse } from '../auth/sessions.service.ts';
+import { type AuditEvent, recordAudit, recordAudits } from '../audit/audit.queries.ts';
+import { type ClientInfo, startSession, type TokenResponse } from '../auth/sessions.service.ts';
+import { countLogin } from '../core/metrics.ts';
 import { normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, findUserById, insertUser, updateUser } from '../users/users.queries.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
@@ -32,10 +34,17 @@ export async function idpConfig(ctx: AppContext): Promise<IdpConfig> {
   return { enabled: true, ...doc, client_id: ctx.oidc.settings.clientId };
 }
 
+/** What a refused sign-in's audit entry can name, filled in as the sign-in learns it. */
+interface Attempt {
+  identity: VerifiedIdentity | null;
+  userId: string | null;
+}
+
 /**
- * Verifies an ID token, finds or links or creates the user, and opens a session — all writes in one
- * transaction. Two concurrent first sign-ins race on the unique constraints; the loser retries once
- * and then finds what the winner committed.
+ * Verifies an ID token, finds or links or creates the user, and opens a session — all writes, and
+ * their audit entries, in one transaction. Two concurrent first sign-ins race on the unique
+ * constraints; the loser retries once and then finds what the winner committed. A refusal (4xx) is
+ * audited as `login.failure` after the rollback; outages (5xx) are neither audited nor counted.
  */
 export async function signInWithIdToken(
   ctx: AppContext,
@@ -47,17 +56,47 @@ export async function signInWithIdToken(
       detail: 'No identity provider is configured (OIDC_ISSUER, OIDC_CLIENT_ID)',
     });
   }
-  const identity = await verifyIdToken(ctx.oidc, input.idToken, input.nonce);
-  const attempt = () => ctx.db.transaction().execute((trx) => mapAndOpen(ctx, trx, identity, client));
+  const oidc = ctx.oidc;
+  const seen: Attempt = { identity: null, userId: null };
   let result: IdpSignInResponse;
   try {
-    result = await attempt();
+    const identity = await verifyIdToken(oidc, input.idToken, input.nonce);
+    seen.identity = identity;
+    const attempt = () => ctx.db.transaction().execute((trx) => mapAndOpen(ctx, trx, identity, client, seen));
+    try {
+      result = await attempt();
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      result = await attempt();
+    }
   } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
-    result = await attempt();
+    if (err instanceof ApiError && err.status < 500) {
+      await recordAudit(ctx.db, signInRefusal(err, seen, client));
+      countLogin(ctx, 'failure');
+    }
+    throw err;
   }
+  countLogin(ctx, 'success');
   ctx.log.info({ user_id: result.user.id, created: result.created }, 'identity provider sign-in');
   return result;
+}
+
+/** The `login.failure` entry of a refused sign-in; issuer and subject only from a verified token. */
+function signInRefusal(err: ApiError, seen: Attempt, client: ClientInfo): AuditEvent {
+  const { identity } = seen;
+  return {
+    action: 'login.failure',
+    outcome: 'failure',
+    actor: { type: 'anonymous' },
+    target: seen.userId ? { type: 'user', id: seen.userId } : null,
+    client,
+    details: {
+      method: 'idp',
+      reason: err.code,
+      detail: err.detail ?? null,
+      ...(identity && { issuer: identity.issuer, subject: identity.subject, email: identity.email }),
+    },
+  };
 }
 
 async function mapAndOpen(
@@ -65,9 +104,12 @@ async function mapAndOpen(
   trx: Transaction<DB>,
   identity: VerifiedIdentity,
   client: ClientInfo,
+  seen: Attempt,
 ): Promise<IdpSignInResponse> {
   const now = Date.now();
   const email = identity.email === null ? null : normalizeEmail(identity.email);
+  const { issuer, subject } = identity;
+  const events: AuditEvent[] = [];
   let user: UserRow;
   let created = false;
 
@@ -75,6 +117,7 @@ async function mapAndOpen(
   if (linked) {
     const found = await findUserById(trx, linked.user_id);
     if (!found) throw new Error('identity without user');
+    seen.userId = found.id;
     assertMaySignIn(found);
     if (linked.email !== email) await updateIdentityEmail(trx, linked.id, email);
     user = found;
@@ -85,6 +128,7 @@ async function mapAndOpen(
   } else {
     const holder = email === null ? undefined : await findUserByEmail(trx, email);
     if (holder) {
+      seen.userId = holder.id;
       // An email the provider has not verified proves nothing about who owns the account.
       if (!identity.emailVerified) {
         throw new ApiError('email_taken', {
@@ -105,7 +149,15 @@ async function mapAndOpen(
         });
       }
       assertMaySignIn(holder);
-      await insertIdentity(trx, identityRow(holder.id, identity, email, now));
+      const row = identityRow(holder.id, identity, email, now);
+      await insertIdentity(trx, row);
+      events.push({
+        action: 'identity.link',
+        actor: { type: 'user', id: holder.id },
+        target: { type: 'identity', id: row.id },
+        client,
+        details: { issuer, subject, user_id: holder.id, by: 'email' },
+      });
       user = holder;
       if (holder.email_verified !== 1) {
         await updateUser(trx, holder.id, { email_verified: 1, updated_at: now });
@@ -135,13 +187,39 @@ async function mapAndOpen(
         last_login_at: null,
       };
       await insertUser(trx, user);
-      await insertIdentity(trx, identityRow(user.id, identity, email, now));
+      const row = identityRow(user.id, identity, email, now);
+      await insertIdentity(trx, row);
       created = true;
+      events.push(
+        {
+          action: 'user.create',
+          actor: { type: 'anonymous' },
+          target: { type: 'user', id: user.id },
+          client,
+          details: { via: 'idp', issuer, role: user.role },
+        },
+        {
+          action: 'identity.link',
+          actor: { type: 'user', id: user.id },
+          target: { type: 'identity', id: row.id },
+          client,
+          details: { issuer, subject, user_id: user.id, by: 'provisioning' },
+        },
+      );
     }
   }
 
   await touchLastLogin(trx, user.id, now);
-  const tokens = await openSession(ctx, { ...user, last_login_at: now }, client, trx);
+  const { sessionId, tokens } = await startSession(ctx, { ...user, last_login_at: now }, client, trx);
+  events.push({
+    action: 'login.success',
+    actor: { type: 'user', id: user.id },
+    target: { type: 'user', id: user.id },
+    client,
+    details: { method: 'idp', session_id: sessionId, issuer, subject, created },
+  });
+  // One statement for all of this sign-in's entries.
+  await recordAudits(trx, events);
   return { ...tokens, created };
 }
 
