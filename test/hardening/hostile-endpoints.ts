@@ -367,7 +367,13 @@ export function hostileEndpoints(fx: Fixtures): EndpointRows[] {
             ...bad(409, 'email_taken'),
           },
           { name: 'short password', url: '', body: { password: 'short' }, ...bad(422, 'weak_password') },
-          { name: '10 kB password', url: '', body: { password: TEN_KB }, ...bad(422, 'weak_password') },
+          // Over 256 is the policy's 422; a body-size cap in the schema may refuse it first (400).
+          {
+            name: '10 kB password',
+            url: '',
+            body: { password: TEN_KB },
+            ...either(bad(422, 'weak_password'), V400),
+          },
         ]),
       ],
     },
