@@ -4,6 +4,7 @@ import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, {
+  LogController,
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
@@ -38,6 +39,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     connectionTimeout: 60_000,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
+    // Two log lines per request were most of a /health request's cost: errors and refusals are
+    // logged by the error handler, and LOG_LEVEL=debug adds one line per request (below).
+    logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { maxParamLength: 512, ignoreTrailingSlash: false },
     ajv: { customOptions: {} },
   });
@@ -49,6 +53,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  if (ctx.log.isLevelEnabled('debug')) {
+    app.addHook('onResponse', (request, reply, done) => {
+      request.log.debug({ req: request, res: reply, ms: reply.elapsedTime }, 'request completed');
+      done();
+    });
+  }
 
   await app.register(helmet, {
     // JSON API: the strictest policy; /docs loosens it for its own page only.
