@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, {
-  LogController,
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  LogController,
+  type onRequestAsyncHookHandler,
+  type onRequestHookHandler,
 } from 'fastify';
 import type { AppContext } from './context.ts';
 import { ApiError, installErrorHandlers } from './errors.ts';
@@ -16,11 +17,17 @@ import { IndexResponse } from './index.schemas.ts';
 import type { Endpoint } from './modules/endpoint.ts';
 import { documentation, loadModules } from './modules/registry.ts';
 import { guardFor } from './security/guard.ts';
+import { securityHeaders } from './security/security-headers.ts';
 import { createValidatorCompiler } from './validation.ts';
 import { VERSION } from './version.ts';
 
 const BODY_LIMIT = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const SECURITY_HEADERS = securityHeaders({
+  // JSON API: the strictest policy; /docs loosens it for its own page only.
+  contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  crossOriginResourcePolicy: { policy: 'same-site' },
+});
 
 /** Builds the Fastify app on a context: plugins, every module's endpoints, the index. Never listens. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
@@ -50,8 +57,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.setValidatorCompiler(createValidatorCompiler());
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('auth', null);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(SECURITY_HEADERS);
     reply.header('x-request-id', request.id);
+    done();
   });
   if (ctx.log.isLevelEnabled('debug')) {
     app.addHook('onResponse', (request, reply, done) => {
@@ -59,12 +68,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       done();
     });
   }
-
-  await app.register(helmet, {
-    // JSON API: the strictest policy; /docs loosens it for its own page only.
-    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-    crossOriginResourcePolicy: { policy: 'same-site' },
-  });
   await app.register(cors, {
     origin: ctx.config.corsOrigins.length > 0 ? [...ctx.config.corsOrigins] : false,
     credentials: false,
@@ -91,12 +94,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   ]);
 
   for (const { module, endpoint } of allEndpoints) {
-    const moduleCheck = async () => {
-      if (!ctx.modules.isEnabled(module)) {
-        throw new ApiError('module_disabled', { detail: `The ${module} module is disabled` });
-      }
+    // A callback hook, not an async one: it runs on every request and needs no promise.
+    const moduleCheck = (_req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+      if (ctx.modules.isEnabled(module)) done();
+      else done(new ApiError('module_disabled', { detail: `The ${module} module is disabled` }));
     };
-    const onRequest: Array<(req: FastifyRequest, reply: FastifyReply) => Promise<void>> = [moduleCheck];
+    const onRequest: Array<onRequestHookHandler | onRequestAsyncHookHandler> = [moduleCheck];
     if (endpoint.access !== 'public') onRequest.push(guardFor(endpoint.access, ctx.db, ctx.accessTokens));
     app.route({
       method: endpoint.method,
