@@ -20,6 +20,8 @@ export interface AccessTokenSettings {
   issuer: string;
   audience: string;
   ttlS: number;
+  /** Verified tokens remembered (least recently used go first); 0 turns the cache off. Default 10 000. */
+  cacheSize?: number;
 }
 
 export interface AccessTokens {
@@ -33,9 +35,40 @@ export interface AccessTokens {
 }
 
 const REQUIRED = ['iss', 'sub', 'aud', 'sid', 'role', 'iat', 'exp', 'jti'];
+const DEFAULT_CACHE_SIZE = 10_000;
 
-/** Signs and verifies access tokens with the shared key store. */
+interface Verified {
+  claims: AccessClaims;
+  kid: string;
+}
+
+/**
+ * Signs and verifies access tokens with the shared key store. A token's signature, header and
+ * claims never change, so a successful verification is remembered by the token string until the
+ * token's `exp` (or its key's unloading): signature checking was the largest cost of verify-token
+ * (docs/benchmarks.md). Only the signature work is saved — callers still check the session.
+ */
 export function createAccessTokens(keys: KeyStore, settings: AccessTokenSettings): AccessTokens {
+  const cacheSize = settings.cacheSize ?? DEFAULT_CACHE_SIZE;
+  // A Map keeps insertion order: re-inserting on a hit makes its first key the least recently used.
+  const verified = new Map<string, Verified>();
+
+  const remembered = (token: string): AccessClaims | null => {
+    const hit = verified.get(token);
+    if (hit === undefined) return null;
+    verified.delete(token);
+    // jose's rule, no clock tolerance: expired once exp <= now (whole seconds).
+    if (hit.claims.exp <= Math.floor(Date.now() / 1000) || !keys.hasKey(hit.kid)) return null;
+    verified.set(token, hit);
+    return hit.claims;
+  };
+
+  const remember = (token: string, claims: AccessClaims, kid: string) => {
+    if (cacheSize === 0) return;
+    if (verified.size >= cacheSize) verified.delete(verified.keys().next().value as string);
+    verified.set(token, { claims, kid });
+  };
+
   return {
     async sign({ userId, sessionId, role }) {
       const key = keys.signingKey();
@@ -63,8 +96,10 @@ export function createAccessTokens(keys: KeyStore, settings: AccessTokenSettings
     },
 
     async verify(token) {
+      const known = remembered(token);
+      if (known !== null) return known;
       try {
-        const { payload } = await jwtVerify(
+        const { payload, protectedHeader } = await jwtVerify(
           token,
           async (header) => {
             // jku, x5u and jwk headers are never consulted: keys come only from our own store.
@@ -90,7 +125,10 @@ export function createAccessTokens(keys: KeyStore, settings: AccessTokenSettings
         ) {
           throw new ApiError('token_invalid', { detail: 'The token lacks Gatehouse claims' });
         }
-        return payload as unknown as AccessClaims;
+        // Frozen: the same object answers every later request with this token.
+        const claims = Object.freeze(payload) as unknown as AccessClaims;
+        remember(token, claims, protectedHeader.kid as string);
+        return claims;
       } catch (err) {
         if (err instanceof ApiError) throw err;
         if (err instanceof joseErrors.JWTExpired)

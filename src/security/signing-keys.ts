@@ -26,6 +26,8 @@ export interface KeyStore {
   signingKey(): LoadedKey;
   /** A verification key by kid; reloads from the database once on a miss (another instance rotated). */
   verificationKey(kid: string): Promise<LoadedKey | null>;
+  /** True while a key is loaded (verified-token cache entries live only as long as their key). */
+  hasKey(kid: string): boolean;
   jwks(): { keys: JWK[] };
   reload(): Promise<void>;
 }
@@ -116,6 +118,7 @@ export async function createKeyStore(db: Kysely<DB>, accessTokenTtlS: number): P
       await load();
       return keys.find((k) => k.kid === kid) ?? null;
     },
+    hasKey: (kid) => keys.some((k) => k.kid === kid),
     jwks: () => ({ keys: keys.map((k) => k.publicJwk) }),
     reload: load,
   };
