@@ -14,6 +14,7 @@ import Fastify, {
 import type { AppContext } from './context.ts';
 import { ApiError, installErrorHandlers } from './errors.ts';
 import { IndexResponse } from './index.schemas.ts';
+import { lazyChildLogger } from './logger.ts';
 import type { Endpoint } from './modules/endpoint.ts';
 import { documentation, loadModules } from './modules/registry.ts';
 import { guardFor } from './security/guard.ts';
@@ -49,6 +50,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // Two log lines per request were most of a /health request's cost: errors and refusals are
     // logged by the error handler, and LOG_LEVEL=debug adds one line per request (below).
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: (logger, bindings, options) =>
+      lazyChildLogger(logger, bindings, options) as FastifyBaseLogger,
     routerOptions: { maxParamLength: 512, ignoreTrailingSlash: false },
     ajv: { customOptions: {} },
   });
