@@ -18,6 +18,7 @@ import { lazyChildLogger } from './logger.ts';
 import type { Endpoint } from './modules/endpoint.ts';
 import { documentation, loadModules } from './modules/registry.ts';
 import { guardFor } from './security/guard.ts';
+import { registerLoadShedding } from './security/load-shedding.ts';
 import { securityHeaders } from './security/security-headers.ts';
 import { createValidatorCompiler } from './validation.ts';
 import { VERSION } from './version.ts';
@@ -71,6 +72,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       done();
     });
   }
+  // After the header hook, so a shed request still carries the security headers and its request id.
+  await registerLoadShedding(app, ctx.config);
   await app.register(cors, {
     origin: ctx.config.corsOrigins.length > 0 ? [...ctx.config.corsOrigins] : false,
     credentials: false,

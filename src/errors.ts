@@ -186,7 +186,11 @@ function validationMessage(v: ValidationIssue): string {
 export function installErrorHandlers(app: FastifyInstance, methodsForPath: (path: string) => string[]): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(err);
-    if (apiError.status >= 500) {
+    if (apiError.code === 'unavailable' && apiError.cause === undefined) {
+      // Deliberate load shedding (under pressure, hashing at capacity): a line per refused request
+      // would add load exactly when there is too much; their sources log a summary instead.
+      request.log.debug({ code: apiError.code, status: apiError.status }, 'request shed');
+    } else if (apiError.status >= 500) {
       // The cause goes to the log (pino's serializer redacts secrets); the client sees only the code.
       request.log.error({ err: apiError.cause ?? err, code: apiError.code }, 'request failed');
     } else {
