@@ -7,6 +7,7 @@ import type { LoadResult } from './load.ts';
 interface ServerLoad {
   results: LoadResult[];
   serverCpu: number | null;
+  cpuUsPerRequest: number | null;
   loadCpu: number;
 }
 

@@ -43,6 +43,8 @@ interface ServerLoad {
   results: LoadResult[];
   /** CPU share the pinned server used during the load (1 = its whole CPU). */
   serverCpu: number | null;
+  /** Server CPU microseconds per response: unlike req/s, barely moved by other load on the machine. */
+  cpuUsPerRequest: number | null;
   loadCpu: number;
 }
 
@@ -62,9 +64,12 @@ async function load(serverPid: number, specs: LoadSpec[]): Promise<ServerLoad> {
   clearTimeout(sample);
   const after = cpuSeconds(serverPid);
   const measuredS = (performance.now() - t0) / 1000 - warmup;
+  const cpuS = before !== null && after !== null ? after - before : null;
+  const responses = out.results.reduce((n, r) => n + r.allRps * r.durationS, 0);
   return {
     results: out.results,
-    serverCpu: before !== null && after !== null ? (after - before) / measuredS : null,
+    serverCpu: cpuS === null ? null : cpuS / measuredS,
+    cpuUsPerRequest: cpuS === null ? null : (cpuS * 1e6) / responses,
     loadCpu: out.cpuS / (warmup + duration),
   };
 }
