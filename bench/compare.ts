@@ -43,7 +43,10 @@ async function measure(pid: number, url: string, headers: Record<string, string>
   const spec = { name: 'x', url, headers, connections: 16, durationS, warmupS: 0 };
   await runNodeJson(LOAD_CPU, ['bench/load.ts', JSON.stringify([{ ...spec, durationS: 1 }])]);
   const before = cpuSeconds(pid) ?? 0;
-  const out = await runNodeJson<{ results: LoadResult[] }>(LOAD_CPU, ['bench/load.ts', JSON.stringify([spec])]);
+  const out = await runNodeJson<{ results: LoadResult[] }>(LOAD_CPU, [
+    'bench/load.ts',
+    JSON.stringify([spec]),
+  ]);
   const cpu = (cpuSeconds(pid) ?? 0) - before;
   const r = out.results[0] as LoadResult;
   return { rps: r.allRps, cpuUs: (cpu * 1e6) / (r.allRps * r.durationS), p99Ms: r.p99Ms };

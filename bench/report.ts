@@ -37,7 +37,12 @@ export interface BenchReport {
 }
 
 /** The machine the figures come from. */
-export function machineInfo(dir: string, pinned: boolean): Record<string, string> {
+export function machineInfo(
+  dir: string,
+  pinned: boolean,
+  boosted: boolean,
+  loadAtStart: number[],
+): Record<string, string> {
   let fs = 'unknown';
   try {
     fs = execFileSync('df', ['-T', dir], { encoding: 'utf8' }).split('\n')[1]?.split(/\s+/)[1] ?? fs;
@@ -50,6 +55,8 @@ export function machineInfo(dir: string, pinned: boolean): Record<string, string
     kernel: release(),
     node: process.version,
     pinning: pinned ? 'server and baselines on CPU 0, load generator on CPU 1 (taskset)' : 'none',
+    priority: boosted ? 'each bench process in its own autogroup at nice -20' : 'default',
+    'load average at start (1, 5, 15 min)': loadAtStart.map((l) => l.toFixed(1)).join(' '),
     'database filesystem': fs,
   };
 }

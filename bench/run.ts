@@ -5,10 +5,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { execSync } from 'node:child_process';
 import { mkdtempSync, openSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadResult, LoadSpec } from './load.ts';
 import {
+  canBoost,
   canPin,
   cpuSeconds,
   firstJsonLine,
@@ -126,6 +127,7 @@ async function mintToken(env: NodeJS.ProcessEnv): Promise<string> {
 
 async function main(): Promise<void> {
   const started = performance.now();
+  const loadAtStart = loadavg();
   if (!flag('--no-build')) {
     log('building dist/ (npm run build)');
     execSync('npm run build --silent', { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -198,7 +200,7 @@ async function main(): Promise<void> {
     const peakRssMb = statusMb(pid, 'VmHWM');
 
     const report: BenchReport = {
-      machine: machineInfo(dir, canPin()),
+      machine: machineInfo(dir, canPin(), canBoost(), loadAtStart),
       command: `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`,
       durationS: DURATION_S,
       warmupS: WARMUP_S,
