@@ -44,7 +44,14 @@ function openSqlite(path: string): Database {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const cached = withStatementCache(sqlite);
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached }) });
+  readers.set(db, {
+    get inTransaction() {
+      return sqlite.inTransaction;
+    },
+    prepare: (text) => cached.prepare(text) as SQLite.Statement,
+  });
   return {
     db,
     dialect: 'sqlite',
@@ -52,6 +59,26 @@ function openSqlite(path: string): Database {
     ping: () => timed(() => sql`select 1`.execute(db)),
     close: () => db.destroy(),
   };
+}
+
+/** Synchronous reads on the connection behind a Kysely instance (SQLite only). */
+export interface SqliteReader {
+  /** True while a Kysely transaction holds the connection: read through Kysely then, and wait. */
+  readonly inTransaction: boolean;
+  prepare(text: string): SQLite.Statement;
+}
+
+const readers = new WeakMap<Kysely<DB>, SqliteReader>();
+
+/**
+ * The synchronous reader behind a SQLite Kysely instance, for the hottest reads (the guard's):
+ * Kysely's promise and connection-lock round trip per query was a tenth of a verify-token request.
+ * Only safe outside transactions — Kysely runs a query whole without yielding, so when no
+ * transaction is open, nothing else is using the connection. Undefined for PostgreSQL and for
+ * transaction objects.
+ */
+export function sqliteReader(db: Kysely<DB>): SqliteReader | undefined {
+  return readers.get(db);
 }
 
 /** Most statements Gatehouse issues are a few dozen fixed texts; this many covers them all. */

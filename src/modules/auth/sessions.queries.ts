@@ -1,4 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
+import { sqliteReader } from '../../db/database.ts';
 import { dialectOf } from '../../db/dialect.ts';
 import type { DB, SessionRow, UserRow } from '../../db/schema.ts';
 
@@ -69,6 +70,12 @@ export async function findSessionWithUser(
   if (sql.sqlite) {
     // In-process SQLite has no round trip to save, and it answers two primary-key lookups in well
     // under half the time it takes for the join (docs/benchmarks.md).
+    const reader = sqliteReader(db);
+    if (reader !== undefined && !reader.inTransaction) {
+      const session = reader.prepare(sql.session).get(sessionId) as SessionRow | undefined;
+      const user = session && (reader.prepare(sql.user).get(session.user_id) as UserRow | undefined);
+      return session && user ? { session, user } : null;
+    }
     const session = (await db.executeQuery<SessionRow>(CompiledQuery.raw(sql.session, [sessionId]))).rows[0];
     if (!session) return null;
     const user = (await db.executeQuery<UserRow>(CompiledQuery.raw(sql.user, [session.user_id]))).rows[0];
