@@ -25,10 +25,26 @@ import { VERSION } from './version.ts';
 
 const BODY_LIMIT = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// A JSON API's set (OWASP REST Security Cheat Sheet). helmet's defaults are for HTML pages: their
+// CSP directives (script-src 'self', style-src … 'unsafe-inline', …) loosened `default-src 'none'`,
+// and the other seven headers (COOP, Origin-Agent-Cluster, Referrer-Policy, X-DNS-Prefetch-Control,
+// X-Download-Options, X-Permitted-Cross-Domain-Policies, X-XSS-Protection) govern documents, which
+// Gatehouse never serves outside /docs. Each header costs every response (docs/benchmarks.md).
 const SECURITY_HEADERS = securityHeaders({
-  // JSON API: the strictest policy; /docs loosens it for its own page only.
-  contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  // The strictest policy; /docs loosens it for its own page only.
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+  },
   crossOriginResourcePolicy: { policy: 'same-site' },
+  xFrameOptions: { action: 'deny' },
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  referrerPolicy: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
 });
 
 /** Builds the Fastify app on a context: plugins, every module's endpoints, the index. Never listens. */
