@@ -1,19 +1,18 @@
-import { randomUUID } from 'node:crypto';
-import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject, randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 
 /** Access tokens are signed with Ed25519 (EdDSA): small keys and signatures, fast to verify (bench/). */
 export const ACCESS_TOKEN_ALG = 'EdDSA';
 
-type KeyLike = CryptoKey | Uint8Array;
-
 export interface LoadedKey {
   kid: string;
   alg: string;
   publicJwk: JWK;
-  publicKey: KeyLike;
-  privateKey: KeyLike;
+  /** node:crypto keys: access tokens are signed and verified synchronously (access-tokens.ts). */
+  publicKey: KeyObject;
+  privateKey: KeyObject;
   createdAt: number;
   retiredAt: number | null;
 }
@@ -87,8 +86,8 @@ export async function createKeyStore(db: Kysely<DB>, accessTokenTtlS: number): P
         kid: row.kid,
         alg: row.alg,
         publicJwk,
-        publicKey: await importJWK(publicJwk, row.alg),
-        privateKey: await importJWK(JSON.parse(row.private_jwk) as JWK, row.alg),
+        publicKey: createPublicKey({ key: publicJwk as JsonWebKey, format: 'jwk' }),
+        privateKey: createPrivateKey({ key: JSON.parse(row.private_jwk) as JsonWebKey, format: 'jwk' }),
         createdAt: row.created_at,
         retiredAt: row.retired_at,
       });
