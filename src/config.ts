@@ -36,6 +36,8 @@ export interface Config {
   readonly logLevel: string;
   readonly metricsToken: string | null;
   readonly auditRetentionDays: number;
+  /** Nice value for libuv's pool threads, where argon2 runs (Linux; 0 leaves them alone). */
+  readonly workerNice: number;
   /** Load shedding (docs/benchmarks.md): over any limit, requests other than /health get 503. 0 = off. */
   readonly pressure: {
     readonly maxEventLoopDelayMs: number;
@@ -203,6 +205,7 @@ export function loadConfig(env: Env): Config {
     logLevel,
     metricsToken: str('METRICS_TOKEN') ?? null,
     auditRetentionDays: int('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
+    workerNice: int('WORKER_NICE', 10, 0, 19),
     pressure: {
       maxEventLoopDelayMs: int('PRESSURE_MAX_EVENT_LOOP_DELAY_MS', 200, 0, 60_000),
       maxHeapUsedMb:
