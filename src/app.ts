@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, {
@@ -8,21 +7,48 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  LogController,
+  type onRequestAsyncHookHandler,
+  type onRequestHookHandler,
 } from 'fastify';
 import type { AppContext } from './context.ts';
 import { ApiError, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './errors.ts';
 import { IndexResponse } from './index.schemas.ts';
 import { parseJsonBody } from './json-body.ts';
+import { lazyChildLogger } from './logger.ts';
 import { installRequestMetrics } from './modules/core/metrics.ts';
 import type { Endpoint } from './modules/endpoint.ts';
 import { documentation, loadModules } from './modules/registry.ts';
 import { ProblemSchema } from './problem.schemas.ts';
 import { guardFor } from './security/guard.ts';
+import { registerLoadShedding } from './security/load-shedding.ts';
+import { securityHeaders } from './security/security-headers.ts';
 import { createValidatorCompiler, refuseNulCharacters } from './validation.ts';
 import { VERSION } from './version.ts';
 
 const BODY_LIMIT = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// A JSON API's set (OWASP REST Security Cheat Sheet). helmet's defaults are for HTML pages: their
+// CSP directives (script-src 'self', style-src … 'unsafe-inline', …) loosened `default-src 'none'`,
+// and the other seven headers (COOP, Origin-Agent-Cluster, Referrer-Policy, X-DNS-Prefetch-Control,
+// X-Download-Options, X-Permitted-Cross-Domain-Policies, X-XSS-Protection) govern documents, which
+// Gatehouse never serves outside /docs. Each header costs every response (docs/benchmarks.md).
+const SECURITY_HEADERS = securityHeaders({
+  // The strictest policy; /docs loosens it for its own page only.
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+  },
+  crossOriginResourcePolicy: { policy: 'same-site' },
+  xFrameOptions: { action: 'deny' },
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  referrerPolicy: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+});
 
 /** Builds the Fastify app on a context: plugins, every module's endpoints, the index. Never listens. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
@@ -45,6 +71,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     connectionTimeout: 60_000,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
+    // Two log lines per request were most of a /health request's cost: errors and refusals are
+    // logged by the error handler, and LOG_LEVEL=debug adds one line per request (below).
+    logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: (logger, bindings, options) =>
+      lazyChildLogger(logger, bindings, options) as FastifyBaseLogger,
     routerOptions: { maxParamLength: 512, ignoreTrailingSlash: false },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
@@ -62,21 +93,21 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     }
   });
   app.decorateRequest('auth', null);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(SECURITY_HEADERS);
     reply.header('x-request-id', request.id);
+    done();
   });
   app.addHook('preValidation', async (request) => refuseNulCharacters(request));
   installRequestMetrics(app, ctx);
-
-  await app.register(helmet, {
-    // JSON API: the strictest policy (helmet's defaults would re-allow scripts and styles from
-    // 'self'); /docs sets its own for its page only.
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-    },
-    crossOriginResourcePolicy: { policy: 'same-site' },
-  });
+  if (ctx.log.isLevelEnabled('debug')) {
+    app.addHook('onResponse', (request, reply, done) => {
+      request.log.debug({ req: request, res: reply, ms: reply.elapsedTime }, 'request completed');
+      done();
+    });
+  }
+  // After the header hook, so a shed request still carries the security headers and its request id.
+  await registerLoadShedding(app, ctx.config);
   const allowedOrigins = new Set(ctx.config.corsOrigins);
   await app.register(cors, {
     // Only listed origins get CORS headers; for any other request (no Origin, another origin) CORS
@@ -111,12 +142,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   installErrorHandlers(app, (path) => allowedMethods(routeTable, path));
 
   for (const { module, endpoint } of allEndpoints) {
-    const moduleCheck = async () => {
-      if (!ctx.modules.isEnabled(module)) {
-        throw new ApiError('module_disabled', { detail: `The ${module} module is disabled` });
-      }
+    // A callback hook, not an async one: it runs on every request and needs no promise.
+    const moduleCheck = (_req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+      if (ctx.modules.isEnabled(module)) done();
+      else done(new ApiError('module_disabled', { detail: `The ${module} module is disabled` }));
     };
-    const onRequest: Array<(req: FastifyRequest, reply: FastifyReply) => Promise<void>> = [moduleCheck];
+    const onRequest: Array<onRequestHookHandler | onRequestAsyncHookHandler> = [moduleCheck];
     if (endpoint.access !== 'public') onRequest.push(guardFor(endpoint.access, ctx.db, ctx.accessTokens));
     app.route({
       method: endpoint.method,

@@ -9,6 +9,7 @@ import { recordAudit } from './modules/audit/audit.queries.ts';
 import { formatFor, readRecords, TransferFileError } from './modules/users/user-transfer.format.ts';
 import { exportUsers, ImportFailedError, importUsers } from './modules/users/user-transfer.service.ts';
 import { rotateSigningKey } from './security/signing-keys.ts';
+import { lowerWorkerPriority } from './worker-priority.ts';
 
 const USAGE = `Usage: gatehouse <command>
 
@@ -76,6 +77,12 @@ async function serve(config: Config): Promise<void> {
     // app.close() stops accepting, lets in-flight requests finish, then the database closes.
     await service.close();
   });
+  const reniced = await lowerWorkerPriority(config.workerNice).catch((err: unknown) => {
+    log.warn({ err }, 'could not lower the priority of the hashing threads');
+    return 0;
+  });
+  if (reniced > 0)
+    log.info({ threads: reniced, nice: config.workerNice }, 'hashing threads yield to requests');
   await service.app.listen({ port: config.port, host: config.host });
 }
 

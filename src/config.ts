@@ -59,6 +59,15 @@ export interface Config {
   /** Slow clients: a whole request must arrive within requestTimeoutMs, its headers within headersTimeoutMs. */
   readonly requestTimeoutMs: number;
   readonly headersTimeoutMs: number;
+  /** Nice value for libuv's pool threads, where argon2 runs (Linux; 0 leaves them alone). */
+  readonly workerNice: number;
+  /** Load shedding (docs/benchmarks.md): over any limit, requests other than /health get 503. 0 = off. */
+  readonly pressure: {
+    readonly maxEventLoopDelayMs: number;
+    /** null: 90% of the V8 heap limit. */
+    readonly maxHeapUsedMb: number | null;
+    readonly maxRssMb: number;
+  };
 }
 
 /** A configuration problem: its message is the one line printed before the process exits. */
@@ -270,6 +279,15 @@ export function loadConfig(env: Env): Config {
     auditRetentionDays: int('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
     requestTimeoutMs,
     headersTimeoutMs,
+    workerNice: int('WORKER_NICE', 10, 0, 19),
+    pressure: {
+      maxEventLoopDelayMs: int('PRESSURE_MAX_EVENT_LOOP_DELAY_MS', 200, 0, 60_000),
+      maxHeapUsedMb:
+        str('PRESSURE_MAX_HEAP_USED_MB') === undefined
+          ? null
+          : int('PRESSURE_MAX_HEAP_USED_MB', 0, 0, 1_048_576),
+      maxRssMb: int('PRESSURE_MAX_RSS_MB', 0, 0, 1_048_576),
+    },
   };
   return deepFreeze(config);
 }

@@ -200,10 +200,33 @@ function validationMessage(v: ValidationIssue): string {
   return v.message ?? 'is invalid';
 }
 
+/**
+ * A shed request is answered after this pause. Clients that ignore Retry-After (a storm, an
+ * attack) otherwise turn refusals into a busy loop: 12 connections over the hashing capacity made
+ * ~7 000 refusals a second, which took the CPU from the hashing itself (docs/benchmarks.md). A
+ * paused refusal holds only a timer — no hashing slot, no queue place.
+ */
+export const SHED_PAUSE_MS = 250;
+
+function pausedProblem(reply: FastifyReply, err: ApiError): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(() => {
+      if (!reply.raw.destroyed && !reply.request.raw.socket?.destroyed) sendProblem(reply, err);
+      resolve();
+    }, SHED_PAUSE_MS);
+  });
+}
+
 /** Installs the one error handler and the not-found handler: everything leaves as problem+json. */
 export function installErrorHandlers(app: FastifyInstance, methodsForPath: (path: string) => string[]): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(err);
+    if (apiError.code === 'unavailable' && apiError.cause === undefined) {
+      // Deliberate load shedding (under pressure, hashing at capacity): a line per refused request
+      // would add load exactly when there is too much; their sources log a summary instead.
+      request.log.debug({ code: apiError.code, status: apiError.status }, 'request shed');
+      return pausedProblem(reply, apiError);
+    }
     if (apiError.status >= 500) {
       // The cause goes to the log (pino's serializer redacts secrets); the client sees only the code.
       request.log.error({ err: apiError.cause ?? err, code: apiError.code }, 'request failed');

@@ -42,16 +42,16 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
 function openSqlite(path: string): Database {
   const memory = path === ':memory:';
   if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
-  const connection = memory ? null : reopeningSqlite(path);
-  const database = connection ? connection.database : configureSqlite(new SQLite(':memory:'));
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
+  const connection = sqliteConnection(path, memory);
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: connection.database }) });
+  readers.set(db, connection.reader);
   return {
     db,
     dialect: 'sqlite',
     pool: null,
     ping: () => timed(() => sql`select 1`.execute(db)),
     close: () => db.destroy(),
-    ...(connection ? { dropConnection: connection.drop } : {}),
+    ...(memory ? {} : { dropConnection: connection.drop }),
   };
 }
 
@@ -72,19 +72,30 @@ const FILE_FAILURE = /^SQLITE_(IOERR|CANTOPEN|NOTADB)/;
  * A better-sqlite3 handle that recovers without a restart: after the file system failed under it
  * (an I/O error, the file replaced), it is closed at the next query outside a transaction and the
  * file reopened. Reopening never creates a file: a database that is missing answers 503 until it is
- * back, instead of a fresh, empty database being served.
+ * back, instead of a fresh, empty database being served. (An in-memory database is never reopened.)
+ *
+ * Prepared statements are reused by SQL text: Kysely's SQLite driver prepares every query anew,
+ * and preparing was a tenth of a verify-token request (docs/benchmarks.md). The cache belongs to
+ * the handle and is dropped with it. A statement still iterating (a streamed query) is busy and
+ * cannot run twice, so a fresh one is made then.
  */
-function reopeningSqlite(path: string): { database: SqliteDatabase; drop: () => void } {
-  let handle: SQLite.Database | null = configureSqlite(new SQLite(path));
+function sqliteConnection(
+  path: string,
+  memory: boolean,
+): { database: SqliteDatabase; reader: SqliteReader; drop: () => void } {
+  let handle: SQLite.Database | null = configureSqlite(new SQLite(memory ? ':memory:' : path));
   let broken = false;
   let closed = false;
+  const cache = new Map<string, SQLite.Statement>();
 
+  const release = () => {
+    if (handle?.open) handle.close();
+    handle = null;
+    cache.clear();
+  };
   const current = (): SQLite.Database => {
     if (closed) throw new Error('the database is closed');
-    if (handle && (broken || !handle.open) && !handle.inTransaction) {
-      if (handle.open) handle.close();
-      handle = null;
-    }
+    if (!memory && handle && (broken || !handle.open) && !handle.inTransaction) release();
     if (!handle) {
       handle = configureSqlite(new SQLite(path, { fileMustExist: true }));
       broken = false;
@@ -100,10 +111,22 @@ function reopeningSqlite(path: string): { database: SqliteDatabase; drop: () => 
       throw err;
     }
   };
+  const prepare = (text: string): SQLite.Statement =>
+    watched(() => {
+      const h = current();
+      const cached = cache.get(text);
+      if (cached !== undefined && !cached.busy) return cached;
+      const statement = h.prepare(text);
+      if (cached === undefined) {
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+        cache.set(text, statement);
+      }
+      return statement;
+    });
 
   const database: SqliteDatabase = {
     prepare(text) {
-      const statement = watched(() => current().prepare(text));
+      const statement = prepare(text);
       return {
         reader: statement.reader,
         all: (parameters) => watched(() => statement.all(parameters)),
@@ -113,18 +136,40 @@ function reopeningSqlite(path: string): { database: SqliteDatabase; drop: () => 
     },
     close() {
       closed = true;
-      handle?.close();
-      handle = null;
+      release();
     },
   };
-  return {
-    database,
-    drop: () => {
-      handle?.close();
-      handle = null;
+  const reader: SqliteReader = {
+    get inTransaction() {
+      return handle?.inTransaction ?? false;
     },
+    prepare,
   };
+  return { database, reader, drop: release };
 }
+
+/** Synchronous reads on the connection behind a Kysely instance (SQLite only). */
+export interface SqliteReader {
+  /** True while a Kysely transaction holds the connection: read through Kysely then, and wait. */
+  readonly inTransaction: boolean;
+  prepare(text: string): SQLite.Statement;
+}
+
+const readers = new WeakMap<Kysely<DB>, SqliteReader>();
+
+/**
+ * The synchronous reader behind a SQLite Kysely instance, for the hottest reads (the guard's):
+ * Kysely's promise and connection-lock round trip per query was a tenth of a verify-token request.
+ * Only safe outside transactions — Kysely runs a query whole without yielding, so when no
+ * transaction is open, nothing else is using the connection. Undefined for PostgreSQL and for
+ * transaction objects.
+ */
+export function sqliteReader(db: Kysely<DB>): SqliteReader | undefined {
+  return readers.get(db);
+}
+
+/** Most statements Gatehouse issues are a few dozen fixed texts; this many covers them all. */
+const STATEMENT_CACHE_SIZE = 256;
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
   const statementTimeoutMs = options.statementTimeoutMs ?? 0;

@@ -1,19 +1,18 @@
-import { randomUUID } from 'node:crypto';
-import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject, randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 
 /** Access tokens are signed with Ed25519 (EdDSA): small keys and signatures, fast to verify (bench/). */
 export const ACCESS_TOKEN_ALG = 'EdDSA';
 
-type KeyLike = CryptoKey | Uint8Array;
-
 export interface LoadedKey {
   kid: string;
   alg: string;
   publicJwk: JWK;
-  publicKey: KeyLike;
-  privateKey: KeyLike;
+  /** node:crypto keys: access tokens are signed and verified synchronously (access-tokens.ts). */
+  publicKey: KeyObject;
+  privateKey: KeyObject;
   createdAt: number;
   retiredAt: number | null;
 }
@@ -26,6 +25,8 @@ export interface KeyStore {
   signingKey(): LoadedKey;
   /** A verification key by kid; reloads from the database once on a miss (another instance rotated). */
   verificationKey(kid: string): Promise<LoadedKey | null>;
+  /** True while a key is loaded (verified-token cache entries live only as long as their key). */
+  hasKey(kid: string): boolean;
   jwks(): { keys: JWK[] };
   reload(): Promise<void>;
 }
@@ -88,8 +89,8 @@ export async function createKeyStore(db: Kysely<DB>, accessTokenTtlS: number): P
         kid: row.kid,
         alg: row.alg,
         publicJwk,
-        publicKey: await importJWK(publicJwk, row.alg),
-        privateKey: await importJWK(JSON.parse(row.private_jwk) as JWK, row.alg),
+        publicKey: createPublicKey({ key: publicJwk as JsonWebKey, format: 'jwk' }),
+        privateKey: createPrivateKey({ key: JSON.parse(row.private_jwk) as JsonWebKey, format: 'jwk' }),
         createdAt: row.created_at,
         retiredAt: row.retired_at,
       });
@@ -119,6 +120,7 @@ export async function createKeyStore(db: Kysely<DB>, accessTokenTtlS: number): P
       await load();
       return keys.find((k) => k.kid === kid) ?? null;
     },
+    hasKey: (kid) => keys.some((k) => k.kid === kid),
     jwks: () => ({ keys: keys.map((k) => k.publicJwk) }),
     reload: load,
   };

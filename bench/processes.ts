@@ -1,0 +1,168 @@
+// Process plumbing for the bench: CPU pinning, child processes, /proc readings, free ports.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
+
+/** CPUs the bench pins to: the server (and the baselines) on one, the load generator on the other. */
+export const SERVER_CPU = 0;
+export const LOAD_CPU = 1;
+
+let tasksetOk: boolean | undefined;
+let boostOk: boolean | undefined;
+
+/**
+ * True when bench processes can be given scheduling priority: Linux groups each session's
+ * processes (autogroups) and shares the CPU between groups, so a plain `nice` does nothing against
+ * other sessions. A bench child gets a session of its own and its group a nice of -20 (root or
+ * CAP_SYS_NICE), which keeps the figures about Gatehouse rather than about the neighbours.
+ */
+export function canBoost(): boolean {
+  if (boostOk === undefined) {
+    try {
+      const own = readFileSync('/proc/self/autogroup', 'utf8');
+      boostOk =
+        /nice/.test(own) &&
+        execFileSync('nice', ['-n', '-20', 'nice'], { encoding: 'utf8' }).trim() === '-20';
+    } catch {
+      boostOk = false;
+    }
+  }
+  return boostOk;
+}
+
+function boost(pid: number | undefined): void {
+  if (pid === undefined || !canBoost()) return;
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, '-20');
+  } catch {
+    // Not permitted after all: the figures are just noisier.
+  }
+}
+
+/** True when processes can be pinned (Linux `taskset` and at least two CPUs). */
+export function canPin(): boolean {
+  if (tasksetOk === undefined) {
+    try {
+      execFileSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' });
+      tasksetOk = availableParallelism() >= 2;
+    } catch {
+      tasksetOk = false;
+    }
+  }
+  return tasksetOk;
+}
+
+const children = new Set<ChildProcess>();
+// Detached children (own sessions) do not get the terminal's Ctrl-C: pass it on.
+process.once('SIGINT', () => {
+  for (const child of children) child.kill('SIGKILL');
+  process.exit(130);
+});
+
+/** Spawns `node <args>` pinned to a CPU and boosted when possible (taskset execs, so the pid is node's). */
+export function spawnNode(
+  cpu: number,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; stdout?: 'pipe' | 'ignore' | number } = {},
+): ChildProcess {
+  const [cmd, ...rest] = canPin()
+    ? ['taskset', '-c', String(cpu), process.execPath, ...args]
+    : [process.execPath, ...args];
+  const child = spawn(cmd as string, rest, {
+    env: options.env ?? process.env,
+    stdio: ['ignore', options.stdout ?? 'pipe', 'inherit'],
+    // A session of its own puts the child in its own autogroup, which boost() can then raise.
+    detached: canBoost(),
+  });
+  boost(child.pid);
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** Resolves with the first line of a child's stdout, parsed as JSON. */
+export function firstJsonLine<T>(child: ChildProcess): Promise<T> {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    const onData = (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      const newline = buffer.indexOf('\n');
+      if (newline < 0) return;
+      child.stdout?.off('data', onData);
+      try {
+        resolve(JSON.parse(buffer.slice(0, newline)) as T);
+      } catch (err) {
+        reject(err);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`child exited (${code}) before printing its result`)));
+  });
+}
+
+/** Runs `node <args>` pinned to a CPU to completion and parses its one JSON line. */
+export async function runNodeJson<T>(cpu: number, args: string[], env?: NodeJS.ProcessEnv): Promise<T> {
+  const child = spawnNode(cpu, args, env ? { env } : {});
+  const result = await firstJsonLine<T>(child);
+  if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+  return result;
+}
+
+/** Sends SIGTERM and waits for the exit (SIGKILL after 5 s). */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** A TCP port free on loopback right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const CLOCK_TICKS = 100;
+
+/** CPU seconds (user + system) a process has used so far; null where /proc is missing. */
+export function cpuSeconds(pid: number): number | null {
+  const path = `/proc/${pid}/stat`;
+  if (!existsSync(path)) return null;
+  // The command name (field 2) may hold spaces; fields after its closing parenthesis are fixed.
+  const after = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(after[11]) + Number(after[12])) / CLOCK_TICKS;
+}
+
+/** A `/proc/<pid>/status` field in MiB (VmHWM: peak resident set; VmRSS: current). */
+export function statusMb(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
+  const path = `/proc/${pid}/status`;
+  if (!existsSync(path)) return null;
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(path, 'utf8'));
+  return m ? Number(m[1]) / 1024 : null;
+}
+
+/** Polls a URL until it answers 200; resolves with the milliseconds since `since`. */
+export async function waitFor200(url: string, since: number, timeoutMs = 30_000): Promise<number> {
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.status === 200) return performance.now() - since;
+    } catch {
+      // Not listening yet.
+    }
+    if (performance.now() - since > timeoutMs)
+      throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

@@ -1,0 +1,229 @@
+// `npm run bench`: Gatehouse's speed against baselines measured in the same run (docs/benchmarks.md).
+// Options: --json (print the results as JSON instead of the table), --write-docs (replace the table in
+// docs/benchmarks.md), --duration <s> (per scenario, default 6), --warmup <s> (default 2),
+// --no-build (measure the existing dist/).
+import type { ChildProcess } from 'node:child_process';
+import { execSync } from 'node:child_process';
+import { mkdtempSync, openSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LoadResult, LoadSpec } from './load.ts';
+import {
+  canBoost,
+  canPin,
+  cpuSeconds,
+  firstJsonLine,
+  freePort,
+  LOAD_CPU,
+  runNodeJson,
+  SERVER_CPU,
+  spawnNode,
+  statusMb,
+  stopChild,
+  waitFor200,
+} from './processes.ts';
+import { type BenchReport, machineInfo, renderTable, writeDocs } from './report.ts';
+
+const args = process.argv.slice(2);
+const flag = (name: string) => args.includes(name);
+const num = (name: string, def: number) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : def;
+};
+const DURATION_S = num('--duration', 6);
+const WARMUP_S = num('--warmup', 2);
+const CONNECTIONS = 16;
+const LOGIN_CONNECTIONS = 16;
+const STORM_CONNECTIONS = 32;
+const ADMIN_EMAIL = 'bench-admin@gatehouse.test';
+const ADMIN_PASSWORD = 'correct horse battery staple 42';
+
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+interface ServerLoad {
+  results: LoadResult[];
+  /** CPU share the pinned server used during the load (1 = its whole CPU). */
+  serverCpu: number | null;
+  /** Server CPU microseconds per response: unlike req/s, barely moved by other load on the machine. */
+  cpuUsPerRequest: number | null;
+  loadCpu: number;
+}
+
+/** Runs loads from a pinned generator against a server process and samples the server's CPU. */
+async function load(serverPid: number, specs: LoadSpec[]): Promise<ServerLoad> {
+  const warmup = Math.max(...specs.map((s) => s.warmupS));
+  const duration = Math.max(...specs.map((s) => s.durationS));
+  let before: number | null = null;
+  const sample = setTimeout(() => {
+    before = cpuSeconds(serverPid);
+  }, warmup * 1000);
+  const t0 = performance.now();
+  const out = await runNodeJson<{ results: LoadResult[]; cpuS: number }>(LOAD_CPU, [
+    'bench/load.ts',
+    JSON.stringify(specs),
+  ]);
+  clearTimeout(sample);
+  const after = cpuSeconds(serverPid);
+  const measuredS = (performance.now() - t0) / 1000 - warmup;
+  const cpuS = before !== null && after !== null ? after - before : null;
+  const responses = out.results.reduce((n, r) => n + r.allRps * r.durationS, 0);
+  return {
+    results: out.results,
+    serverCpu: cpuS === null ? null : cpuS / measuredS,
+    cpuUsPerRequest: cpuS === null ? null : (cpuS * 1e6) / responses,
+    loadCpu: out.cpuS / (warmup + duration),
+  };
+}
+
+function spec(name: string, url: string, extra: Partial<LoadSpec> = {}): LoadSpec {
+  return { name, url, connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, ...extra };
+}
+
+async function baselineServer(): Promise<ServerLoad> {
+  const child = spawnNode(SERVER_CPU, ['bench/baseline-server.ts']);
+  try {
+    const { port } = await firstJsonLine<{ port: number }>(child);
+    return await load(child.pid ?? 0, [spec('bare', `http://127.0.0.1:${port}/health`)]);
+  } finally {
+    await stopChild(child);
+  }
+}
+
+/** Logs in over HTTP; null when the login endpoint is not there (404). */
+async function login(base: string): Promise<string | null> {
+  const res = await fetch(`${base}/api/v1/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+  });
+  const body = (await res.json()) as { access_token?: string };
+  if (res.status === 404) return null;
+  if (res.status !== 200 || !body.access_token) throw new Error(`login answered ${res.status}`);
+  return body.access_token;
+}
+
+/** Without a login endpoint: a token minted the way login would, on the service's own database. */
+async function mintToken(env: NodeJS.ProcessEnv): Promise<string> {
+  const { loadConfig } = await import('../src/config.ts');
+  const { openDatabase } = await import('../src/db/database.ts');
+  const { createContext, closeContext } = await import('../src/context.ts');
+  const { createLogger } = await import('../src/logger.ts');
+  const { openSession } = await import('../src/modules/auth/sessions.service.ts');
+  const config = loadConfig(env);
+  const database = openDatabase(config.databaseUrl);
+  const ctx = await createContext(config, database, createLogger('silent'));
+  try {
+    const admin = await ctx.db
+      .selectFrom('users')
+      .selectAll()
+      .where('email', '=', ADMIN_EMAIL)
+      .executeTakeFirstOrThrow();
+    return (await openSession(ctx, admin, { ip: '127.0.0.1', userAgent: 'bench' })).access_token;
+  } finally {
+    await closeContext(ctx);
+    await database.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const loadAtStart = loadavg();
+  if (!flag('--no-build')) {
+    log('building dist/ (npm run build)');
+    execSync('npm run build --silent', { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  if (!canPin()) log('taskset or a second CPU is missing: processes are NOT pinned; figures are rougher');
+
+  log('baseline: bare Fastify route');
+  const bare = await baselineServer();
+  log('baseline: raw argon2 verify');
+  const argon2 = await runNodeJson<{ rps: number; p50Ms: number; p99Ms: number; concurrency: number }>(
+    SERVER_CPU,
+    ['bench/argon2-baseline.ts', String(LOGIN_CONNECTIONS), String(DURATION_S), String(WARMUP_S)],
+  );
+  log('token signature algorithms');
+  const algs = await runNodeJson<BenchReport['algorithms']>(SERVER_CPU, ['bench/jwt-algs.ts', '1']);
+
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: `sqlite:${join(dir, 'gatehouse.db')}`,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: base,
+    ADMIN_EMAIL,
+    ADMIN_PASSWORD,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  };
+  let service: ChildProcess | undefined;
+  try {
+    log('service: start on a fresh SQLite database');
+    const t0 = performance.now();
+    service = spawnNode(SERVER_CPU, ['dist/src/main.js'], {
+      env,
+      stdout: openSync(join(dir, 'service.log'), 'w'),
+    });
+    const startupMs = await waitFor200(`${base}/health`, t0);
+    const pid = service.pid ?? 0;
+
+    log('service: GET /health');
+    const health = await load(pid, [spec('health', `${base}/health`)]);
+
+    let token = await login(base);
+    const loginMissing = token === null;
+    if (token === null) {
+      log('login endpoint missing (404): minting the verify-token token on the database directly');
+      token = await mintToken(env);
+    }
+    log('service: GET /api/v1/verify-token');
+    const verify = await load(pid, [
+      spec('verify', `${base}/api/v1/verify-token`, { headers: { authorization: `Bearer ${token}` } }),
+    ]);
+
+    let loginLoad: ServerLoad | null = null;
+    let storm: ServerLoad | null = null;
+    if (!loginMissing) {
+      const body = JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
+      log(`service: POST /api/v1/login (${LOGIN_CONNECTIONS} connections)`);
+      loginLoad = await load(pid, [
+        spec('login', `${base}/api/v1/login`, { method: 'POST', body, connections: LOGIN_CONNECTIONS }),
+      ]);
+      log(`service: GET /health while ${STORM_CONNECTIONS} connections hammer login`);
+      storm = await load(pid, [
+        spec('storm-login', `${base}/api/v1/login`, { method: 'POST', body, connections: STORM_CONNECTIONS }),
+        spec('storm-health', `${base}/health`, { connections: 2, overallRate: 200 }),
+      ]);
+    }
+    const peakRssMb = statusMb(pid, 'VmHWM');
+
+    const report: BenchReport = {
+      machine: machineInfo(dir, canPin(), canBoost(), loadAtStart),
+      command: `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`,
+      durationS: DURATION_S,
+      warmupS: WARMUP_S,
+      connections: { throughput: CONNECTIONS, login: LOGIN_CONNECTIONS, storm: STORM_CONNECTIONS },
+      bare,
+      health,
+      verify,
+      loginMissing,
+      login: loginLoad,
+      storm,
+      argon2,
+      algorithms: algs,
+      peakRssMb,
+      startupMs,
+      totalS: (performance.now() - started) / 1000,
+    };
+    if (flag('--json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    else process.stdout.write(`${renderTable(report)}\n`);
+    if (flag('--write-docs')) writeDocs(report);
+  } finally {
+    if (service) await stopChild(service);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
