@@ -30,9 +30,10 @@ const BODY_LIMIT = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // A JSON API's set (OWASP REST Security Cheat Sheet). helmet's defaults are for HTML pages: their
 // CSP directives (script-src 'self', style-src … 'unsafe-inline', …) loosened `default-src 'none'`,
-// and the other seven headers (COOP, Origin-Agent-Cluster, Referrer-Policy, X-DNS-Prefetch-Control,
+// and six other headers (COOP, Origin-Agent-Cluster, X-DNS-Prefetch-Control,
 // X-Download-Options, X-Permitted-Cross-Domain-Policies, X-XSS-Protection) govern documents, which
-// Gatehouse never serves outside /docs. Each header costs every response (docs/benchmarks.md).
+// Gatehouse never serves outside /docs. Referrer-Policy stays: a link followed from /docs or an
+// error page must not leak a URL. Each header costs every response (docs/benchmarks.md).
 const SECURITY_HEADERS = securityHeaders({
   // The strictest policy; /docs loosens it for its own page only.
   contentSecurityPolicy: {
@@ -43,7 +44,7 @@ const SECURITY_HEADERS = securityHeaders({
   xFrameOptions: { action: 'deny' },
   crossOriginOpenerPolicy: false,
   originAgentCluster: false,
-  referrerPolicy: false,
+  referrerPolicy: { policy: 'no-referrer' },
   xDnsPrefetchControl: false,
   xDownloadOptions: false,
   xPermittedCrossDomainPolicies: false,

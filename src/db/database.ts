@@ -357,7 +357,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     if (UNAVAILABLE_PG_CODES.includes(code)) return true;
     if (/^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_PG_CLASSES.includes(code.slice(0, 2))) return true;
   }
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|database is locked|unable to open database|driver has already been destroyed/i.test(
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|database is locked|unable to open database|the database is closed|driver has already been destroyed/i.test(
     err.message,
   );
 }
