@@ -44,6 +44,10 @@ function openSqlite(path: string): Database {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Unicode case folding for queries (SQLite's lower() folds ASCII only); user search uses it.
+  sqlite.function('gh_fold', { deterministic: true }, (s: unknown) =>
+    typeof s === 'string' ? s.toLowerCase() : s,
+  );
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
   return {
     db,

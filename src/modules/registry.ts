@@ -6,6 +6,8 @@ import { describeEndpoint, type Endpoint } from './endpoint.ts';
 import { healthEndpoints } from './health/health.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
 import type { ModuleInfo, ModuleName } from './module-state.ts';
+import { userAdminEndpoints } from './user-admin/user-admin.routes.ts';
+import { usersEndpoints } from './users/users.routes.ts';
 
 /** A module's public description, as the admin module list and the index show it. */
 export type ModuleCatalog = Array<{
@@ -26,9 +28,9 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   health: healthEndpoints,
   admin: adminEndpoints,
   auth: authEndpoints,
-  users: () => [],
+  users: usersEndpoints,
   account: () => [],
-  user_admin: () => [],
+  user_admin: userAdminEndpoints,
   idp: () => [],
   invitations: () => [],
 };

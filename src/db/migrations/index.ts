@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely/migration';
 import * as core from './20261121000000_core.ts';
+import * as usersScale from './20261121010000_users_scale.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -8,4 +9,5 @@ import * as core from './20261121000000_core.ts';
  */
 export const migrations: Record<string, Migration> = {
   '20261121000000_core': core,
+  '20261121010000_users_scale': usersScale,
 };

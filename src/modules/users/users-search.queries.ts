@@ -1,0 +1,205 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { DialectName } from '../../db/dialect.ts';
+import type { DB, Role, UserRow, UserStatus } from '../../db/schema.ts';
+
+/*
+ * The SQL of user search (API.md §6), per engine. A match is a case-insensitive substring of the
+ * email or the name; its tier is 0 for the exact email, 1 for a prefix of the email or of a word of
+ * the name (a word starts the name or follows a space or a hyphen), 2 otherwise. Rows are always
+ * re-checked with exact predicates, so the indexes (FTS5 trigrams, pg_trgm) only narrow candidates.
+ */
+
+export type Tier = 0 | 1 | 2;
+
+/** A query, folded once. */
+export interface SearchTerm {
+  /** Lower-cased query. */
+  qf: string;
+  /** Length in code points (what the trigram indexes count). */
+  length: number;
+  /** Upper bound of the email prefix range: qf followed by the highest code point. */
+  upper: string;
+  ascii: boolean;
+}
+
+/** Folds a query for matching. */
+export function searchTerm(q: string): SearchTerm {
+  const qf = q.toLowerCase();
+  return { qf, length: [...qf].length, upper: `${qf}\u{10FFFF}`, ascii: /^[\x20-\x7e]*$/.test(qf) };
+}
+
+export interface SearchFilters {
+  role?: Role | undefined;
+  status?: UserStatus | undefined;
+}
+
+export type RankedRow = UserRow & { rank: number };
+
+/** What the search plans need from an engine, for one query. */
+export interface SearchEngine {
+  readonly dialect: DialectName;
+  /** The email order ("C" on PostgreSQL, whatever the database collation). */
+  readonly email: RawBuilder<string>;
+  /** Prefix that keeps SQLite's planner off a column's index (unary +); empty on PostgreSQL. */
+  readonly noIndex: string;
+  /** The exact tier of a row (0, 1, 2), or 3 when it does not match. */
+  rank(): RawBuilder<number>;
+  /** Exact: the row is in this tier. Per-row work only, so a walk keeps its index order. */
+  inTier(tier: 1 | 2): RawBuilder<boolean>;
+  /** Exact: the row matches. */
+  matches(): RawBuilder<boolean>;
+  /** Ids of every match, from the substring index; null when the index cannot serve the query. */
+  indexedMatches(): Promise<RawBuilder<unknown> | null>;
+  /** Ids that may be tier 1, from indexes; null when they cannot serve the query. */
+  indexedTier1(): Promise<RawBuilder<unknown> | null>;
+  /** Matches passing the filters, up to `cap`, through the index; null when it cannot serve. */
+  countIndexed(filters: SearchFilters, cap: number): Promise<number | null>;
+}
+
+const ESCAPE = sql.raw(`escape '\\'`);
+
+function likeEscape(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function tiers(
+  t: SearchTerm,
+  tier1: RawBuilder<boolean>,
+  all: RawBuilder<boolean>,
+): Pick<SearchEngine, 'rank' | 'inTier' | 'matches'> {
+  return {
+    rank: () =>
+      sql<number>`case when email = ${t.qf} then 0 when ${tier1} then 1 when ${all} then 2 else 3 end`,
+    inTier: (tier) =>
+      tier === 1
+        ? sql<boolean>`(email <> ${t.qf} and ${tier1})`
+        : sql<boolean>`(email <> ${t.qf} and not ${tier1} and ${all})`,
+    matches: () => all,
+  };
+}
+
+/** role/status conditions; `prefix` qualifies the columns or carries SQLite's unary +. */
+export function filterConditions(filters: SearchFilters, prefix: string): RawBuilder<unknown>[] {
+  const p = sql.raw(prefix);
+  const out: RawBuilder<unknown>[] = [];
+  if (filters.role !== undefined) out.push(sql`${p}role = ${filters.role}`);
+  if (filters.status !== undefined) out.push(sql`${p}status = ${filters.status}`);
+  return out;
+}
+
+function and(conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  return conditions.length === 0 ? sql`1 = 1` : sql.join(conditions, sql` and `);
+}
+
+/**
+ * SQLite: the FTS5 trigram table users_fts (docs/users.md). Exact predicates use LIKE and lower()
+ * for ASCII queries (both fold ASCII in C) and the Unicode gh_fold() function otherwise.
+ */
+export function sqliteSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
+  return (t) => {
+    const name = t.ascii ? sql`name` : sql`gh_fold(name)`;
+    const lowered = t.ascii ? sql`lower(name)` : sql`gh_fold(name)`;
+    const e = likeEscape(t.qf);
+    const tier1 = sql<boolean>`(substr(email, 1, ${t.length}) = ${t.qf} or ${name} like ${`${e}%`} ${ESCAPE}
+      or ${name} like ${`% ${e}%`} ${ESCAPE} or ${name} like ${`%-${e}%`} ${ESCAPE})`;
+    const all = sql<boolean>`(instr(email, ${t.qf}) > 0 or instr(${lowered}, ${t.qf}) > 0)`;
+    const ids = (expr: string) => sql`select m.user_id from users_fts f
+      join users_search_rowids m on m.rowid = f.rowid where users_fts match ${expr}`;
+    const matchExpr = async (): Promise<string | 'none' | null> => {
+      const p = await phrase(db, t.qf);
+      return p === 'none' || p === null ? p : `{e n} : ${p}`;
+    };
+    return {
+      dialect: 'sqlite',
+      email: sql<string>`email`,
+      noIndex: '+',
+      ...tiers(t, tier1, all),
+      async indexedMatches() {
+        const expr = await matchExpr();
+        if (expr === null) return null;
+        return expr === 'none' ? sql`select id from users where 0` : ids(expr);
+      },
+      async indexedTier1() {
+        const parts: string[] = [];
+        for (const s of [`\u0002${t.qf}`, ` ${t.qf}`, `-${t.qf}`]) {
+          const p = await phrase(db, s);
+          if (p === null) return null;
+          if (p !== 'none') parts.push(p);
+        }
+        // Email prefixes come from the email index itself.
+        const byEmail = sql`select id from users where email >= ${t.qf} and email < ${t.upper}`;
+        return parts.length === 0 ? byEmail : sql`${byEmail} union all ${ids(`n : (${parts.join(' OR ')})`)}`;
+      },
+      async countIndexed(filters, cap) {
+        const expr = await matchExpr();
+        if (expr === null) return null;
+        if (expr === 'none') return 0;
+        const f = filterConditions(filters, 'u.');
+        const query =
+          f.length === 0
+            ? sql<{ n: number }>`select count(*) as n from
+                (select 1 from users_fts where users_fts match ${expr} limit ${cap}) s`
+            : sql<{ n: number }>`select count(*) as n from (select 1 from users_fts f
+                join users_search_rowids m on m.rowid = f.rowid join users u on u.id = m.user_id
+                where users_fts match ${expr} and ${and(f)} limit ${cap}) s`;
+        return Number((await query.execute(db)).rows[0]?.n ?? 0);
+      },
+    };
+  };
+}
+
+/** Past this many trigrams sharing a one- or two-character prefix, the set is too common for an OR. */
+const MAX_PREFIX_TERMS = 200;
+
+/**
+ * An FTS5 expression matching `s` anywhere: a phrase from three characters; below that, the OR of
+ * every indexed trigram starting with `s` (the values' trailing U+0001 guarantee there is one).
+ * 'none' when nothing can match, null when too many trigrams qualify.
+ */
+async function phrase(db: Kysely<DB>, s: string): Promise<string | 'none' | null> {
+  if ([...s].length >= 3) return quote(s);
+  // fts5vocab reads each listed term's whole doclist, so stop early: common prefixes are walked.
+  const rows = await sql<{ term: string }>`select term from users_fts_terms
+    where term >= ${s} and term < ${`${s}\u{10FFFF}`} limit ${MAX_PREFIX_TERMS + 1}`.execute(db);
+  if (rows.rows.length > MAX_PREFIX_TERMS) return null;
+  if (rows.rows.length === 0) return 'none';
+  return `(${rows.rows.map((r) => quote(r.term)).join(' OR ')})`;
+}
+
+/** An FTS5 string literal: everything inside double quotes is literal, quotes doubled. */
+function quote(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`;
+}
+
+/** PostgreSQL: pg_trgm GIN indexes on email and lower(name), the "C" email index for prefixes. */
+export function postgresSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
+  return (t) => {
+    const name = sql`lower(name)`;
+    const email = sql<string>`email collate "C"`;
+    // Exact predicates avoid LIKE so a walk keeps the email order instead of a trigram bitmap.
+    const tier1 = sql<boolean>`(starts_with(email, ${t.qf}) or starts_with(${name}, ${t.qf})
+      or strpos(${name}, ${` ${t.qf}`}) > 0 or strpos(${name}, ${`-${t.qf}`}) > 0)`;
+    const all = sql<boolean>`(strpos(email, ${t.qf}) > 0 or strpos(${name}, ${t.qf}) > 0)`;
+    const p = `%${likeEscape(t.qf)}%`;
+    const contains = sql<boolean>`(email like ${p} ${ESCAPE} or ${name} like ${p} ${ESCAPE})`;
+    const e = likeEscape(t.qf);
+    return {
+      dialect: 'postgres',
+      email,
+      noIndex: '',
+      ...tiers(t, tier1, all),
+      // pg_trgm needs three characters inside a word; shorter substrings have no index here.
+      indexedMatches: async () => (t.length >= 3 ? sql`select id from users where ${contains}` : null),
+      // pg_trgm pads word starts, so even one- and two-character word prefixes use the name index.
+      indexedTier1: async () => sql`select id from users where (${email} >= ${t.qf} and ${email} < ${t.upper})
+        or ${name} like ${`${e}%`} ${ESCAPE} or ${name} like ${`% ${e}%`} ${ESCAPE}
+        or ${name} like ${`%-${e}%`} ${ESCAPE}`,
+      async countIndexed(filters, cap) {
+        if (t.length < 3) return null;
+        const row = await sql<{ n: number }>`select count(*) as n from (select 1 from users
+          where ${and([contains, ...filterConditions(filters, '')])} limit ${cap}) s`.execute(db);
+        return Number(row.rows[0]?.n ?? 0);
+      },
+    };
+  };
+}
