@@ -74,7 +74,9 @@ export async function searchUsers(
     rows = await rankedPage(db, engine, filters, sql`1 = 1`, after, want);
     total = async () => (await countWalk(db, engine, filters, null)) ?? 0;
   } else {
-    const estimate = await engine.countIndexed({}, SEARCH_TUNING.candidateMax + 1);
+    // Under three characters the index answers only through a vocabulary scan whose cost grows
+    // with how common the query is: such queries start with the walk, which is cheap exactly then.
+    const estimate = term.length >= 3 ? await engine.countIndexed({}, SEARCH_TUNING.candidateMax + 1) : null;
     const ids =
       estimate !== null && estimate <= SEARCH_TUNING.candidateMax ? await engine.indexedMatches() : null;
     if (ids) {
