@@ -10,7 +10,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { AppContext } from './context.ts';
-import { ApiError, installErrorHandlers } from './errors.ts';
+import { ApiError, installErrorHandlers, sendProblem, toApiError } from './errors.ts';
 import { IndexResponse } from './index.schemas.ts';
 import type { Endpoint } from './modules/endpoint.ts';
 import { documentation, loadModules } from './modules/registry.ts';
@@ -40,6 +40,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
     routerOptions: { maxParamLength: 512, ignoreTrailingSlash: false },
+    // Errors the router raises before any hook (a malformed or over-long path segment) leave as
+    // problem+json too; no route matched, so they are 404s.
+    frameworkErrors: (err, request, reply) => {
+      reply.header('x-request-id', request.id);
+      sendProblem(reply, toApiError(err));
+    },
     ajv: { customOptions: {} },
   });
   app.server.headersTimeout = 10_000;

@@ -146,6 +146,7 @@ export function toApiError(err: unknown): ApiError {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiError('invalid_json', { detail: 'The body is not valid JSON' });
     case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_MAX_PARAM_LENGTH':
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return new ApiError('not_found');
   }

@@ -114,8 +114,11 @@ export const StatsResponse = Type.Object({
 });
 export type StatsResponse = Static<typeof StatsResponse>;
 
-/** Any string: a malformed id is a 404 (API.md §6), decided by the service, not a 400 from the schema. */
-export const IdParams = Type.Object({ id: Type.String() });
+/**
+ * Any string: a malformed id is a 404 (API.md §6), decided by the service, not a 400 from the
+ * schema. 512 is the router's own limit on a path parameter (longer never reaches the schema).
+ */
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 512 }) });
 
 export const UpdateBody = Type.Object(
   {
