@@ -73,7 +73,7 @@ for (const dialect of DIALECTS) {
       await insertUsers(t, specs());
     });
     after(() => {
-      LIST_TUNING.filterFirstMax = 5000;
+      LIST_TUNING.filterFirstMax = 1000;
       return t.destroy();
     });
 
@@ -168,7 +168,7 @@ for (const dialect of DIALECTS) {
           }
         }
       }
-      LIST_TUNING.filterFirstMax = 5000;
+      LIST_TUNING.filterFirstMax = 1000;
     });
 
     it('refuses malformed, tampered and foreign cursors and bad parameters with 400', async () => {

@@ -66,17 +66,32 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('app_secrets').ifExists().execute();
 }
 
-function sortIndexes(dialect: DialectName): string[] {
-  // Binary ("C") order on PostgreSQL, whatever the database's collation, so both engines sort
-  // emails and names the same way. lower() under "C" folds ASCII only, exactly like SQLite's lower().
-  const c = dialect === 'postgres' ? ' collate "C"' : '';
-  const nameKey = dialect === 'postgres' ? '(lower(name collate "C"))' : 'lower(name)';
+/**
+ * One index per list sort, shaped like its keyset (key, id), carrying role, status and created_at
+ * so a filtered walk tests the filters on the index entry without reading the row (SQLite defers
+ * the row lookup; PostgreSQL answers from the index alone). The email index also carries the name,
+ * for search walks in email order. Binary ("C") order on PostgreSQL whatever the database's
+ * collation, so both engines sort alike; lower() under "C" folds ASCII only, like SQLite's lower().
+ */
+export function sortIndexes(dialect: DialectName): string[] {
+  if (dialect === 'postgres') {
+    return [
+      'drop index users_created_at_idx',
+      'create index users_created_at_idx on users (created_at, id) include (role, status)',
+      'create index users_email_c_idx on users (email collate "C") include (name, role, status, created_at)',
+      'create index users_name_idx on users ((lower(name collate "C")), id) include (role, status, created_at)',
+      // Never-logged-in users sort as the oldest logins (docs/users.md).
+      `create index users_last_login_idx on users ((coalesce(last_login_at, -1)), id)
+         include (role, status, created_at)`,
+      'create index users_role_status_idx on users (role, status, created_at)',
+    ];
+  }
   return [
-    // users.email already has a unique index; PostgreSQL needs a "C" one for ordering and prefixes.
-    ...(dialect === 'postgres' ? [`create index users_email_c_idx on users (email${c})`] : []),
-    `create index users_name_idx on users (${nameKey}, id)`,
-    // Never-logged-in users sort as the oldest logins (docs/users.md).
-    'create index users_last_login_idx on users ((coalesce(last_login_at, -1)), id)',
+    'drop index users_created_at_idx',
+    'create index users_created_at_idx on users (created_at, id, role, status)',
+    'create index users_email_walk_idx on users (email, name, role, status, created_at)',
+    'create index users_name_idx on users (lower(name), id, role, status, created_at)',
+    'create index users_last_login_idx on users (coalesce(last_login_at, -1), id, role, status, created_at)',
     'create index users_role_status_idx on users (role, status, created_at)',
   ];
 }
@@ -225,7 +240,6 @@ function postgresDown(): string[] {
     'drop trigger if exists users_counts on users',
     'drop function if exists gatehouse_user_counts()',
     'drop function if exists gatehouse_bump_count(text, text, bigint, bigint)',
-    'drop index if exists users_email_c_idx',
     ...dropSortIndexes(),
   ];
 }
@@ -235,6 +249,11 @@ function dropSortIndexes(): string[] {
     'drop index if exists users_role_status_idx',
     'drop index if exists users_last_login_idx',
     'drop index if exists users_name_idx',
+    'drop index if exists users_email_walk_idx',
+    'drop index if exists users_email_c_idx',
+    'drop index if exists users_created_at_idx',
+    // The core migration's own index.
+    'create index users_created_at_idx on users (created_at, id)',
   ];
 }
 

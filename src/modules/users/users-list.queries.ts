@@ -83,9 +83,24 @@ export async function selectPage(
     ? sql`${key} ${dir}, ${sql.raw(hintKey)}id ${dir}`
     : sql`${key} ${dir}`;
   const where = conditions.length > 0 ? sql`where ${sql.join(conditions, sql` and `)}` : sql``;
+  const sortKey = sortKeySql(dialect, req.key);
+  if (req.filterFirst || conditions.length === 0) {
+    const result = await sql<KeyedRow>`
+      select *, ${sortKey} as sort_key from users ${where} order by ${order} limit ${req.limit}`.execute(db);
+    return result.rows;
+  }
+  // A filtered walk: find the page's ids on the sort index alone (it carries role and status), then
+  // read just those rows. SQLite's email sort must name its covering index (the unique index on
+  // email alone would make it read every row it skips), and the limit is a literal so its planner
+  // knows the page is small (with a bound parameter it may scan users to spare a sort).
+  const from = sqlite && req.key === 'email' ? sql`users indexed by users_email_walk_idx` : sql`users`;
   const result = await sql<KeyedRow>`
-    select *, ${sortKeySql(dialect, req.key)} as sort_key from users ${where}
-    order by ${order} limit ${req.limit}`.execute(db);
+    select u.*, ${sortKey} as sort_key
+    from (select id from ${from} ${where} order by ${order} limit ${sql.lit(req.limit)}) page
+    join users u on u.id = page.id
+    order by ${hasTieBreaker(req.key) ? sql`${sortKey} ${dir}, u.id ${dir}` : sql`${sortKey} ${dir}`}`.execute(
+    db,
+  );
   return result.rows;
 }
 

@@ -52,6 +52,11 @@ export interface SearchEngine {
   indexedMatches(): Promise<RawBuilder<unknown> | null>;
   /** Ids that may be tier 1, from indexes; null when they cannot serve the query. */
   indexedTier1(): Promise<RawBuilder<unknown> | null>;
+  /**
+   * The ids of every match (filters ignored) when the index finds at most `cap` of them cheaply;
+   * null when there are more, or only a walk can tell.
+   */
+  candidateIds(cap: number): Promise<string[] | null>;
   /** Matches passing the filters, up to `cap`, through the index; null when it cannot serve. */
   countIndexed(filters: SearchFilters, cap: number): Promise<number | null>;
 }
@@ -130,6 +135,15 @@ export function sqliteSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
         const byEmail = sql`select id from users where email >= ${t.qf} and email < ${t.upper}`;
         return parts.length === 0 ? byEmail : sql`${byEmail} union all ${ids(`n : (${parts.join(' OR ')})`)}`;
       },
+      // Three characters and more: FTS5 lists candidates cheaply (it stops past the cap).
+      async candidateIds(cap) {
+        if (t.length < 3) return null;
+        const expr = await matchExpr();
+        if (expr === 'none') return [];
+        if (expr === null) return null;
+        const rows = await sql<{ user_id: string }>`${ids(expr)} limit ${cap + 1}`.execute(db);
+        return rows.rows.length > cap ? null : rows.rows.map((r) => r.user_id);
+      },
       async countIndexed(filters, cap) {
         const expr = await matchExpr();
         if (expr === null) return null;
@@ -194,6 +208,9 @@ export function postgresSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine 
       indexedTier1: async () => sql`select id from users where (${email} >= ${t.qf} and ${email} < ${t.upper})
         or ${name} like ${`${e}%`} ${ESCAPE} or ${name} like ${`% ${e}%`} ${ESCAPE}
         or ${name} like ${`%-${e}%`} ${ESCAPE}`,
+      // A GIN bitmap costs as much as the whole posting lists whatever the cap, so PostgreSQL does
+      // not estimate: the walk finds out, and sparse tiers finish from the index anyway.
+      candidateIds: async () => null,
       async countIndexed(filters, cap) {
         if (t.length < 3) return null;
         const row = await sql<{ n: number }>`select count(*) as n from (select 1 from users

@@ -37,7 +37,7 @@ import {
  * before the count goes to the index. Mutable only so tests can force every plan on small data.
  */
 export const SEARCH_TUNING = {
-  filterFirstMax: 5000,
+  filterFirstMax: 1000,
   candidateMax: 2000,
   walkBudget: 4000,
   countBudget: 20_000,
@@ -76,12 +76,11 @@ export async function searchUsers(
   } else {
     // Under three characters the index answers only through a vocabulary scan whose cost grows
     // with how common the query is: such queries start with the walk, which is cheap exactly then.
-    const estimate = term.length >= 3 ? await engine.countIndexed({}, SEARCH_TUNING.candidateMax + 1) : null;
-    const ids =
-      estimate !== null && estimate <= SEARCH_TUNING.candidateMax ? await engine.indexedMatches() : null;
+    const ids = await engine.candidateIds(SEARCH_TUNING.candidateMax);
     if (ids) {
-      rows = await rankedPage(db, engine, filters, sql`id in (${ids})`, after, want);
-      if (!filtered) total = async () => estimate!;
+      const source = ids.length === 0 ? sql`1 = 0` : sql`id in (${sql.join(ids)})`;
+      rows = await rankedPage(db, engine, filters, source, after, want);
+      if (!filtered) total = async () => ids.length;
     } else {
       rows = await tieredPage(db, engine, term, filters, after, want);
     }
@@ -216,22 +215,54 @@ async function walkTier(
   const bound = probe.rows[0]?.e ?? null;
   const within = [start, engine.inTier(tier), ...filterConditions(filters, engine.noIndex)];
   if (bound !== null) within.push(sql`${email} <= ${bound}`);
-  const walked = await sql<RankedRow>`select *, ${tier} as rank from users
-    where ${sql.join(within, sql` and `)} order by ${email} limit ${need}`.execute(db);
+  const walked = await walk(db, engine, tier, within, need);
   if (walked.rows.length >= need || bound === null) return walked.rows;
 
-  const ids = tier === 1 ? await engine.indexedTier1() : await engine.indexedMatches();
-  const hint = sql.raw(ids ? engine.noIndex : '');
-  const rest = [sql`${hint}${email} > ${bound}`, engine.inTier(tier), ...filterConditions(filters, '')];
-  if (ids) rest.push(sql`id in (${ids})`);
-  // With candidates, fetch them all and sort: keep both planners from walking the email index
-  // past the rest of the table looking for them (PostgreSQL: an OFFSET 0 fence; SQLite: unary +).
   const left = need - walked.rows.length;
+  const ids = tier === 1 ? await engine.indexedTier1() : await engine.indexedMatches();
+  if (!ids) {
+    // No index serves this query (PostgreSQL, under three characters): walk on to the end.
+    const after = [
+      sql`${email} > ${bound}`,
+      engine.inTier(tier),
+      ...filterConditions(filters, engine.noIndex),
+    ];
+    return [...walked.rows, ...(await walk(db, engine, tier, after, left)).rows];
+  }
+  // Fetch the candidates and sort them: keep both planners from walking the email index past the
+  // rest of the table looking for them (PostgreSQL: an OFFSET 0 fence; SQLite: unary +).
+  const rest = [
+    sql`${sql.raw(engine.noIndex)}${email} > ${bound}`,
+    sql`id in (${ids})`,
+    engine.inTier(tier),
+    ...filterConditions(filters, ''),
+  ];
   const more =
-    ids && engine.dialect === 'postgres'
+    engine.dialect === 'postgres'
       ? await sql<RankedRow>`select * from (select *, ${tier} as rank from users
           where ${sql.join(rest, sql` and `)} offset 0) c order by ${email} limit ${left}`.execute(db)
       : await sql<RankedRow>`select *, ${tier} as rank from users where ${sql.join(rest, sql` and `)}
-          order by ${sql.raw(ids ? engine.noIndex : '')}${email} limit ${left}`.execute(db);
+          order by +${email} limit ${left}`.execute(db);
   return [...walked.rows, ...more.rows];
+}
+
+/**
+ * Rows meeting `conditions` in email order, found on the email index alone (it carries name, role
+ * and status; SQLite is told to use it over the narrower unique index), then fetched by email.
+ */
+async function walk(
+  db: Kysely<DB>,
+  engine: SearchEngine,
+  tier: 1 | 2,
+  conditions: RawBuilder<unknown>[],
+  limit: number,
+) {
+  const from = engine.dialect === 'sqlite' ? sql`users indexed by users_email_walk_idx` : sql`users`;
+  const order = engine.dialect === 'postgres' ? sql`w.e collate "C"` : sql`w.e`;
+  // A literal limit: with a bound one SQLite's planner may scan users to spare sorting the page.
+  return sql<RankedRow>`select u.*, ${tier} as rank
+    from (select email as e from ${from} where ${sql.join(conditions, sql` and `)}
+      order by ${engine.email} limit ${sql.lit(limit)}) w
+    join users u on u.email = w.e
+    order by ${order}`.execute(db);
 }
