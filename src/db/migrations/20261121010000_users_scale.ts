@@ -13,6 +13,9 @@ import { bigintType, type DialectName, dialectOf } from '../dialect.ts';
  * users table — other modules, the CLI, the seeder — keeps them right, in the same transaction.
  */
 
+/** The text whose short substrings PostgreSQL indexes (users_short_grams_idx); queries repeat it. */
+export const SHORT_GRAMS_SOURCE = "email || ' ' || lower(name)";
+
 /** Day number of an epoch-millisecond column: integer division on both engines. */
 const DAY_MS = 86_400_000;
 
@@ -81,8 +84,10 @@ export function sortIndexes(dialect: DialectName): string[] {
       'create index users_email_c_idx on users (email collate "C") include (name, role, status, created_at)',
       'create index users_name_idx on users ((lower(name collate "C")), id) include (role, status, created_at)',
       // Never-logged-in users sort as the oldest logins (docs/users.md).
+      // last_login_at itself is included too: PostgreSQL answers from an expression index alone
+      // only when the expression's columns are in it (the stats' login counts need that).
       `create index users_last_login_idx on users ((coalesce(last_login_at, -1)), id)
-         include (role, status, created_at)`,
+         include (role, status, created_at, last_login_at)`,
       'create index users_role_status_idx on users (role, status, created_at)',
     ];
   }
@@ -230,11 +235,23 @@ function postgresUp(): string[] {
     'create extension if not exists pg_trgm',
     'create index users_email_trgm_idx on users using gin (email gin_trgm_ops)',
     'create index users_name_trgm_idx on users using gin (lower(name) gin_trgm_ops)',
+    // pg_trgm cannot serve one- and two-character substrings; this array of every one- and
+    // two-character substring can (GIN, `@>`), so a rare short query is a lookup, not a scan.
+    `create function gh_short_grams(t text) returns text[] language sql immutable strict parallel safe as $$
+       select coalesce(array_agg(distinct g), '{}') from (
+         select substr(t, i, 1) as g from generate_series(1, length(t)) i
+         union all
+         select substr(t, i, 2) from generate_series(1, length(t) - 1) i
+       ) s
+     $$`,
+    `create index users_short_grams_idx on users using gin ((gh_short_grams(${SHORT_GRAMS_SOURCE})))`,
   ];
 }
 
 function postgresDown(): string[] {
   return [
+    'drop index if exists users_short_grams_idx',
+    'drop function if exists gh_short_grams(text)',
     'drop index if exists users_name_trgm_idx',
     'drop index if exists users_email_trgm_idx',
     'drop trigger if exists users_counts on users',

@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
+import { SHORT_GRAMS_SOURCE } from '../../db/migrations/20261121010000_users_scale.ts';
 import type { DB, Role, UserRow, UserStatus } from '../../db/schema.ts';
 
 /*
@@ -48,10 +49,11 @@ export interface SearchEngine {
   inTier(tier: 1 | 2): RawBuilder<boolean>;
   /** Exact: the row matches. */
   matches(): RawBuilder<boolean>;
-  /** Ids of every match, from the substring index; null when the index cannot serve the query. */
-  indexedMatches(): Promise<RawBuilder<unknown> | null>;
-  /** Ids that may be tier 1, from indexes; null when they cannot serve the query. */
-  indexedTier1(): Promise<RawBuilder<unknown> | null>;
+  /**
+   * The ids that may be in the tier, listed through the indexes when there are at most `cap`;
+   * null when there are more, or no index can list them.
+   */
+  listTier(tier: 1 | 2, cap: number): Promise<string[] | null>;
   /**
    * The ids of every match (filters ignored) when the index finds at most `cap` of them cheaply;
    * null when there are more, or only a walk can tell.
@@ -89,6 +91,10 @@ export function filterConditions(filters: SearchFilters, prefix: string): RawBui
   const out: RawBuilder<unknown>[] = [];
   if (filters.role !== undefined) out.push(sql`${p}role = ${filters.role}`);
   if (filters.status !== undefined) out.push(sql`${p}status = ${filters.status}`);
+  // Always true, but lets a status-only filter use the (role, status, created_at) index.
+  if (filters.status !== undefined && filters.role === undefined && prefix !== '+') {
+    out.push(sql`${p}role in ('admin', 'user')`);
+  }
   return out;
 }
 
@@ -119,21 +125,32 @@ export function sqliteSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
       email: sql<string>`email`,
       noIndex: '+',
       ...tiers(t, tier1, all),
-      async indexedMatches() {
-        const expr = await matchExpr();
-        if (expr === null) return null;
-        return expr === 'none' ? sql`select id from users where 0` : ids(expr);
-      },
-      async indexedTier1() {
+      async listTier(tier, cap) {
+        const limit = sql.lit(cap + 1);
+        if (tier === 2) {
+          const expr = await matchExpr();
+          if (expr === null) return null;
+          if (expr === 'none') return [];
+          const rows = await sql<{ user_id: string }>`${ids(expr)} limit ${limit}`.execute(db);
+          return rows.rows.length > cap ? null : rows.rows.map((r) => r.user_id);
+        }
         const parts: string[] = [];
         for (const s of [`\u0002${t.qf}`, ` ${t.qf}`, `-${t.qf}`]) {
           const p = await phrase(db, s);
           if (p === null) return null;
           if (p !== 'none') parts.push(p);
         }
-        // Email prefixes come from the email index itself.
-        const byEmail = sql`select id from users where email >= ${t.qf} and email < ${t.upper}`;
-        return parts.length === 0 ? byEmail : sql`${byEmail} union all ${ids(`n : (${parts.join(' OR ')})`)}`;
+        const found = new Set<string>();
+        const byEmail = await sql<{ id: string }>`select id from users
+          where email >= ${t.qf} and email < ${t.upper} limit ${limit}`.execute(db);
+        for (const r of byEmail.rows) found.add(r.id);
+        if (parts.length > 0 && found.size <= cap) {
+          const byName = await sql<{
+            user_id: string;
+          }>`${ids(`n : (${parts.join(' OR ')})`)} limit ${limit}`.execute(db);
+          for (const r of byName.rows) found.add(r.user_id);
+        }
+        return found.size > cap ? null : [...found];
       },
       // Three characters and more: FTS5 lists candidates cheaply (it stops past the cap).
       async candidateIds(cap) {
@@ -185,6 +202,32 @@ function quote(s: string): string {
   return `"${s.replace(/"/g, '""')}"`;
 }
 
+/**
+ * The ids of rows meeting an indexable predicate when there are at most `cap`, else null. A GIN
+ * bitmap costs its whole posting lists whatever the LIMIT, so the planner's row estimate (EXPLAIN,
+ * from the column statistics; planning only) first rules out the common cases.
+ */
+async function listIfFew(
+  db: Kysely<DB>,
+  predicate: RawBuilder<boolean>,
+  cap: number,
+): Promise<string[] | null> {
+  const plan = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`explain (format json)
+    select id from users where ${predicate}`.execute(db);
+  const estimated = plan.rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? Number.POSITIVE_INFINITY;
+  if (estimated > cap * PLANNER_SLACK) return null;
+  const rows = await sql<{
+    id: string;
+  }>`select id from users where ${predicate} limit ${sql.lit(cap + 1)}`.execute(db);
+  return rows.rows.length > cap ? null : rows.rows.map((r) => r.id);
+}
+
+/** PostgreSQL lists at most this many candidates. */
+const POSTGRES_LIST_MAX = 500;
+
+/** How far the planner's estimate may overshoot before a list is not even tried. */
+const PLANNER_SLACK = 2;
+
 /** PostgreSQL: pg_trgm GIN indexes on email and lower(name), the "C" email index for prefixes. */
 export function postgresSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
   return (t) => {
@@ -197,24 +240,33 @@ export function postgresSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine 
     const p = `%${likeEscape(t.qf)}%`;
     const contains = sql<boolean>`(email like ${p} ${ESCAPE} or ${name} like ${p} ${ESCAPE})`;
     const e = likeEscape(t.qf);
+    const grams = sql<boolean>`gh_short_grams(${sql.raw(SHORT_GRAMS_SOURCE)}) @> array[${t.qf}]::text[]`;
+    /** An indexable superset of the matches. */
+    const indexed = t.length >= 3 ? contains : grams;
     return {
       dialect: 'postgres',
       email,
       noIndex: '',
       ...tiers(t, tier1, all),
-      // pg_trgm needs three characters inside a word; shorter substrings have no index here.
-      indexedMatches: async () => (t.length >= 3 ? sql`select id from users where ${contains}` : null),
-      // pg_trgm pads word starts, so even one- and two-character word prefixes use the name index.
-      indexedTier1: async () => sql`select id from users where (${email} >= ${t.qf} and ${email} < ${t.upper})
-        or ${name} like ${`${e}%`} ${ESCAPE} or ${name} like ${`% ${e}%`} ${ESCAPE}
-        or ${name} like ${`%-${e}%`} ${ESCAPE}`,
-      // A GIN bitmap costs as much as the whole posting lists whatever the cap, so PostgreSQL does
-      // not estimate: the walk finds out, and sparse tiers finish from the index anyway.
-      candidateIds: async () => null,
+      // pg_trgm serves three characters and more; shorter queries use the short-grams index.
+      async candidateIds(cap) {
+        return listIfFew(db, indexed, cap);
+      },
+      async listTier(tier, cap) {
+        if (tier === 2) return listIfFew(db, indexed, cap);
+        // pg_trgm pads word starts, so even one- and two-character word prefixes use the name
+        // index; email prefixes are a range of the "C" email index.
+        return listIfFew(
+          db,
+          sql`((${email} >= ${t.qf} and ${email} < ${t.upper})
+            or ${name} like ${`${e}%`} ${ESCAPE} or ${name} like ${`% ${e}%`} ${ESCAPE}
+            or ${name} like ${`%-${e}%`} ${ESCAPE})`,
+          cap,
+        );
+      },
       async countIndexed(filters, cap) {
-        if (t.length < 3) return null;
         const row = await sql<{ n: number }>`select count(*) as n from (select 1 from users
-          where ${and([contains, ...filterConditions(filters, '')])} limit ${cap}) s`.execute(db);
+          where ${and([indexed, all, ...filterConditions(filters, '')])} limit ${cap}) s`.execute(db);
         return Number(row.rows[0]?.n ?? 0);
       },
     };

@@ -31,16 +31,18 @@ import {
  */
 
 /**
- * Plan thresholds. Up to `filterFirstMax` users passing the filters are ranked and sorted; at
+ * Plan thresholds. Up to `filterFirstMax` users passing the filters are ranked and sorted; up to
+ * `filteredScanMax`, a walk made sparse by the filters finishes among those users; at
  * most `candidateMax` candidates are ranked and sorted; a tier walk reads
  * `walkBudget` rows before the tier is judged sparse; a counting walk reads `countBudget` rows
  * before the count goes to the index. Mutable only so tests can force every plan on small data.
  */
 export const SEARCH_TUNING = {
-  filterFirstMax: 1000,
+  filterFirstMax: 5000,
+  filteredScanMax: 50_000,
   candidateMax: 2000,
-  walkBudget: 4000,
-  countBudget: 20_000,
+  walkBudget: 20_000,
+  countBudget: 50_000,
 };
 /** `total` of a search counts matches up to this many (docs/users.md). */
 export const SEARCH_TOTAL_CAP = 1000;
@@ -67,9 +69,8 @@ export async function searchUsers(
 
   let rows: RankedRow[];
   let total: (() => Promise<number>) | null = null;
-  const few = filtered
-    ? (await countUsers(db, engine.dialect, filters)) <= SEARCH_TUNING.filterFirstMax
-    : false;
+  const passing = filtered ? await countUsers(db, engine.dialect, filters) : null;
+  const few = passing !== null && passing <= SEARCH_TUNING.filterFirstMax;
   if (few) {
     rows = await rankedPage(db, engine, filters, sql`1 = 1`, after, want);
     total = async () => (await countWalk(db, engine, filters, null)) ?? 0;
@@ -79,16 +80,22 @@ export async function searchUsers(
     const ids = await engine.candidateIds(SEARCH_TUNING.candidateMax);
     if (ids) {
       const source = ids.length === 0 ? sql`1 = 0` : sql`id in (${sql.join(ids)})`;
-      rows = await rankedPage(db, engine, filters, source, after, want);
-      if (!filtered) total = async () => ids.length;
+      rows = ids.length === 0 ? [] : await rankedPage(db, engine, filters, source, after, want);
+      // The listed ids may be a superset (PostgreSQL's short-grams index): count exact matches.
+      total = async () => {
+        const conditions = [source, engine.matches(), ...filterConditions(filters, '')];
+        const row = await sql<{ n: number }>`select count(*) as n from users
+          where ${sql.join(conditions, sql` and `)}`.execute(db);
+        return Number(row.rows[0]?.n ?? 0);
+      };
     } else {
-      rows = await tieredPage(db, engine, term, filters, after, want);
+      rows = await tieredPage(db, engine, term, filters, passing, after, want);
     }
   }
   const count =
     after === null && rows.length < want
       ? rows.length // a first page that is not full holds every match
-      : await (total ?? (() => countMatches(db, engine, term, filters)))();
+      : await (total ?? (() => countMatches(db, engine, term, filters, passing)))();
 
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
@@ -136,7 +143,12 @@ async function countMatches(
   engine: SearchEngine,
   term: SearchTerm,
   filters: SearchFilters,
+  passing: number | null,
 ): Promise<number> {
+  // Few users pass the filters: count among them (through the filter's index).
+  if (passing !== null && passing <= SEARCH_TUNING.filteredScanMax) {
+    return (await countWalk(db, engine, filters, null)) ?? 0;
+  }
   if (term.length >= 3) {
     const n = await engine.countIndexed(filters, SEARCH_TOTAL_CAP);
     if (n !== null) return n;
@@ -160,7 +172,12 @@ async function countWalk(
   filters: SearchFilters,
   budget: number | null,
 ): Promise<number | null> {
-  const source = budget === null ? sql`users` : sql`(select * from users limit ${budget})`;
+  // The budgeted walk reads the email index alone (it carries every column the predicates use).
+  const index = engine.dialect === 'sqlite' ? sql`users indexed by users_email_walk_idx` : sql`users`;
+  const source =
+    budget === null
+      ? sql`users`
+      : sql`(select email, name, role, status from ${index} order by ${engine.email} limit ${sql.lit(budget)})`;
   const result = await sql<{ n: number }>`select count(*) as n from (select 1 from ${source} u
     where ${sql.join([engine.matches(), ...filterConditions(filters, '')], sql` and `)}
     limit ${SEARCH_TOTAL_CAP}) s`.execute(db);
@@ -176,6 +193,7 @@ async function tieredPage(
   engine: SearchEngine,
   term: SearchTerm,
   filters: SearchFilters,
+  passing: number | null,
   after: Position | null,
   want: number,
 ): Promise<RankedRow[]> {
@@ -189,7 +207,7 @@ async function tieredPage(
   for (const tier of [1, 2] as const) {
     if (rows.length >= want || (after !== null && after.tier > tier)) continue;
     const from = after !== null && after.tier === tier ? after.email : null;
-    rows.push(...(await walkTier(db, engine, filters, tier, from, want - rows.length)));
+    rows.push(...(await walkTier(db, engine, filters, passing, tier, from, want - rows.length)));
   }
   return rows;
 }
@@ -202,12 +220,19 @@ async function walkTier(
   db: Kysely<DB>,
   engine: SearchEngine,
   filters: SearchFilters,
+  passing: number | null,
   tier: 1 | 2,
   from: string | null,
   need: number,
 ): Promise<RankedRow[]> {
   const email = engine.email;
   const start = from === null ? sql`1 = 1` : sql`${email} > ${from}`;
+  const cap = SEARCH_TUNING.candidateMax;
+  // SQLite lists a sparse tier 1 through its indexes cheaply: then there is nothing to walk.
+  // (PostgreSQL's trigram bitmaps cost their whole posting lists, so it walks first.)
+  const listed1 = tier === 1 && engine.dialect === 'sqlite' ? await engine.listTier(1, cap) : null;
+  if (listed1) return amongIds(db, engine, filters, tier, listed1, start, need);
+
   // Where the budget ends: the email walkBudget entries on. An index-only probe whose cost is
   // bounded by the budget, not by how deep the page is.
   const probe = await sql<{ e: string }>`select ${email} as e from users where ${start}
@@ -218,32 +243,66 @@ async function walkTier(
   const walked = await walk(db, engine, tier, within, need);
   if (walked.rows.length >= need || bound === null) return walked.rows;
 
+  // The tier is sparser than the budget allows for; finish it the cheapest way available.
   const left = need - walked.rows.length;
-  const ids = tier === 1 ? await engine.indexedTier1() : await engine.indexedMatches();
-  if (!ids) {
-    // No index serves this query (PostgreSQL, under three characters): walk on to the end.
-    const after = [
-      sql`${email} > ${bound}`,
+  const past = sql`${email} > ${bound}`;
+  let more: RankedRow[];
+  if (passing !== null && passing <= SEARCH_TUNING.filteredScanMax) {
+    // The filters made it sparse and few users pass them: among those, through the filter index.
+    const among = [
+      sql`${sql.raw(engine.noIndex)}${past}`,
       engine.inTier(tier),
-      ...filterConditions(filters, engine.noIndex),
+      ...filterConditions(filters, ''),
     ];
-    return [...walked.rows, ...(await walk(db, engine, tier, after, left)).rows];
+    more = (
+      await sql<RankedRow>`select *, ${tier} as rank from users where ${sql.join(among, sql` and `)}
+        order by ${sql.raw(engine.noIndex)}${email} limit ${left}`.execute(db)
+    ).rows;
+  } else {
+    const listed = tier === 1 && engine.dialect === 'sqlite' ? listed1 : await engine.listTier(tier, cap);
+    more = listed
+      ? await amongIds(db, engine, filters, tier, listed, past, left)
+      : await walkOn(db, engine, filters, tier, past, left);
   }
-  // Fetch the candidates and sort them: keep both planners from walking the email index past the
-  // rest of the table looking for them (PostgreSQL: an OFFSET 0 fence; SQLite: unary +).
-  const rest = [
-    sql`${sql.raw(engine.noIndex)}${email} > ${bound}`,
-    sql`id in (${ids})`,
+  return [...walked.rows, ...more];
+}
+
+/** The tier's rows among listed ids, in email order. */
+async function amongIds(
+  db: Kysely<DB>,
+  engine: SearchEngine,
+  filters: SearchFilters,
+  tier: 1 | 2,
+  ids: string[],
+  start: RawBuilder<unknown>,
+  limit: number,
+): Promise<RankedRow[]> {
+  if (ids.length === 0) return [];
+  const conditions = [
+    sql`id in (${sql.join(ids)})`,
+    start,
     engine.inTier(tier),
     ...filterConditions(filters, ''),
   ];
-  const more =
-    engine.dialect === 'postgres'
-      ? await sql<RankedRow>`select * from (select *, ${tier} as rank from users
-          where ${sql.join(rest, sql` and `)} offset 0) c order by ${email} limit ${left}`.execute(db)
-      : await sql<RankedRow>`select *, ${tier} as rank from users where ${sql.join(rest, sql` and `)}
-          order by +${email} limit ${left}`.execute(db);
-  return [...walked.rows, ...more.rows];
+  // Unary + keeps SQLite from walking the email index to avoid the (small) sort.
+  const result = await sql<RankedRow>`select *, ${tier} as rank from users
+    where ${sql.join(conditions, sql` and `)} order by ${sql.raw(engine.noIndex)}${engine.email} limit ${limit}`.execute(
+    db,
+  );
+  return result.rows;
+}
+
+/** Walks on from `past` without a budget (the candidates are too many to sort, or none can be had). */
+async function walkOn(
+  db: Kysely<DB>,
+  engine: SearchEngine,
+  filters: SearchFilters,
+  tier: 1 | 2,
+  past: RawBuilder<unknown>,
+  limit: number,
+): Promise<RankedRow[]> {
+  const conditions = [past, engine.inTier(tier), ...filterConditions(filters, engine.noIndex)];
+  return (await walk(db, engine, tier, conditions, limit)).rows;
 }
 
 /**
