@@ -44,6 +44,9 @@ export const SEARCH_TUNING = {
   walkBudget: 20_000,
   countBudget: 50_000,
 };
+/** The tier walk's budget on PostgreSQL (SQLite uses walkBudget). */
+const POSTGRES_WALK_BUDGET = 5000;
+
 /** `total` of a search counts matches up to this many (docs/users.md). */
 export const SEARCH_TOTAL_CAP = 1000;
 
@@ -230,13 +233,18 @@ async function walkTier(
   const cap = SEARCH_TUNING.candidateMax;
   // SQLite lists a sparse tier 1 through its indexes cheaply: then there is nothing to walk.
   // (PostgreSQL's trigram bitmaps cost their whole posting lists, so it walks first.)
-  const listed1 = tier === 1 && engine.dialect === 'sqlite' ? await engine.listTier(1, cap) : null;
+  const listed1 = tier === 1 && engine.dialect === 'sqlite' ? await engine.listTier(1, cap, 'unknown') : null;
   if (listed1) return amongIds(db, engine, filters, tier, listed1, start, need);
 
   // Where the budget ends: the email walkBudget entries on. An index-only probe whose cost is
   // bounded by the budget, not by how deep the page is.
+  // PostgreSQL evaluates the predicates per index entry several times slower than SQLite.
+  const budget = Math.min(
+    SEARCH_TUNING.walkBudget,
+    engine.dialect === 'postgres' ? POSTGRES_WALK_BUDGET : Infinity,
+  );
   const probe = await sql<{ e: string }>`select ${email} as e from users where ${start}
-    order by ${email} limit 1 offset ${SEARCH_TUNING.walkBudget - 1}`.execute(db);
+    order by ${email} limit 1 offset ${budget - 1}`.execute(db);
   const bound = probe.rows[0]?.e ?? null;
   const within = [start, engine.inTier(tier), ...filterConditions(filters, engine.noIndex)];
   if (bound !== null) within.push(sql`${email} <= ${bound}`);
@@ -259,7 +267,8 @@ async function walkTier(
         order by ${sql.raw(engine.noIndex)}${email} limit ${left}`.execute(db)
     ).rows;
   } else {
-    const listed = tier === 1 && engine.dialect === 'sqlite' ? listed1 : await engine.listTier(tier, cap);
+    const listed =
+      tier === 1 && engine.dialect === 'sqlite' ? listed1 : await engine.listTier(tier, cap, 'sparse');
     more = listed
       ? await amongIds(db, engine, filters, tier, listed, past, left)
       : await walkOn(db, engine, filters, tier, past, left);
