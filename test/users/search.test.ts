@@ -59,16 +59,7 @@ function reference(users: UserRow[], q: string, keep: (u: UserRow) => boolean = 
 
 /** Small thresholds force the walk, its index fallbacks and the counting walk on a small table. */
 const PLANS: Array<[string, typeof SEARCH_TUNING]> = [
-  [
-    'default',
-    {
-      filterFirstMax: 5000,
-      filteredScanMax: 50_000,
-      candidateMax: 2000,
-      walkBudget: 4000,
-      countBudget: 20_000,
-    },
-  ],
+  ['default', { ...SEARCH_TUNING }],
   [
     'walk',
     { filterFirstMax: 0, filteredScanMax: 0, candidateMax: 0, walkBudget: 100_000, countBudget: 100_000 },

@@ -41,7 +41,7 @@ export const SEARCH_TUNING = {
   filterFirstMax: 5000,
   filteredScanMax: 50_000,
   candidateMax: 2000,
-  walkBudget: 20_000,
+  walkBudget: 8000,
   countBudget: 50_000,
 };
 /** The tier walk's budget on PostgreSQL (SQLite uses walkBudget). */
@@ -231,11 +231,6 @@ async function walkTier(
   const email = engine.email;
   const start = from === null ? sql`1 = 1` : sql`${email} > ${from}`;
   const cap = SEARCH_TUNING.candidateMax;
-  // SQLite lists a sparse tier 1 through its indexes cheaply: then there is nothing to walk.
-  // (PostgreSQL's trigram bitmaps cost their whole posting lists, so it walks first.)
-  const listed1 = tier === 1 && engine.dialect === 'sqlite' ? await engine.listTier(1, cap, 'unknown') : null;
-  if (listed1) return amongIds(db, engine, filters, tier, listed1, start, need);
-
   // Where the budget ends: the email walkBudget entries on. An index-only probe whose cost is
   // bounded by the budget, not by how deep the page is.
   // PostgreSQL evaluates the predicates per index entry several times slower than SQLite.
@@ -267,8 +262,7 @@ async function walkTier(
         order by ${sql.raw(engine.noIndex)}${email} limit ${left}`.execute(db)
     ).rows;
   } else {
-    const listed =
-      tier === 1 && engine.dialect === 'sqlite' ? listed1 : await engine.listTier(tier, cap, 'sparse');
+    const listed = await engine.listTier(tier, cap, 'sparse');
     more = listed
       ? await amongIds(db, engine, filters, tier, listed, past, left)
       : await walkOn(db, engine, filters, tier, past, left);
