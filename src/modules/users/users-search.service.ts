@@ -45,7 +45,7 @@ export const SEARCH_TUNING = {
   countBudget: 50_000,
 };
 /** The tier walk's budget on PostgreSQL (SQLite uses walkBudget). */
-const POSTGRES_WALK_BUDGET = 5000;
+const POSTGRES_WALK_BUDGET = 2000;
 
 /** `total` of a search counts matches up to this many (docs/users.md). */
 export const SEARCH_TOTAL_CAP = 1000;
