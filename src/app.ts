@@ -10,8 +10,10 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { AppContext } from './context.ts';
-import { ApiError, installErrorHandlers, sendProblem, toApiError } from './errors.ts';
+import { ApiError, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './errors.ts';
 import { IndexResponse } from './index.schemas.ts';
+import { parseJsonBody } from './json-body.ts';
+import { installRequestMetrics } from './modules/core/metrics.ts';
 import type { Endpoint } from './modules/endpoint.ts';
 import { documentation, loadModules } from './modules/registry.ts';
 import { ProblemSchema } from './problem.schemas.ts';
@@ -40,30 +42,47 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
     routerOptions: { maxParamLength: 512, ignoreTrailingSlash: false },
-    // Errors the router raises before any hook (a malformed or over-long path segment) leave as
-    // problem+json too; no route matched, so they are 404s.
-    frameworkErrors: (err, request, reply) => {
-      reply.header('x-request-id', request.id);
-      sendProblem(reply, toApiError(err));
-    },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     ajv: { customOptions: {} },
   });
   app.server.headersTimeout = 10_000;
 
   app.setValidatorCompiler(createValidatorCompiler());
-  app.removeContentTypeParser('text/plain');
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  installRequestMetrics(app, ctx);
 
   await app.register(helmet, {
-    // JSON API: the strictest policy; /docs loosens it for its own page only.
-    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    // JSON API: the strictest policy (helmet's defaults would re-allow scripts and styles from
+    // 'self'); /docs sets its own for its page only.
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+    },
     crossOriginResourcePolicy: { policy: 'same-site' },
   });
+  const allowedOrigins = new Set(ctx.config.corsOrigins);
   await app.register(cors, {
-    origin: ctx.config.corsOrigins.length > 0 ? [...ctx.config.corsOrigins] : false,
+    // Only listed origins get CORS headers; for any other request (no Origin, another origin) CORS
+    // stays off, so an OPTIONS there is an ordinary 404/405 problem instead of a bare 204.
+    origin: (origin, cb) => cb(null, origin !== undefined && allowedOrigins.has(origin)),
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['authorization', 'content-type', 'x-request-id'],
+    // An allowed origin's OPTIONS without Access-Control-Request-Method gets 204 rather than
+    // @fastify/cors's text/plain 400.
+    strictPreflight: false,
+    maxAge: 600,
     credentials: false,
     exposedHeaders: ['x-request-id', 'retry-after', 'location', 'www-authenticate'],
   });
@@ -82,10 +101,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     method: e.method,
     pattern: pathPattern(e.path),
   }));
-  routeTable.push({ method: 'GET', pattern: /^\/$/ }, { method: 'GET', pattern: /^\/api\/v1\/?$/ });
-  installErrorHandlers(app, (path) => [
-    ...new Set(routeTable.filter((r) => r.pattern.test(path)).map((r) => r.method)),
-  ]);
+  // The index answers at `/` and `/api/v1` exactly (no trailing slash, like every other path).
+  routeTable.push({ method: 'GET', pattern: /^\/$/ }, { method: 'GET', pattern: /^\/api\/v1$/ });
+  installErrorHandlers(app, (path) => allowedMethods(routeTable, path));
 
   for (const { module, endpoint } of allEndpoints) {
     const moduleCheck = async () => {
@@ -134,6 +152,15 @@ function openApiSchema(module: string, e: Endpoint) {
     operationId: `${e.group}.${e.label}`,
     ...(e.access === 'public' ? {} : { security: [{ bearer: [] }] }),
   };
+}
+
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** The methods a path answers to, for 405's `Allow` (HEAD wherever GET is: Fastify serves both). */
+function allowedMethods(table: Array<{ method: string; pattern: RegExp }>, path: string): string[] {
+  const methods = new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method));
+  if (methods.has('GET')) methods.add('HEAD');
+  return METHOD_ORDER.filter((m) => methods.has(m));
 }
 
 function pathPattern(path: string): RegExp {

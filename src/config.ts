@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parse as parseDotenv } from 'dotenv';
 
 /** The two deployment forms of API.md §2. */
@@ -9,6 +10,8 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;
+  /** PostgreSQL session connection for LISTEN/NOTIFY; null: polling only (DATABASE_LISTEN_URL=off). */
+  readonly databaseListenUrl: string | null;
   readonly databasePoolMax: number;
   readonly databaseStatementTimeoutMs: number;
   readonly apiForm: ApiForm;
@@ -22,17 +25,32 @@ export interface Config {
   readonly inviteUrlTemplate: string;
   readonly passwordMinLength: number;
   readonly loginFailuresPerAddressPerMin: number;
+  /** Password hashes running at once (null: the libuv threadpool size) and allowed to wait. */
+  readonly passwordHashConcurrency: number | null;
+  readonly passwordHashQueue: number | null;
   readonly oidc: {
     readonly issuer: string | null;
     readonly clientId: string | null;
     readonly allowedAlgs: readonly string[];
     readonly autoProvision: boolean;
     readonly linkByEmail: boolean;
+    /** How long the discovery document and the key set are reused before a refetch. */
+    readonly cacheTtlS: number;
+    /** Minimum time between key set refetches triggered by an unknown `kid`. */
+    readonly jwksCooldownS: number;
+    /** Timeout of each request to the provider. */
+    readonly httpTimeoutMs: number;
   };
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
+  readonly mailMaxAttempts: number;
+  readonly mailRetryBaseS: number;
   readonly corsOrigins: readonly string[];
-  readonly trustProxy: boolean;
+  /**
+   * Whose X-Forwarded-For to believe: false (nobody), true (every hop: the left-most address, which a
+   * client can forge when the proxy appends), or a comma list of proxy addresses/CIDRs for Fastify.
+   */
+  readonly trustProxy: boolean | string;
   readonly logLevel: string;
   readonly metricsToken: string | null;
   readonly auditRetentionDays: number;
@@ -108,6 +126,17 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('DATABASE_URL must be sqlite:<path>, sqlite::memory: or postgres://…');
   }
 
+  // LISTEN needs a session connection: behind PgBouncer in transaction mode, point this at the
+  // server directly (or a session-mode pool); `off` where the engine has no LISTEN/NOTIFY.
+  const listenRaw = str('DATABASE_LISTEN_URL');
+  const postgres = !databaseUrl.startsWith('sqlite:');
+  let databaseListenUrl: string | null = postgres ? databaseUrl : null;
+  if (listenRaw !== undefined && postgres) {
+    if (listenRaw.toLowerCase() === 'off') databaseListenUrl = null;
+    else if (/^postgres(ql)?:\/\//.test(listenRaw)) databaseListenUrl = listenRaw;
+    else throw new ConfigError('DATABASE_LISTEN_URL must be postgres://… or off');
+  }
+
   const form = (str('API_FORM') ?? 'A').toUpperCase();
   if (form !== 'A' && form !== 'B') throw new ConfigError(`API_FORM must be A or B, got "${form}"`);
 
@@ -130,6 +159,8 @@ export function loadConfig(env: Env): Config {
   if (!inviteUrlTemplate.includes('{token}')) {
     throw new ConfigError('INVITE_URL_TEMPLATE must contain {token}');
   }
+  // The link goes into mail as a clickable http(s) URL; anything else would fail at send time.
+  url('INVITE_URL_TEMPLATE', inviteUrlTemplate.replaceAll('{token}', 'token'), ['http:', 'https:']);
 
   const oidcIssuer = str('OIDC_ISSUER');
   const oidcClientId = str('OIDC_CLIENT_ID');
@@ -153,11 +184,27 @@ export function loadConfig(env: Env): Config {
   const smtpUrl = str('SMTP_URL') ?? null;
   if (smtpUrl !== null) url('SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
 
+  // Browsers send `Origin` as scheme://host[:port], lower-case, no slash: stored the same way, so
+  // `https://App.example.com/` matches instead of silently never matching.
   const corsOrigins = (str('CORS_ORIGINS') ?? '')
     .split(',')
     .map((o) => o.trim())
-    .filter(Boolean);
-  for (const origin of corsOrigins) url('CORS_ORIGINS', origin, ['http:', 'https:']);
+    .filter(Boolean)
+    .map((origin) => {
+      const parsed = new URL(url('CORS_ORIGINS', origin, ['http:', 'https:']));
+      if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '' || parsed.username !== '') {
+        throw new ConfigError(
+          `CORS_ORIGINS entries must be origins like https://app.example.com, got "${origin}"`,
+        );
+      }
+      return parsed.origin;
+    });
+
+  const mailFrom = str('MAIL_FROM') ?? 'Gatehouse <no-reply@localhost>';
+  // `addr@host` or `Name <addr@host>`; no line breaks (it becomes a mail header).
+  if (!/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(mailFrom)) {
+    throw new ConfigError('MAIL_FROM must be an address like "Gatehouse <id@example.com>"');
+  }
 
   const logLevel = (str('LOG_LEVEL') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -168,6 +215,7 @@ export function loadConfig(env: Env): Config {
     port,
     host,
     databaseUrl,
+    databaseListenUrl,
     databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 1000),
     databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
     apiForm: form,
@@ -181,6 +229,10 @@ export function loadConfig(env: Env): Config {
     inviteUrlTemplate,
     passwordMinLength: int('PASSWORD_MIN_LENGTH', 15, 8, 256),
     loginFailuresPerAddressPerMin: int('LOGIN_FAILURES_PER_ADDRESS_PER_MIN', 30, 1, 100_000),
+    passwordHashConcurrency: str('PASSWORD_HASH_CONCURRENCY')
+      ? int('PASSWORD_HASH_CONCURRENCY', 4, 1, 1024)
+      : null,
+    passwordHashQueue: str('PASSWORD_HASH_QUEUE') ? int('PASSWORD_HASH_QUEUE', 16, 0, 100_000) : null,
     oidc: {
       // Kept as given: `iss` is compared exactly, and some providers end theirs with a slash.
       issuer: oidcIssuer ?? null,
@@ -188,16 +240,49 @@ export function loadConfig(env: Env): Config {
       allowedAlgs,
       autoProvision: bool('OIDC_AUTO_PROVISION', true),
       linkByEmail: bool('OIDC_LINK_BY_EMAIL', true),
+      cacheTtlS: int('OIDC_CACHE_TTL_S', 3600, 1, 86_400),
+      jwksCooldownS: int('OIDC_JWKS_COOLDOWN_S', 30, 0, 3600),
+      httpTimeoutMs: int('OIDC_HTTP_TIMEOUT_MS', 3000, 100, 60_000),
     },
     smtpUrl,
-    mailFrom: str('MAIL_FROM') ?? 'Gatehouse <no-reply@localhost>',
+    mailFrom,
+    mailMaxAttempts: int('MAIL_MAX_ATTEMPTS', 25, 1, 1000),
+    mailRetryBaseS: int('MAIL_RETRY_BASE_S', 10, 1, 3600),
     corsOrigins,
-    trustProxy: bool('TRUST_PROXY', false),
+    trustProxy: trustProxy(str('TRUST_PROXY')),
     logLevel,
     metricsToken: str('METRICS_TOKEN') ?? null,
     auditRetentionDays: int('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
   };
   return deepFreeze(config);
+}
+
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUST_PROXY: true/false, or the proxies' addresses and CIDR ranges (e.g. `10.0.0.0/8,loopback`). */
+function trustProxy(raw: string | undefined): boolean | string {
+  if (raw === undefined) return false;
+  const lower = raw.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(lower)) return true;
+  if (['false', '0', 'no', 'off'].includes(lower)) return false;
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const maxPrefix = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
+    const named = PROXY_RANGE_NAMES.includes(entry.toLowerCase());
+    if (!named && (family === 0 || !prefixOk || extra !== undefined)) {
+      throw new ConfigError(
+        `TRUST_PROXY must be true, false or a comma list of proxy addresses/CIDRs (or loopback, linklocal, uniquelocal); "${entry}" is none of these`,
+      );
+    }
+  }
+  if (entries.length === 0) return false;
+  return entries.join(',');
 }
 
 /** Hides the password of a URL, for messages and logs. */

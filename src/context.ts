@@ -3,8 +3,11 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
+import { createMailTransport, type MailTransport } from './mail/mailer.ts';
+import { createOutbox, type Outbox } from './mail/outbox.ts';
+import { createOidcClient, type OidcClient } from './modules/idp/oidc-client.ts';
 import { MODULE_INFO } from './modules/module-info.ts';
-import { createModuleState, type ModuleState } from './modules/module-state.ts';
+import { createModuleState, followModuleNotifications, type ModuleState } from './modules/module-state.ts';
 import { type AccessTokens, createAccessTokens } from './security/access-tokens.ts';
 import { createPasswordHasher, type PasswordHasher } from './security/passwords.ts';
 import { createKeyStore, type KeyStore } from './security/signing-keys.ts';
@@ -28,6 +31,10 @@ export interface AppContext {
   readonly keys: KeyStore;
   readonly accessTokens: AccessTokens;
   readonly passwords: PasswordHasher;
+  /** Mail goes out only through the outbox; its worker is started by startService. */
+  readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
+  /** The external OpenID provider (API.md §7); null when OIDC_ISSUER is not set. */
+  readonly oidc: OidcClient | null;
   readonly startedAt: number;
   /** Optional dependency checks (mailer, idp); each reports `disabled` until its module wires it. */
   readonly healthChecks: Map<string, () => Promise<HealthCheck>>;
@@ -38,12 +45,29 @@ export interface AppContext {
 /** Builds the context on an open, migrated database. */
 export async function createContext(config: Config, database: Database, log: Logger): Promise<AppContext> {
   const { db } = database;
-  const modules = await createModuleState(db, config.apiForm, MODULE_INFO);
+  const modules = await createModuleState(db, config.apiForm, MODULE_INFO, {
+    announce: database.dialect === 'postgres' && config.databaseListenUrl !== null,
+  });
   const keys = await createKeyStore(db, config.accessTokenTtlS);
   const accessTokens = createAccessTokens(keys, {
     issuer: config.publicUrl,
     audience: config.publicUrl,
     ttlS: config.accessTokenTtlS,
+  });
+  const { issuer, clientId } = config.oidc;
+  const oidc =
+    issuer !== null && clientId !== null ? createOidcClient({ ...config.oidc, issuer, clientId }, log) : null;
+  const transport = createMailTransport({
+    ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
+    from: config.mailFrom,
+    logger: log,
+  });
+  const outbox = createOutbox({
+    db,
+    transport,
+    log,
+    maxAttempts: config.mailMaxAttempts,
+    retryBaseMs: config.mailRetryBaseS * 1000,
   });
   const ctx: AppContext = {
     config,
@@ -53,11 +77,20 @@ export async function createContext(config: Config, database: Database, log: Log
     modules,
     keys,
     accessTokens,
-    passwords: createPasswordHasher(),
+    passwords: createPasswordHasher({
+      maxConcurrent: config.passwordHashConcurrency ?? undefined,
+      maxQueue: config.passwordHashQueue ?? undefined,
+    }),
+    mail: { transport, outbox },
+    oidc,
     startedAt: Date.now(),
     healthChecks: new Map([
-      ['mailer', async () => ({ status: 'disabled' as const })],
-      ['idp', async () => ({ status: 'disabled' as const })],
+      ['mailer', () => outbox.health()],
+      // A provider nobody may sign in with (module off) does not count against the service's health.
+      [
+        'idp',
+        async () => (oidc && modules.isEnabled('idp') ? oidc.probe() : { status: 'disabled' as const }),
+      ],
     ]),
     closers: [],
   };
@@ -72,9 +105,13 @@ export async function createContext(config: Config, database: Database, log: Log
   }, 60_000);
   keyReload.unref();
   ctx.closers.push(
+    () => transport.close(),
     () => clearInterval(poll),
     () => clearInterval(keyReload),
   );
+  if (database.dialect === 'postgres' && config.databaseListenUrl !== null) {
+    ctx.closers.push(followModuleNotifications(modules, config.databaseListenUrl, log));
+  }
   return ctx;
 }
 

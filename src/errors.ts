@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from './db/database.ts';
+import { HashCapacityError } from './security/passwords.ts';
 
 /**
  * The closed table of API.md §9: every error code Gatehouse can answer with, its status and title.
@@ -118,6 +121,12 @@ interface ValidationIssue {
 /** Maps any thrown error (ours, Fastify's, the database's) to an ApiError. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof HashCapacityError) {
+    return new ApiError('unavailable', {
+      detail: 'Too many password checks are in progress; retry shortly',
+      retryAfterS: err.retryAfterS,
+    });
+  }
   const fe = err as Partial<FastifyError> & { validation?: ValidationIssue[]; validationContext?: string };
   if (Array.isArray(fe.validation)) {
     const context = fe.validationContext ?? 'body';
@@ -148,7 +157,8 @@ export function toApiError(err: unknown): ApiError {
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_MAX_PARAM_LENGTH':
     case 'FST_ERR_ASYNC_CONSTRAINT':
-      return new ApiError('not_found');
+      // A malformed URL or a path segment longer than any id: no endpoint has such a path.
+      return new ApiError('not_found', { detail: 'No such endpoint' });
   }
   if (err instanceof SyntaxError && (fe.statusCode === 400 || /JSON/.test(err.message))) {
     return new ApiError('invalid_json', { detail: 'The body is not valid JSON' });
@@ -208,4 +218,50 @@ export function installErrorHandlers(app: FastifyInstance, methodsForPath: (path
     }
     return sendProblem(reply, new ApiError('not_found', { detail: 'No such endpoint' }));
   });
+}
+
+/** Headers every response carries, also those written before any hook runs (see below). */
+export const BASELINE_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+} as const;
+
+/**
+ * Fastify's `frameworkErrors`: a malformed URL or an over-long path parameter is refused by the
+ * router before hooks run (so before the request id and helmet headers are set); without this they
+ * left as Fastify's own `application/json`.
+ */
+export function frameworkErrorHandler(err: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id).headers(BASELINE_HEADERS);
+  request.log.info({ code: (err as { code?: string }).code }, 'request refused by the router');
+  sendProblem(reply, toApiError(err));
+}
+
+/**
+ * Fastify's `clientErrorHandler`: requests Node's HTTP parser rejects (headers over 16 KiB, a broken
+ * request line, a slow client) get a problem+json answer on the raw socket instead of Fastify's
+ * JSON. Status and code stay inside the closed table: 400 `validation_failed`.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const detail =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? 'The request line and headers may be at most 16 KiB'
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'The request did not arrive in time'
+          : 'The request is not valid HTTP';
+    const id = randomUUID();
+    const body = JSON.stringify(problemBody(new ApiError('validation_failed', { detail }), id));
+    const headers = [
+      'HTTP/1.1 400 Bad Request',
+      'Content-Type: application/problem+json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `X-Request-Id: ${id}`,
+      ...Object.entries(BASELINE_HEADERS).map(([k, v]) => `${k}: ${v}`),
+      'Connection: close',
+    ];
+    socket.write(`${headers.join('\r\n')}\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
 }

@@ -15,6 +15,7 @@ export const REDACT_PATHS = [
   '*.token',
   '*.smtpUrl',
   '*.databaseUrl',
+  '*.databaseListenUrl',
 ];
 
 /** Hides secrets that travel in paths (invitation tokens) before a URL is logged. */

@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type AppContext, closeContext, createContext } from './context.ts';
-import { migrateToLatest, openDatabase } from './db/database.ts';
+import { migrateAtStart, openDatabase } from './db/database.ts';
+import { startAuditRetention } from './modules/audit/audit.service.ts';
 import { ensureFirstAdmin } from './modules/auth/first-admin.ts';
 
 /** A running service's parts, for main.ts and the end-to-end tests. */
@@ -21,11 +22,15 @@ export async function startService(config: Config, log: Logger): Promise<Service
     onPoolError: (err) => log.warn({ err }, 'database connection lost'),
   });
   try {
-    const applied = await migrateToLatest(database.db);
+    const { applied, newer } = await migrateAtStart(database.db);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    if (newer.length > 0) log.warn({ newer }, 'database migrated by a newer version; serving it unmigrated');
     const ctx = await createContext(config, database, log);
     await ensureFirstAdmin(ctx);
+    startAuditRetention(ctx);
     const app = await buildApp(ctx);
+    // Closed before the database (closers run newest first); pending mail goes out from here on.
+    ctx.closers.push(ctx.mail.outbox.start());
     let closed = false;
     return {
       app,

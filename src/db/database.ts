@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
+import { type MigrationResultSet, Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { type DialectName, dialectOf } from './dialect.ts';
 import { migrations } from './migrations/index.ts';
@@ -63,16 +63,27 @@ function openSqlite(path: string): Database {
 }
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 0;
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolMax ?? 10,
     // Fail fast when the server is away, so requests get 503 instead of hanging.
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
-    ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+    // Lets the kernel notice a peer that vanished without closing the connection.
+    keepAlive: true,
+    // Sent in the startup packet: the server cancels any statement running longer (SQLSTATE 57014).
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
   });
   // A backend that dies while idle emits 'error' on the pool; unhandled, it would crash the process.
   pool.on('error', (err) => options.onPoolError?.(err));
+  // pg-pool listens for client errors only while a client is idle: one that dies while checked out
+  // (mid-query, between a transaction's statements) would emit an unhandled 'error' and kill the
+  // process. The failing query rejects on its own and the pool drops the dead client on release.
+  pool.on('connect', (client) => {
+    client.on('error', ignoreCheckedOutClientError);
+    superviseQueries(client, statementTimeoutMs > 0 ? statementTimeoutMs + READ_DEADLINE_MARGIN_MS : 0);
+  });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -81,6 +92,48 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
     ping: () => timed(() => sql`select 1`.execute(db)),
     close: () => db.destroy(),
   };
+}
+
+function ignoreCheckedOutClientError(): void {}
+
+// The server cancels a statement at statement_timeout; no answer well after that means the network
+// path is dead (a silent drop, no reset), and waiting for TCP to notice would take minutes.
+const READ_DEADLINE_MARGIN_MS = 2000;
+
+/**
+ * Watches every promise query on a pooled client:
+ * - a FATAL error (the backend was terminated: 57P01 on pg_terminate_backend or a server shutdown)
+ *   ends the client at once, so the pool discards it on release instead of handing the dead
+ *   connection to the next request before its socket has closed;
+ * - with a deadline, a query still unanswered after `deadlineMs` destroys the socket: the query
+ *   rejects with a connection error (answered 503) and the pool discards the client. pg's own
+ *   `query_timeout` would leave the stuck query on the connection and return it to the pool.
+ */
+function superviseQueries(client: pg.PoolClient, deadlineMs: number): void {
+  const query = client.query;
+  const supervised = (...args: unknown[]): unknown => {
+    const result: unknown = Reflect.apply(query, client, args);
+    if (!(result instanceof Promise)) return result;
+    let timer: NodeJS.Timeout | undefined;
+    if (deadlineMs > 0) {
+      timer = setTimeout(() => {
+        client.connection.stream.destroy(
+          new Error(`Connection terminated: no answer from the database within ${deadlineMs} ms`),
+        );
+      }, deadlineMs);
+      timer.unref();
+    }
+    result.then(
+      () => clearTimeout(timer),
+      (err: unknown) => {
+        clearTimeout(timer);
+        const severity = (err as { severity?: unknown } | null)?.severity;
+        if (severity === 'FATAL' || severity === 'PANIC') client.end().catch(() => {});
+      },
+    );
+    return result;
+  };
+  client.query = supervised as typeof client.query;
 }
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
@@ -100,12 +153,75 @@ function migrator(db: Kysely<DB>): Migrator {
 
 /** Applies pending migrations; throws with the failing migration's name. Returns the names applied now. */
 export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
-  const { error, results } = await migrator(db).migrateToLatest();
+  const newer = await newerMigrations(db);
+  if (newer.length > 0) {
+    throw new Error(
+      `the database was migrated by a newer version of Gatehouse (${newer.join(', ')} unknown here); run that version's migrate`,
+    );
+  }
+  const { error, results } =
+    dialectOf(db) === 'sqlite' ? await migrateSqliteLocked(db) : await migrator(db).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * The serve-time migration step. Nothing pending: the migrator is not even entered, so starting
+ * instances take no migration lock (Kysely's is a session-level advisory lock, which a transaction
+ * pooler such as PgBouncer cannot keep on one server connection). A database a newer version has
+ * already migrated (a rolling deploy after `gatehouse migrate`, an old instance restarting
+ * mid-rollout, a rolled-back binary) is served as it is, not refused: migrations are
+ * expand/contract, so this version still works on the expanded schema. `newer` names the
+ * migrations this version does not know.
+ */
+export async function migrateAtStart(db: Kysely<DB>): Promise<{ applied: string[]; newer: string[] }> {
+  const done = await appliedMigrations(db);
+  const newer = done.filter((name) => !(name in migrations)).sort();
+  if (newer.length > 0) return { applied: [], newer };
+  const pending = Object.keys(migrations).some((name) => !done.includes(name));
+  if (!pending) return { applied: [], newer };
+  return { applied: await migrateToLatest(db), newer };
+}
+
+/** Applied migrations this version does not know; empty on a fresh database. */
+async function newerMigrations(db: Kysely<DB>): Promise<string[]> {
+  return (await appliedMigrations(db)).filter((name) => !(name in migrations)).sort();
+}
+
+/** Names of the applied migrations; empty on a fresh database. */
+async function appliedMigrations(db: Kysely<DB>): Promise<string[]> {
+  try {
+    const result = await sql<{ name: string }>`select name from gatehouse_migrations`.execute(db);
+    return result.rows.map((r) => r.name);
+  } catch {
+    // No migration table yet (a fresh database); any other failure resurfaces in the migrator.
+    return [];
+  }
+}
+
+/**
+ * Kysely takes no lock on SQLite (it assumes one connection), so two processes starting on the same
+ * empty file both ran the first migration and one failed with "table already exists". Here the
+ * whole run is one `BEGIN IMMEDIATE` transaction: the second process waits (busy_timeout), then
+ * finds the migrations applied. SQLite DDL is transactional, so a failing migration leaves nothing
+ * behind. Migrations therefore must not open transactions of their own.
+ */
+async function migrateSqliteLocked(db: Kysely<DB>): Promise<MigrationResultSet> {
+  return db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    let outcome: MigrationResultSet;
+    try {
+      outcome = await migrator(conn).migrateToLatest();
+    } catch (err) {
+      await sql`rollback`.execute(conn);
+      throw err;
+    }
+    await sql.raw(outcome.error ? 'rollback' : 'commit').execute(conn);
+    return outcome;
+  });
 }
 
 /** Counts applied and pending migrations (health endpoints). */
@@ -116,6 +232,9 @@ export async function migrationStatus(db: Kysely<DB>): Promise<{ applied: number
 }
 
 const UNAVAILABLE_PG_CLASSES = ['08', '53', '57', '58'];
+// Transient single conditions: serialization failure and deadlock (retry), lock_timeout, and a
+// read-only server (a failover in progress: the address still leads to the demoted primary).
+const UNAVAILABLE_PG_CODES = ['40001', '40P01', '55P03', '25006'];
 const UNAVAILABLE_SQLITE = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL'];
 const UNAVAILABLE_NET = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'];
 
@@ -126,9 +245,10 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (typeof code === 'string') {
     if (UNAVAILABLE_NET.includes(code)) return true;
     if (UNAVAILABLE_SQLITE.some((c) => code.startsWith(c))) return true;
+    if (UNAVAILABLE_PG_CODES.includes(code)) return true;
     if (/^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_PG_CLASSES.includes(code.slice(0, 2))) return true;
   }
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|database is locked|unable to open database|driver has already been destroyed/i.test(
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|database is locked|unable to open database|driver has already been destroyed/i.test(
     err.message,
   );
 }

@@ -4,8 +4,8 @@ import { type Kysely, PostgresAdapter } from 'kysely';
 export type DialectName = 'sqlite' | 'postgres';
 
 /** Which engine a Kysely instance talks to (migrations and a few queries differ per engine). */
-export function dialectOf(db: Kysely<unknown> | Kysely<never>): DialectName {
-  return (db as Kysely<unknown>).getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+export function dialectOf<T>(db: Kysely<T>): DialectName {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
 /** Column type for epoch-millisecond timestamps and other 64-bit integers. */

@@ -105,6 +105,23 @@ export interface OutboxTable {
   sent_at: number | null;
   locked_until: number | null;
   locked_by: string | null;
+  /** When the last delivery attempt ended (success or failure); null before the first. */
+  last_attempt_at: number | null;
+}
+
+export interface AuditLogTable {
+  id: string;
+  at: number;
+  action: string;
+  outcome: 'success' | 'failure';
+  actor_type: 'user' | 'system' | 'anonymous';
+  actor_id: string | null;
+  target_type: string | null;
+  target_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  /** JSON object text; never secrets (recordAudit redacts secret-looking keys). */
+  details: string;
 }
 
 /** Service-wide secrets generated at migration time (e.g. the key that signs list cursors). */
@@ -143,6 +160,7 @@ export interface DB {
   app_secrets: AppSecretsTable;
   user_counts: UserCountsTable;
   user_login_days: UserLoginDaysTable;
+  audit_log: AuditLogTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -41,4 +41,6 @@ export const MODULE_INFO: readonly ModuleInfo[] = [
     enabledIn: ['A'],
   },
   { name: 'invitations', required: false, description: 'Invitation onboarding by e-mail', enabledIn: ['B'] },
+  // Added after API.md §2's nine: off in both forms, so their index stays exactly as specified.
+  { name: 'audit', required: false, description: 'Read access to the audit trail', enabledIn: [] },
 ];

@@ -1,6 +1,12 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Logger } from 'pino';
 import type { ApiForm } from '../config.ts';
+import { dialectOf } from '../db/dialect.ts';
+import { startListener } from '../db/notifications.ts';
 import type { DB } from '../db/schema.ts';
+
+/** The PostgreSQL channel a module toggle is announced on (payload: the module's name). */
+export const MODULES_CHANNEL = 'gatehouse_modules';
 
 /** The modules of API.md §2, in that order. Later optional modules are appended and start disabled. */
 export const MODULE_NAMES = [
@@ -13,6 +19,7 @@ export const MODULE_NAMES = [
   'user_admin',
   'idp',
   'invitations',
+  'audit',
 ] as const;
 
 export type ModuleName = (typeof MODULE_NAMES)[number];
@@ -34,20 +41,26 @@ export interface ModuleInfo {
 export interface ModuleState {
   isEnabled(name: ModuleName): boolean;
   snapshot(): Record<ModuleName, boolean>;
-  set(name: ModuleName, enabled: boolean): Promise<void>;
+  /** Stores an override; `alongside` runs in the same transaction (the audit entry of the toggle). */
+  set(name: ModuleName, enabled: boolean, alongside?: (trx: Transaction<DB>) => Promise<void>): Promise<void>;
   refresh(): Promise<void>;
   /** Called after every change seen (local or remote). */
   onChange(listener: () => void): void;
 }
 
-/** Builds the state for a form and loads the stored overrides once. */
+/**
+ * Builds the state for a form and loads the stored overrides once. `announce` (PostgreSQL): every
+ * toggle also sends NOTIFY on MODULES_CHANNEL, in the toggle's own transaction.
+ */
 export async function createModuleState(
   db: Kysely<DB>,
   form: ApiForm,
   modules: readonly ModuleInfo[],
+  options: { announce?: boolean } = {},
 ): Promise<ModuleState> {
   const defaults = new Map(modules.map((m) => [m.name, m.required || m.enabledIn.includes(form)]));
   const required = new Set(modules.filter((m) => m.required).map((m) => m.name));
+  const announce = options.announce === true && dialectOf(db) === 'postgres';
   let current = new Map(defaults);
   const listeners: Array<() => void> = [];
 
@@ -71,13 +84,18 @@ export async function createModuleState(
   return {
     isEnabled: (name) => current.get(name) === true,
     snapshot: () => Object.fromEntries(current) as Record<ModuleName, boolean>,
-    async set(name, enabled) {
+    async set(name, enabled, alongside) {
       const now = Date.now();
-      await db
-        .insertInto('module_overrides')
-        .values({ name, enabled: enabled ? 1 : 0, updated_at: now })
-        .onConflict((oc) => oc.column('name').doUpdateSet({ enabled: enabled ? 1 : 0, updated_at: now }))
-        .execute();
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('module_overrides')
+          .values({ name, enabled: enabled ? 1 : 0, updated_at: now })
+          .onConflict((oc) => oc.column('name').doUpdateSet({ enabled: enabled ? 1 : 0, updated_at: now }))
+          .execute();
+        await alongside?.(trx);
+        // Delivered on commit only, so no instance hears of a toggle that was rolled back.
+        if (announce) await sql`select pg_notify(${MODULES_CHANNEL}, ${name})`.execute(trx);
+      });
       await refresh();
     },
     refresh,
@@ -85,4 +103,40 @@ export async function createModuleState(
       listeners.push(listener);
     },
   };
+}
+
+/**
+ * PostgreSQL: re-reads the module state whenever any instance announces a toggle, and after every
+ * reconnect of the LISTEN connection (announcements made while it was down are lost). Bursts are
+ * coalesced into one re-read at a time. Returns the stop function (for `ctx.closers`).
+ */
+export function followModuleNotifications(
+  state: ModuleState,
+  listenUrl: string,
+  log: Logger,
+): () => Promise<void> {
+  let running = false;
+  let again = false;
+  const refreshSoon = () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    (async () => {
+      do {
+        again = false;
+        await state.refresh().catch((err: unknown) => log.warn({ err }, 'module state refresh failed'));
+      } while (again);
+      running = false;
+    })();
+  };
+  const listener = startListener({
+    connectionString: listenUrl,
+    channel: MODULES_CHANNEL,
+    onNotification: refreshSoon,
+    onConnect: refreshSoon,
+    log,
+  });
+  return () => listener.stop();
 }

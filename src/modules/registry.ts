@@ -1,9 +1,13 @@
 import type { AppContext } from '../context.ts';
+import { accountEndpoints } from './account/account.routes.ts';
 import { adminEndpoints } from './admin/admin.routes.ts';
+import { auditEndpoints } from './audit/audit.routes.ts';
 import { authEndpoints } from './auth/auth.routes.ts';
 import { coreEndpoints } from './core/core.routes.ts';
 import { describeEndpoint, type Endpoint } from './endpoint.ts';
 import { healthEndpoints } from './health/health.routes.ts';
+import { idpEndpoints } from './idp/idp.routes.ts';
+import { invitationEndpoints } from './invitations/invitations.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
 import type { ModuleInfo, ModuleName } from './module-state.ts';
 import { userAdminEndpoints } from './user-admin/user-admin.routes.ts';
@@ -29,10 +33,11 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   admin: adminEndpoints,
   auth: authEndpoints,
   users: usersEndpoints,
-  account: () => [],
+  account: accountEndpoints,
   user_admin: userAdminEndpoints,
-  idp: () => [],
-  invitations: () => [],
+  idp: idpEndpoints,
+  invitations: invitationEndpoints,
+  audit: auditEndpoints,
 };
 
 /** A module with its endpoints instantiated for one app. */

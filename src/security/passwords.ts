@@ -65,6 +65,11 @@ export interface PasswordHasher {
   verifyDummy(password: string): Promise<false>;
   /** True when the stored hash is not argon2id v=19 with exactly the exported parameters. */
   needsRehash(storedHash: string): boolean;
+  /**
+   * Runs other CPU-heavy password work under the same cap (it takes a slot, or waits, or throws
+   * HashCapacityError like a hash would). Tests use it to hold a slot for as long as they need.
+   */
+  run<T>(task: () => Promise<T>): Promise<T>;
   stats(): PasswordHasherStats;
 }
 
@@ -113,6 +118,7 @@ export function createPasswordHasher(opts: PasswordHasherOptions = {}): Password
   }
 
   return {
+    run: limited,
     hash: (password) => limited(() => argon2Hash(password, HASH_OPTIONS)),
     verify: (storedHash, password) => {
       const check = legacyAwareCheck(storedHash);
@@ -163,6 +169,11 @@ function needsRehash(storedHash: string): boolean {
 }
 
 type Check = (password: string) => Promise<boolean>;
+
+/** True when verify() can check a password against this stored hash (format known, costs within the ceilings). */
+export function isVerifiableHash(storedHash: string): boolean {
+  return legacyAwareCheck(storedHash) !== null;
+}
 
 const ARGON2_PHC =
   /^\$argon2(?:id|i|d)\$(?:v=\d+\$)?m=(\d+),t=(\d+),p=(\d+)\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 
 /** Access tokens are signed with Ed25519 (EdDSA): small keys and signatures, fast to verify (bench/). */
@@ -30,8 +30,11 @@ export interface KeyStore {
   reload(): Promise<void>;
 }
 
-/** Adds a new signing key and retires the current ones (they keep verifying for one access-token TTL). */
-export async function rotateSigningKey(db: Kysely<DB>): Promise<string> {
+/**
+ * Adds a new signing key and retires the current ones (they keep verifying for one access-token TTL).
+ * Pass a transaction to commit the rotation with its audit entry.
+ */
+export async function rotateSigningKey(db: Kysely<DB> | Transaction<DB>): Promise<string> {
   const now = Date.now();
   const kid = await insertKey(db, now);
   await db
@@ -43,7 +46,7 @@ export async function rotateSigningKey(db: Kysely<DB>): Promise<string> {
   return kid;
 }
 
-async function insertKey(db: Kysely<DB>, now: number): Promise<string> {
+async function insertKey(db: Kysely<DB> | Transaction<DB>, now: number): Promise<string> {
   const { publicKey, privateKey } = await generateKeyPair(ACCESS_TOKEN_ALG, {
     crv: 'Ed25519',
     extractable: true,

@@ -1,6 +1,9 @@
 import type { Migration } from 'kysely/migration';
 import * as core from './20261121000000_core.ts';
 import * as usersScale from './20261121010000_users_scale.ts';
+import * as authPruningIndexes from './20261121013700_auth_pruning_indexes.ts';
+import * as audit from './20261121014000_audit.ts';
+import * as outboxAttempts from './20261121015000_outbox_attempts.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -10,4 +13,7 @@ import * as usersScale from './20261121010000_users_scale.ts';
 export const migrations: Record<string, Migration> = {
   '20261121000000_core': core,
   '20261121010000_users_scale': usersScale,
+  '20261121013700_auth_pruning_indexes': authPruningIndexes,
+  '20261121014000_audit': audit,
+  '20261121015000_outbox_attempts': outboxAttempts,
 };

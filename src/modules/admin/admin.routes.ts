@@ -1,5 +1,8 @@
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
+import { requestActor } from '../audit/audit.service.ts';
+import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import type { ModuleCatalog } from '../registry.ts';
 import { ModuleList, ModuleObject, ModuleParams, ToggleBody } from './admin.schemas.ts';
@@ -37,7 +40,15 @@ export function adminEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): E
             detail: `The ${module.name} module is required and cannot be disabled`,
           });
         }
-        await ctx.modules.set(module.name, req.body.enabled);
+        await ctx.modules.set(module.name, req.body.enabled, (trx) =>
+          recordAudit(trx, {
+            action: 'module.toggle',
+            actor: requestActor(req),
+            target: { type: 'module', id: module.name },
+            client: clientInfo(req),
+            details: { enabled: req.body.enabled, previous: module.enabled },
+          }),
+        );
         return describe(module.name);
       },
     }),

@@ -1,12 +1,68 @@
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { requireAuth } from '../../security/guard.ts';
+import { createLoginThrottle } from '../../security/throttle.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { toPublicUser } from '../users/users.schemas.ts';
-import { JwksResponse, VerifyTokenResponse } from './auth.schemas.ts';
+import {
+  JwksResponse,
+  LoginBody,
+  LogoutBody,
+  RefreshBody,
+  TokenResponse,
+  VerifyTokenResponse,
+} from './auth.schemas.ts';
+import { login, logout, pruneAuthState, refresh } from './auth.service.ts';
+import { clientInfo } from './sessions.service.ts';
 
-/** The auth module (API.md §5): token verification and the public keys. */
+// Spent counters and expired refresh tokens linger at most this long before they are deleted.
+const PRUNE_INTERVAL_MS = 10 * 60_000;
+
+/** The auth module (API.md §5): login, logout, refresh, token verification and the public keys. */
 export function authEndpoints(ctx: AppContext): Endpoint[] {
+  const throttle = createLoginThrottle(ctx.db, {
+    failuresPerAddressPerMin: ctx.config.loginFailuresPerAddressPerMin,
+  });
+  const prune = setInterval(() => {
+    pruneAuthState(ctx, throttle).catch((err: unknown) => ctx.log.warn({ err }, 'auth state pruning failed'));
+  }, PRUNE_INTERVAL_MS);
+  prune.unref();
+  ctx.closers.push(() => clearInterval(prune));
+
   return [
+    endpoint({
+      group: 'auth',
+      label: 'login',
+      method: 'POST',
+      path: '/api/v1/login',
+      access: 'public',
+      summary: 'Log in with email and password; returns an access and a refresh token',
+      schema: { body: LoginBody, response: { 200: TokenResponse } },
+      handler: (req) => login(ctx, throttle, req.body, clientInfo(req)),
+    }),
+    endpoint({
+      group: 'auth',
+      label: 'logout',
+      method: 'POST',
+      path: '/api/v1/logout',
+      access: 'authenticated',
+      summary: 'End this session, or every session of the user with {"scope":"global"}',
+      schema: { body: LogoutBody, response: { 204: Type.Null() } },
+      handler: async (req, reply) => {
+        await logout(ctx, requireAuth(req), req.body?.scope ?? 'local', clientInfo(req));
+        return reply.status(204).send(null);
+      },
+    }),
+    endpoint({
+      group: 'auth',
+      label: 'refresh_token',
+      method: 'POST',
+      path: '/api/v1/refresh-token',
+      access: 'public',
+      summary: 'Exchange a refresh token for a new token pair (single use, rotated)',
+      schema: { body: RefreshBody, response: { 200: TokenResponse } },
+      handler: (req) => refresh(ctx, req.body.refresh_token, clientInfo(req)),
+    }),
     endpoint({
       group: 'auth',
       label: 'verify_token',

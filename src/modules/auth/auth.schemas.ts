@@ -33,3 +33,29 @@ export const TokenResponse = Type.Object({
   refresh_expires_in: Type.Integer(),
   user: UserSchema,
 });
+
+/**
+ * Passwords longer than the policy's 256 allow (API.md §5) cannot be anyone's password, so they are
+ * refused as malformed (400) before any throttle lookup or hashing.
+ */
+export const LoginBody = Type.Object(
+  {
+    email: Type.String({ minLength: 1, maxLength: 320 }),
+    password: Type.String({ minLength: 1, maxLength: 256 }),
+  },
+  { additionalProperties: false },
+);
+
+export const RefreshBody = Type.Object(
+  { refresh_token: Type.String({ minLength: 1, maxLength: 512 }) },
+  { additionalProperties: false },
+);
+
+/** Logout's body is optional: an absent body reaches the validator as null. */
+export const LogoutBody = Type.Union([
+  Type.Object(
+    { scope: Type.Optional(Type.Union([Type.Literal('local'), Type.Literal('global')])) },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+]);

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import { ConfigError } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
+import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, insertUser, updateUser } from '../users/users.queries.ts';
 
@@ -11,16 +13,38 @@ export const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
  * empty database `admin@example.com` with a random password printed once to the log.
  */
 export async function ensureFirstAdmin(ctx: AppContext): Promise<void> {
-  const { db, config, log } = ctx;
-  const admins = await db
+  try {
+    await createFirstAdmin(ctx);
+  } catch (err) {
+    // Instances started together on an empty database race here; the losers' inserts fail on the
+    // unique email. That is not a failed start when the winner's admin is now there.
+    if (!(await adminExists(ctx))) throw err;
+    ctx.log.info('first admin created by another instance');
+  }
+}
+
+async function adminExists(ctx: AppContext): Promise<boolean> {
+  const admin = await ctx.db
     .selectFrom('users')
     .select('id')
     .where('role', '=', 'admin')
     .limit(1)
     .executeTakeFirst();
-  if (admins) return;
+  return admin !== undefined;
+}
+
+async function createFirstAdmin(ctx: AppContext): Promise<void> {
+  const { db, config, log } = ctx;
+  if (await adminExists(ctx)) return;
 
   if (config.adminEmail !== null && config.adminPassword !== null) {
+    // Checked here, where it is used: an admin with a weak password is a bad deployment, not a
+    // warning (API.md §10: bad configuration stops the start with one line).
+    const policy = checkPasswordPolicy(config.adminPassword, {
+      minLength: config.passwordMinLength,
+      email: config.adminEmail,
+    });
+    if (!policy.ok) throw new ConfigError(`ADMIN_PASSWORD is refused: ${policy.reason}`);
     await createOrPromoteAdmin(ctx, config.adminEmail, config.adminPassword);
     log.info({ email: normalizeEmail(config.adminEmail) }, 'first admin created from ADMIN_EMAIL');
     return;

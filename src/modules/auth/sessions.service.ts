@@ -31,6 +31,16 @@ export async function openSession(
   client: ClientInfo,
   db: Kysely<DB> | Transaction<DB> = ctx.db,
 ): Promise<TokenResponse> {
+  return (await startSession(ctx, user, client, db)).tokens;
+}
+
+/** openSession that also names the new session (for the audit entry written in the same transaction). */
+export async function startSession(
+  ctx: AppContext,
+  user: UserRow,
+  client: ClientInfo,
+  db: Kysely<DB> | Transaction<DB> = ctx.db,
+): Promise<{ sessionId: string; tokens: TokenResponse }> {
   const now = Date.now();
   const sessionId = uuidv7();
   const refreshToken = newOpaqueToken();
@@ -63,12 +73,15 @@ export async function openSession(
     .execute();
   const { token } = await ctx.accessTokens.sign({ userId: user.id, sessionId, role: user.role });
   return {
-    access_token: token,
-    token_type: 'Bearer',
-    expires_in: ctx.config.accessTokenTtlS,
-    refresh_token: refreshToken,
-    refresh_expires_in: ctx.config.refreshTokenTtlS,
-    user: toPublicUser(user),
+    sessionId,
+    tokens: {
+      access_token: token,
+      token_type: 'Bearer',
+      expires_in: ctx.config.accessTokenTtlS,
+      refresh_token: refreshToken,
+      refresh_expires_in: ctx.config.refreshTokenTtlS,
+      user: toPublicUser(user),
+    },
   };
 }
 

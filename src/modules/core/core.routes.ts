@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { coreHealth } from '../health/health.service.ts';
+import { metricsEndpoints } from './metrics.routes.ts';
 
 const Core = Type.Object({
   module: Type.Literal('core'),
@@ -10,7 +11,7 @@ const Core = Type.Object({
   migrations: Type.Object({ applied: Type.Integer(), pending: Type.Integer() }),
 });
 
-/** core.health (API.md §4). */
+/** core.health (API.md §4), and the unlisted `/metrics`. */
 export function coreEndpoints(ctx: AppContext): Endpoint[] {
   return [
     endpoint({
@@ -26,5 +27,6 @@ export function coreEndpoints(ctx: AppContext): Endpoint[] {
         return reply.status(body.status === 'ok' ? 200 : 503).send(body);
       },
     }),
+    ...metricsEndpoints(ctx),
   ];
 }

@@ -1,0 +1,38 @@
+import type { AppContext } from '../../context.ts';
+import { requireAuth } from '../../security/guard.ts';
+import { createLoginThrottle } from '../../security/throttle.ts';
+import { TokenResponse } from '../auth/auth.schemas.ts';
+import { clientInfo } from '../auth/sessions.service.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import { ChangePasswordBody, ProfileResponse } from './account.schemas.ts';
+import { changePassword, profile } from './account.service.ts';
+
+/** The account module (API.md §5, index group `auth`): self-service password change and profile. */
+export function accountEndpoints(ctx: AppContext): Endpoint[] {
+  // Stateless over the shared counter table: the same budgets as login (pruned by the auth module).
+  const throttle = createLoginThrottle(ctx.db, {
+    failuresPerAddressPerMin: ctx.config.loginFailuresPerAddressPerMin,
+  });
+  return [
+    endpoint({
+      group: 'auth',
+      label: 'change_password',
+      method: 'PUT',
+      path: '/api/v1/change-password',
+      access: 'authenticated',
+      summary: 'Change your password; ends every session and returns tokens for a fresh one',
+      schema: { body: ChangePasswordBody, response: { 200: TokenResponse } },
+      handler: (req) => changePassword(ctx, throttle, requireAuth(req), req.body, clientInfo(req)),
+    }),
+    endpoint({
+      group: 'auth',
+      label: 'profile',
+      method: 'GET',
+      path: '/api/v1/profile',
+      access: 'authenticated',
+      summary: 'Your user object with linked identities and live sessions',
+      schema: { response: { 200: ProfileResponse } },
+      handler: (req) => profile(ctx, requireAuth(req)),
+    }),
+  ];
+}

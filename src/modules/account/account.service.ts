@@ -1,0 +1,86 @@
+import type { Static } from '@sinclair/typebox';
+import type { AppContext } from '../../context.ts';
+import { ApiError } from '../../errors.ts';
+import type { AuthContext } from '../../security/guard.ts';
+import { checkPasswordPolicy } from '../../security/password-policy.ts';
+import type { LoginThrottle } from '../../security/throttle.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
+import { invalidCredentials } from '../auth/auth.service.ts';
+import {
+  type ClientInfo,
+  openSession,
+  revokeUserSessions,
+  type TokenResponse,
+} from '../auth/sessions.service.ts';
+import { iso, toPublicUser } from '../users/users.schemas.ts';
+import { listIdentities, listLiveSessions, setPasswordHash } from './account.queries.ts';
+import type { ProfileResponse } from './account.schemas.ts';
+
+/**
+ * PUT /change-password (API.md §5). The policy is checked first (no hashing for a password that
+ * would be refused anyway); the current password is then checked under the same throttle as login,
+ * so a stolen access token cannot be used to guess it at hashing speed. Every existing session of
+ * the user ends — the caller's too — and the answer is a fresh session.
+ */
+export async function changePassword(
+  ctx: AppContext,
+  throttle: LoginThrottle,
+  auth: AuthContext,
+  input: { current_password: string; new_password: string },
+  client: ClientInfo,
+): Promise<TokenResponse> {
+  const { user } = auth;
+  const policy = checkPasswordPolicy(input.new_password, {
+    minLength: ctx.config.passwordMinLength,
+    email: user.email,
+  });
+  if (!policy.ok) throw new ApiError('weak_password', { detail: policy.reason });
+
+  const ticket = await throttle.check(user.email, client.ip);
+  const verified =
+    user.password_hash === null
+      ? await ctx.passwords.verifyDummy(input.current_password)
+      : await ctx.passwords.verify(user.password_hash, input.current_password);
+  if (!verified) {
+    await throttle.fail(ticket);
+    throw invalidCredentials();
+  }
+
+  const hash = await ctx.passwords.hash(input.new_password);
+  const now = Date.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    await setPasswordHash(trx, user.id, hash, now);
+    const revoked = await revokeUserSessions(trx, user.id, 'password_changed');
+    await throttle.succeed(ticket, trx);
+    await recordAudit(trx, {
+      action: 'password.change',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { sessions_revoked: revoked },
+    });
+    return openSession(ctx, { ...user, password_hash: hash, updated_at: now }, client, trx);
+  });
+}
+
+/** GET /profile: the caller's user object with linked identities and live sessions. */
+export async function profile(ctx: AppContext, auth: AuthContext): Promise<Static<typeof ProfileResponse>> {
+  const [identities, sessions] = await Promise.all([
+    listIdentities(ctx.db, auth.user.id),
+    listLiveSessions(ctx.db, auth.user.id, Date.now()),
+  ]);
+  return {
+    ...toPublicUser(auth.user),
+    identities: identities.map((i) => ({
+      issuer: i.issuer,
+      subject: i.subject,
+      linked_at: iso(i.linked_at),
+    })),
+    sessions: sessions.map((s) => ({
+      id: s.id,
+      created_at: iso(s.created_at),
+      last_used_at: iso(s.last_used_at),
+      current: s.id === auth.session.id,
+    })),
+  };
+}

@@ -1,0 +1,151 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { AppContext } from '../../context.ts';
+import { ApiError } from '../../errors.ts';
+import {
+  type AuditActor,
+  type AuditFilter,
+  type AuditPosition,
+  type AuditRow,
+  listAudit,
+  pruneAudit,
+} from './audit.queries.ts';
+
+/** The actor of a request: the authenticated user, else anonymous. */
+export function requestActor(request: { auth: { user: { id: string } } | null }): AuditActor {
+  return request.auth ? { type: 'user', id: request.auth.user.id } : { type: 'anonymous' };
+}
+
+/** An audit entry as the API returns it. */
+export interface PublicAuditEntry {
+  id: string;
+  at: string;
+  action: string;
+  outcome: 'success' | 'failure';
+  actor_type: 'user' | 'system' | 'anonymous';
+  actor_id: string | null;
+  target_type: string | null;
+  target_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  details: Record<string, unknown>;
+}
+
+/** One page of the listing plus the cursor of the next (null on the last page). */
+export async function auditPage(
+  ctx: AppContext,
+  filter: AuditFilter,
+  limit: number,
+  cursor: string | undefined,
+): Promise<{ data: PublicAuditEntry[]; next_cursor: string | null }> {
+  if (filter.from !== undefined && filter.to !== undefined && filter.from > filter.to) {
+    throw new ApiError('validation_failed', {
+      detail: 'from must not be after to',
+      errors: [{ path: '/from', message: 'must not be after to' }],
+    });
+  }
+  const after = cursor === undefined ? null : decodeCursor(cursor);
+  const rows = await listAudit(ctx.db, filter, limit + 1, after);
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(toPublicEntry),
+    next_cursor: rows.length > limit && last ? encodeCursor({ at: last.at, id: last.id }) : null,
+  };
+}
+
+function toPublicEntry(row: AuditRow): PublicAuditEntry {
+  let details: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(row.details);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      details = parsed as Record<string, unknown>;
+  } catch {
+    // Written by recordAudit only; an unreadable value is shown as empty rather than failing the page.
+  }
+  return {
+    id: row.id,
+    at: new Date(row.at).toISOString(),
+    action: row.action,
+    outcome: row.outcome,
+    actor_type: row.actor_type,
+    actor_id: row.actor_id,
+    target_type: row.target_type,
+    target_id: row.target_id,
+    ip: row.ip,
+    user_agent: row.user_agent,
+    details,
+  };
+}
+
+// The cursor is opaque to clients: base64url of "at.id.check". The check is a digest of the
+// position, so an edited cursor is refused with 400 instead of silently paging from somewhere else.
+// It is not a secret MAC: a forged position only moves an admin's own view of a list they may read.
+const CURSOR_PART =
+  /^(\d{1,16})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.([A-Za-z0-9_-]{16})$/;
+
+function cursorCheck(at: number, id: string): string {
+  return createHash('sha256').update(`gatehouse.audit.cursor:${at}.${id}`).digest('base64url').slice(0, 16);
+}
+
+/** Encodes a keyset position as an opaque cursor. */
+export function encodeCursor(position: AuditPosition): string {
+  const { at, id } = position;
+  return Buffer.from(`${at}.${id}.${cursorCheck(at, id)}`).toString('base64url');
+}
+
+/** Decodes a cursor; 400 `validation_failed` when it was not made by encodeCursor. */
+export function decodeCursor(cursor: string): AuditPosition {
+  const invalid = () =>
+    new ApiError('validation_failed', {
+      detail: 'cursor is not a cursor this endpoint returned',
+      errors: [{ path: '/cursor', message: 'is not valid' }],
+    });
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) throw invalid();
+  const m = CURSOR_PART.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  if (!m) throw invalid();
+  const at = Number(m[1]);
+  const id = m[2] ?? '';
+  const expected = Buffer.from(cursorCheck(at, id));
+  const given = Buffer.from(m[3] ?? '');
+  if (!Number.isSafeInteger(at) || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw invalid();
+  }
+  return { at, id };
+}
+
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+const FIRST_PRUNE_AFTER_MS = 30_000;
+
+/** Deletes entries past AUDIT_RETENTION_DAYS; returns how many. */
+export function pruneExpiredAudit(ctx: AppContext, now = Date.now()): Promise<number> {
+  return pruneAudit(ctx.db, now - ctx.config.auditRetentionDays * 86_400_000);
+}
+
+/**
+ * Prunes in the background: shortly after start, then hourly. Every instance may run it; the
+ * deletes are idempotent. Registered in ctx.closers, which waits for a prune in progress.
+ */
+export function startAuditRetention(ctx: AppContext): void {
+  let running: Promise<void> | null = null;
+  const run = () => {
+    if (running) return;
+    running = pruneExpiredAudit(ctx)
+      .then((n) => {
+        if (n > 0)
+          ctx.log.info({ deleted: n, retention_days: ctx.config.auditRetentionDays }, 'audit entries pruned');
+      })
+      .catch((err: unknown) => ctx.log.warn({ err }, 'audit pruning failed'))
+      .finally(() => {
+        running = null;
+      });
+  };
+  const first = setTimeout(run, FIRST_PRUNE_AFTER_MS);
+  const every = setInterval(run, PRUNE_EVERY_MS);
+  first.unref();
+  every.unref();
+  ctx.closers.push(async () => {
+    clearTimeout(first);
+    clearInterval(every);
+    await running;
+  });
+}

@@ -1,0 +1,138 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DialectName } from '../../db/dialect.ts';
+import type { DB, UserRow } from '../../db/schema.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** A refresh token row with what rotation decides on: its session's state and its user. */
+export interface RefreshTokenState {
+  id: string;
+  sessionId: string;
+  expiresAt: number;
+  rotatedAt: number | null;
+  successorBox: string | null;
+  sessionRevokedAt: number | null;
+  sessionExpiresAt: number;
+  user: UserRow;
+}
+
+/**
+ * Finds a refresh token by hash with its session and user, in one round trip. On PostgreSQL the
+ * token row is locked until the transaction ends, so two concurrent refreshes of one token run one
+ * after the other and the second sees the first's rotation. SQLite needs no lock: Kysely's single
+ * connection serializes whole transactions.
+ */
+export async function findRefreshTokenForRotation(
+  trx: Transaction<DB>,
+  tokenHash: string,
+  dialect: DialectName,
+): Promise<RefreshTokenState | null> {
+  const row = await trx
+    .selectFrom('refresh_tokens as rt')
+    .innerJoin('sessions as s', 's.id', 'rt.session_id')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select([
+      'rt.id as rt_id',
+      'rt.session_id as rt_session_id',
+      'rt.expires_at as rt_expires_at',
+      'rt.rotated_at as rt_rotated_at',
+      'rt.successor_box as rt_successor_box',
+      's.revoked_at as s_revoked_at',
+      's.expires_at as s_expires_at',
+      'u.id',
+      'u.email',
+      'u.name',
+      'u.role',
+      'u.status',
+      'u.password_hash',
+      'u.email_verified',
+      'u.created_at',
+      'u.updated_at',
+      'u.last_login_at',
+    ])
+    .where('rt.token_hash', '=', tokenHash)
+    .$if(dialect === 'postgres', (qb) => qb.forUpdate('rt'))
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    id: row.rt_id,
+    sessionId: row.rt_session_id,
+    expiresAt: row.rt_expires_at,
+    rotatedAt: row.rt_rotated_at,
+    successorBox: row.rt_successor_box,
+    sessionRevokedAt: row.s_revoked_at,
+    sessionExpiresAt: row.s_expires_at,
+    user: {
+      id: row.id,
+      email: row.email,
+      name: row.name,
+      role: row.role,
+      status: row.status,
+      password_hash: row.password_hash,
+      email_verified: row.email_verified,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      last_login_at: row.last_login_at,
+    },
+  };
+}
+
+/** Stores a new refresh token (by hash) for a session. */
+export async function insertRefreshToken(
+  db: Db,
+  row: { id: string; sessionId: string; tokenHash: string; createdAt: number; expiresAt: number },
+): Promise<void> {
+  await db
+    .insertInto('refresh_tokens')
+    .values({
+      id: row.id,
+      session_id: row.sessionId,
+      token_hash: row.tokenHash,
+      created_at: row.createdAt,
+      expires_at: row.expiresAt,
+      rotated_at: null,
+      successor_box: null,
+    })
+    .execute();
+}
+
+/** Marks a refresh token used, keeping its sealed successor for grace-window replays. */
+export async function markRotated(
+  db: Db,
+  id: string,
+  rotatedAt: number,
+  successorBox: string,
+): Promise<void> {
+  await db
+    .updateTable('refresh_tokens')
+    .set({ rotated_at: rotatedAt, successor_box: successorBox })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Records session use and slides its expiry along with the newest refresh token. */
+export async function touchSession(db: Db, id: string, usedAt: number, expiresAt: number): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ last_used_at: usedAt, expires_at: expiresAt })
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * Records a successful login: `last_login_at`, and the upgraded hash when the parameters changed.
+ * `updated_at` is left alone — it tracks changes to the account, not its use.
+ */
+export async function recordLogin(db: Db, userId: string, at: number, newHash: string | null): Promise<void> {
+  await db
+    .updateTable('users')
+    .set(newHash === null ? { last_login_at: at } : { last_login_at: at, password_hash: newHash })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** Deletes refresh tokens past their expiry (rotated ones included: past expiry a replay is refused anyway). */
+export async function deleteExpiredRefreshTokens(db: Db, now: number): Promise<number> {
+  const result = await db.deleteFrom('refresh_tokens').where('expires_at', '<', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

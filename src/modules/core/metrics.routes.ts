@@ -1,0 +1,50 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.ts';
+import { ApiError } from '../../errors.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import { renderMetrics } from './metrics.ts';
+
+const CHALLENGE = 'Bearer realm="gatehouse-metrics"';
+
+/** `GET /metrics`: Prometheus text, served by the core module but not listed in the index. */
+export function metricsEndpoints(ctx: AppContext): Endpoint[] {
+  const expected = ctx.config.metricsToken === null ? null : digest(ctx.config.metricsToken);
+  return [
+    endpoint({
+      group: 'core',
+      label: 'metrics',
+      method: 'GET',
+      path: '/metrics',
+      access: 'public',
+      hidden: true,
+      summary: 'Prometheus metrics (Bearer METRICS_TOKEN when set)',
+      schema: { response: { 200: Type.String({ description: 'Prometheus text exposition format 0.0.4' }) } },
+      handler: async (req, reply) => {
+        if (expected !== null) {
+          const header = req.headers.authorization;
+          const match = typeof header === 'string' ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
+          if (!match?.[1]) {
+            throw new ApiError('unauthenticated', {
+              detail: 'The metrics need the METRICS_TOKEN as a Bearer token',
+              headers: { 'www-authenticate': CHALLENGE },
+            });
+          }
+          // Compared as digests: constant time, whatever the lengths.
+          if (!timingSafeEqual(digest(match[1]), expected)) {
+            throw new ApiError('token_invalid', {
+              detail: 'The metrics token is not valid',
+              headers: { 'www-authenticate': `${CHALLENGE}, error="invalid_token"` },
+            });
+          }
+        }
+        const { contentType, body } = await renderMetrics(ctx);
+        return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
+      },
+    }),
+  ];
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}

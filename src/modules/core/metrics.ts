@@ -1,0 +1,182 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { AppContext } from '../../context.ts';
+
+/** What a login attempt ended as, for `gatehouse_logins_total{outcome}`. */
+export type LoginOutcome = 'success' | 'failure' | 'rate_limited';
+
+const LOGIN_OUTCOMES: readonly LoginOutcome[] = ['success', 'failure', 'rate_limited'];
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+// Counting rows is a scan on big tables: a scrape every second must not turn into a query every second.
+const COUNT_CACHE_MS = 5000;
+
+interface AppMetrics {
+  registry: Registry;
+  logins: Counter<'outcome'>;
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
+}
+
+// One registry per app (tests build many apps in one process); keyed weakly so a closed app's go.
+const byContext = new WeakMap<AppContext, AppMetrics>();
+
+// Process-wide metrics (event-loop delay, memory, GC, CPU) exist once per process, not per app.
+let processRegistry: Registry | null = null;
+
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/** The app's metrics, created on first use. */
+export function metricsFor(ctx: AppContext): AppMetrics {
+  let m = byContext.get(ctx);
+  if (!m) {
+    m = createMetrics(ctx);
+    byContext.set(ctx, m);
+  }
+  return m;
+}
+
+/** Counts one login attempt's outcome. The auth module calls it once per attempt. */
+export function countLogin(ctx: AppContext, outcome: LoginOutcome): void {
+  metricsFor(ctx).logins.inc({ outcome });
+}
+
+/** Times every response by route pattern (never the raw URL: ids would explode the series). */
+export function installRequestMetrics(app: FastifyInstance, ctx: AppContext): void {
+  const metrics = metricsFor(ctx);
+  app.addHook('onResponse', async (request, reply) => {
+    const method = METHODS.has(request.method) ? request.method : 'OTHER';
+    metrics.observeRequest(
+      method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+  });
+}
+
+/** The Prometheus text exposition: this app's metrics, then the process's. */
+export async function renderMetrics(ctx: AppContext): Promise<{ contentType: string; body: string }> {
+  const { registry } = metricsFor(ctx);
+  const [app, proc] = await Promise.all([registry.metrics(), processMetrics().metrics()]);
+  return { contentType: registry.contentType, body: `${app}\n${proc}` };
+}
+
+function createMetrics(ctx: AppContext): AppMetrics {
+  const registry = new Registry();
+  const duration = new Histogram({
+    name: 'gatehouse_http_request_duration_seconds',
+    help: 'HTTP request duration by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const logins = new Counter({
+    name: 'gatehouse_logins_total',
+    help: 'Login attempts by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  for (const outcome of LOGIN_OUTCOMES) logins.inc({ outcome }, 0);
+
+  const { database } = ctx;
+  const cachedCount = (query: () => Promise<number>) => {
+    let value = 0;
+    let at = Number.NEGATIVE_INFINITY;
+    return async () => {
+      if (Date.now() - at >= COUNT_CACHE_MS) {
+        value = await query();
+        at = Date.now();
+      }
+      return value;
+    };
+  };
+  const liveSessions = cachedCount(async () => {
+    const row = await ctx.db
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', Date.now())
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  });
+  const pendingMail = cachedCount(async () => {
+    const row = await ctx.db
+      .selectFrom('outbox')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  });
+  // A failing query keeps the last value (gatehouse_database_up tells why); the scrape still answers.
+  const countGauge = (name: string, help: string, count: () => Promise<number>) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        try {
+          this.set(await count());
+        } catch (err) {
+          ctx.log.debug({ err }, `metrics: ${name} unavailable`);
+        }
+      },
+    });
+  countGauge('gatehouse_active_sessions', 'Sessions neither revoked nor expired', liveSessions);
+  countGauge('gatehouse_outbox_pending', 'Mail messages waiting in the outbox', pendingMail);
+  // Both gauges come from one ping per scrape: prom-client starts each collect() in registration
+  // order, so the ping gauge's collect sets `ping` before the up gauge's collect awaits it.
+  let ping: Promise<number | null> = Promise.resolve(null);
+  new Gauge({
+    name: 'gatehouse_database_ping_seconds',
+    help: 'Round trip of a trivial query at scrape time',
+    registers: [registry],
+    async collect() {
+      ping = database.ping().catch(() => null);
+      const ms = await ping;
+      if (ms !== null) this.set(ms / 1000);
+    },
+  });
+  new Gauge({
+    name: 'gatehouse_database_up',
+    help: '1 when the database answered the scrape-time ping',
+    registers: [registry],
+    async collect() {
+      this.set((await ping) === null ? 0 : 1);
+    },
+  });
+  const pool = database.pool;
+  if (pool) {
+    new Gauge({
+      name: 'gatehouse_database_pool_connections',
+      help: 'PostgreSQL pool connections: total, idle, and callers waiting for one',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        this.set({ state: 'total' }, pool.totalCount);
+        this.set({ state: 'idle' }, pool.idleCount);
+        this.set({ state: 'waiting' }, pool.waitingCount);
+      },
+    });
+  }
+
+  // Label lookup hashes the label set; caching the child per key keeps the hot path to a Map get.
+  const children = new Map<string, { observe(v: number): void }>();
+  return {
+    registry,
+    logins,
+    observeRequest(method, route, status, seconds) {
+      const key = `${method} ${status} ${route}`;
+      let child = children.get(key);
+      if (!child) {
+        child = duration.labels(method, route, String(status));
+        children.set(key, child);
+      }
+      child.observe(seconds);
+    },
+  };
+}

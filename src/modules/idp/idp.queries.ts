@@ -1,0 +1,52 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { DB, IdentitiesTable } from '../../db/schema.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export type IdentityRow = Selectable<IdentitiesTable>;
+
+/** The identity of (issuer, subject), if linked. */
+export function findIdentity(db: Db, issuer: string, subject: string): Promise<IdentityRow | undefined> {
+  return db
+    .selectFrom('identities')
+    .selectAll()
+    .where('issuer', '=', issuer)
+    .where('subject', '=', subject)
+    .executeTakeFirst();
+}
+
+/** Whether any provider identity is linked to the user. */
+export async function hasIdentities(db: Db, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('identities')
+    .select('id')
+    .where('user_id', '=', userId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Links an identity to a user; fails with a unique violation when (issuer, subject) is already linked. */
+export async function insertIdentity(db: Db, row: IdentityRow): Promise<void> {
+  await db.insertInto('identities').values(row).execute();
+}
+
+/** Records the email the provider last reported for an identity. */
+export async function updateIdentityEmail(db: Db, id: string, email: string | null): Promise<void> {
+  await db.updateTable('identities').set({ email }).where('id', '=', id).execute();
+}
+
+/** Sets last_login_at without touching updated_at (a sign-in is not a change to the account). */
+export async function touchLastLogin(db: Db, userId: string, at: number): Promise<void> {
+  await db.updateTable('users').set({ last_login_at: at }).where('id', '=', userId).execute();
+}
+
+/** True for a unique-constraint violation on either engine (a concurrent insert won). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (
+    code === '23505' ||
+    (typeof code === 'string' &&
+      (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'))
+  );
+}

@@ -1,0 +1,32 @@
+import type { AppContext } from '../../context.ts';
+import { clientInfo } from '../auth/sessions.service.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import { ConfigResponse, VerifyBody, VerifyResponse } from './idp.schemas.ts';
+import { idpConfig, signInWithIdToken } from './idp.service.ts';
+
+/** idp.config and idp.verify (API.md §7): sign-in through an external OpenID Connect provider. */
+export function idpEndpoints(ctx: AppContext): Endpoint[] {
+  return [
+    endpoint({
+      group: 'idp',
+      label: 'config',
+      method: 'GET',
+      path: '/api/v1/idp/config',
+      access: 'public',
+      summary: "The identity provider's endpoints a front end needs to start a sign-in",
+      schema: { response: { 200: ConfigResponse } },
+      handler: () => idpConfig(ctx),
+    }),
+    endpoint({
+      group: 'idp',
+      label: 'verify',
+      method: 'POST',
+      path: '/api/v1/idp/verify',
+      access: 'public',
+      summary: "Exchange the provider's ID token for a Gatehouse session",
+      schema: { body: VerifyBody, response: { 200: VerifyResponse } },
+      handler: (req) =>
+        signInWithIdToken(ctx, { idToken: req.body.id_token, nonce: req.body.nonce }, clientInfo(req)),
+    }),
+  ];
+}

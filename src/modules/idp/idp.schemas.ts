@@ -1,0 +1,30 @@
+import { Type } from '@sinclair/typebox';
+import { TokenResponse } from '../auth/auth.schemas.ts';
+
+/** `POST /api/v1/idp/verify` body: the provider's ID token and the nonce of the authentication request. */
+export const VerifyBody = Type.Object(
+  {
+    id_token: Type.String({ minLength: 1, maxLength: 16_384 }),
+    nonce: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+  },
+  { additionalProperties: false },
+);
+
+export const VerifyResponse = Type.Object({
+  ...TokenResponse.properties,
+  created: Type.Boolean(),
+});
+
+const EnabledConfig = Type.Object({
+  enabled: Type.Literal(true),
+  issuer: Type.String(),
+  client_id: Type.String(),
+  authorization_endpoint: Type.String(),
+  token_endpoint: Type.String(),
+  end_session_endpoint: Type.Union([Type.String(), Type.Null()]),
+  jwks_uri: Type.String(),
+  scopes_supported: Type.Array(Type.String()),
+});
+
+/** `GET /api/v1/idp/config`: the provider's endpoints, or `{"enabled": false}`. */
+export const ConfigResponse = Type.Union([EnabledConfig, Type.Object({ enabled: Type.Literal(false) })]);

@@ -1,0 +1,252 @@
+import type { Transaction } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { AppContext } from '../../context.ts';
+import type { DB, UserRow } from '../../db/schema.ts';
+import { ApiError } from '../../errors.ts';
+import { type AuditEvent, recordAudit, recordAudits } from '../audit/audit.queries.ts';
+import { type ClientInfo, startSession, type TokenResponse } from '../auth/sessions.service.ts';
+import { countLogin } from '../core/metrics.ts';
+import { normalizeEmail } from '../users/email.ts';
+import { findUserByEmail, findUserById, insertUser, updateUser } from '../users/users.queries.ts';
+import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
+import {
+  findIdentity,
+  hasIdentities,
+  insertIdentity,
+  isUniqueViolation,
+  touchLastLogin,
+  updateIdentityEmail,
+} from './idp.queries.ts';
+import type { Discovery } from './oidc-client.ts';
+
+/** `GET /api/v1/idp/config` (API.md §7). */
+export type IdpConfig = { enabled: false } | ({ enabled: true; client_id: string } & Discovery);
+
+/** The token response of API.md §5 plus whether the account was created by this sign-in. */
+export type IdpSignInResponse = TokenResponse & { created: boolean };
+
+const MAX_NAME_CHARS = 200;
+
+/** The provider settings a front end needs to start a sign-in, from the cached discovery document. */
+export async function idpConfig(ctx: AppContext): Promise<IdpConfig> {
+  if (!ctx.oidc) return { enabled: false };
+  const doc = await ctx.oidc.discovery();
+  return { enabled: true, ...doc, client_id: ctx.oidc.settings.clientId };
+}
+
+/** What a refused sign-in's audit entry can name, filled in as the sign-in learns it. */
+interface Attempt {
+  identity: VerifiedIdentity | null;
+  userId: string | null;
+}
+
+/**
+ * Verifies an ID token, finds or links or creates the user, and opens a session — all writes, and
+ * their audit entries, in one transaction. Two concurrent first sign-ins race on the unique
+ * constraints; the loser retries once and then finds what the winner committed. A refusal (4xx) is
+ * audited as `login.failure` after the rollback; outages (5xx) are neither audited nor counted.
+ */
+export async function signInWithIdToken(
+  ctx: AppContext,
+  input: { idToken: string; nonce?: string | undefined },
+  client: ClientInfo,
+): Promise<IdpSignInResponse> {
+  if (!ctx.oidc) {
+    throw new ApiError('idp_not_configured', {
+      detail: 'No identity provider is configured (OIDC_ISSUER, OIDC_CLIENT_ID)',
+    });
+  }
+  const oidc = ctx.oidc;
+  const seen: Attempt = { identity: null, userId: null };
+  let result: IdpSignInResponse;
+  try {
+    const identity = await verifyIdToken(oidc, input.idToken, input.nonce);
+    seen.identity = identity;
+    const attempt = () => ctx.db.transaction().execute((trx) => mapAndOpen(ctx, trx, identity, client, seen));
+    try {
+      result = await attempt();
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      result = await attempt();
+    }
+  } catch (err) {
+    if (err instanceof ApiError && err.status < 500) {
+      await recordAudit(ctx.db, signInRefusal(err, seen, client));
+      countLogin(ctx, 'failure');
+    }
+    throw err;
+  }
+  countLogin(ctx, 'success');
+  ctx.log.info({ user_id: result.user.id, created: result.created }, 'identity provider sign-in');
+  return result;
+}
+
+/** The `login.failure` entry of a refused sign-in; issuer and subject only from a verified token. */
+function signInRefusal(err: ApiError, seen: Attempt, client: ClientInfo): AuditEvent {
+  const { identity } = seen;
+  return {
+    action: 'login.failure',
+    outcome: 'failure',
+    actor: { type: 'anonymous' },
+    target: seen.userId ? { type: 'user', id: seen.userId } : null,
+    client,
+    details: {
+      method: 'idp',
+      reason: err.code,
+      detail: err.detail ?? null,
+      ...(identity && { issuer: identity.issuer, subject: identity.subject, email: identity.email }),
+    },
+  };
+}
+
+async function mapAndOpen(
+  ctx: AppContext,
+  trx: Transaction<DB>,
+  identity: VerifiedIdentity,
+  client: ClientInfo,
+  seen: Attempt,
+): Promise<IdpSignInResponse> {
+  const now = Date.now();
+  const email = identity.email === null ? null : normalizeEmail(identity.email);
+  const { issuer, subject } = identity;
+  const events: AuditEvent[] = [];
+  let user: UserRow;
+  let created = false;
+
+  const linked = await findIdentity(trx, identity.issuer, identity.subject);
+  if (linked) {
+    const found = await findUserById(trx, linked.user_id);
+    if (!found) throw new Error('identity without user');
+    seen.userId = found.id;
+    assertMaySignIn(found);
+    if (linked.email !== email) await updateIdentityEmail(trx, linked.id, email);
+    user = found;
+    if (identity.emailVerified && email === found.email && found.email_verified !== 1) {
+      await updateUser(trx, found.id, { email_verified: 1, updated_at: now });
+      user = { ...found, email_verified: 1, updated_at: now };
+    }
+  } else {
+    const holder = email === null ? undefined : await findUserByEmail(trx, email);
+    if (holder) {
+      seen.userId = holder.id;
+      // An email the provider has not verified proves nothing about who owns the account.
+      if (!identity.emailVerified) {
+        throw new ApiError('email_taken', {
+          detail:
+            'An account with this email exists; the provider has not verified the email, so the sign-in cannot be linked to it',
+        });
+      }
+      if (!ctx.config.oidc.linkByEmail) {
+        throw new ApiError('email_taken', {
+          detail: 'An account with this email exists and linking by email is turned off',
+        });
+      }
+      // An account that got its (unverified) email from another identity may belong to whoever
+      // claimed that address first; handing it to this identity too would share it with them.
+      if (holder.email_verified !== 1 && (await hasIdentities(trx, holder.id))) {
+        throw new ApiError('email_taken', {
+          detail: 'An account with this email exists, but its email is not verified, so it cannot be linked',
+        });
+      }
+      assertMaySignIn(holder);
+      const row = identityRow(holder.id, identity, email, now);
+      await insertIdentity(trx, row);
+      events.push({
+        action: 'identity.link',
+        actor: { type: 'user', id: holder.id },
+        target: { type: 'identity', id: row.id },
+        client,
+        details: { issuer, subject, user_id: holder.id, by: 'email' },
+      });
+      user = holder;
+      if (holder.email_verified !== 1) {
+        await updateUser(trx, holder.id, { email_verified: 1, updated_at: now });
+        user = { ...holder, email_verified: 1, updated_at: now };
+      }
+    } else {
+      if (!ctx.config.oidc.autoProvision) {
+        throw new ApiError('forbidden', {
+          detail: 'No account is linked to this identity and automatic provisioning is turned off',
+        });
+      }
+      if (email === null) {
+        throw new ApiError('forbidden', {
+          detail: 'The provider sent no usable email address, which a new account needs (scope "email")',
+        });
+      }
+      user = {
+        id: uuidv7(),
+        email,
+        name: truncate(identity.name ?? '', MAX_NAME_CHARS),
+        role: 'user',
+        status: 'active',
+        password_hash: null,
+        email_verified: identity.emailVerified ? 1 : 0,
+        created_at: now,
+        updated_at: now,
+        last_login_at: null,
+      };
+      await insertUser(trx, user);
+      const row = identityRow(user.id, identity, email, now);
+      await insertIdentity(trx, row);
+      created = true;
+      events.push(
+        {
+          action: 'user.create',
+          actor: { type: 'anonymous' },
+          target: { type: 'user', id: user.id },
+          client,
+          details: { via: 'idp', issuer, role: user.role },
+        },
+        {
+          action: 'identity.link',
+          actor: { type: 'user', id: user.id },
+          target: { type: 'identity', id: row.id },
+          client,
+          details: { issuer, subject, user_id: user.id, by: 'provisioning' },
+        },
+      );
+    }
+  }
+
+  await touchLastLogin(trx, user.id, now);
+  const { sessionId, tokens } = await startSession(ctx, { ...user, last_login_at: now }, client, trx);
+  events.push({
+    action: 'login.success',
+    actor: { type: 'user', id: user.id },
+    target: { type: 'user', id: user.id },
+    client,
+    details: { method: 'idp', session_id: sessionId, issuer, subject, created },
+  });
+  // One statement for all of this sign-in's entries.
+  await recordAudits(trx, events);
+  return { ...tokens, created };
+}
+
+/** Disabled accounts stay shut; invited ones must accept their invitation first (docs/idp.md). */
+function assertMaySignIn(user: UserRow): void {
+  if (user.status === 'disabled') {
+    throw new ApiError('account_disabled', { detail: 'This account is disabled' });
+  }
+  if (user.status === 'invited') {
+    throw new ApiError('forbidden', {
+      detail: 'This account has a pending invitation; accept it before signing in with the identity provider',
+    });
+  }
+}
+
+function identityRow(userId: string, identity: VerifiedIdentity, email: string | null, now: number) {
+  return {
+    id: uuidv7(),
+    user_id: userId,
+    issuer: identity.issuer,
+    subject: identity.subject,
+    email,
+    linked_at: now,
+  };
+}
+
+function truncate(value: string, maxCodePoints: number): string {
+  const chars = [...value];
+  return chars.length > maxCodePoints ? chars.slice(0, maxCodePoints).join('') : value;
+}

@@ -1,0 +1,230 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { AppContext } from '../../context.ts';
+import type { UserRow } from '../../db/schema.ts';
+import { ApiError } from '../../errors.ts';
+import { renderInvitationMail } from '../../mail/templates.ts';
+import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
+import { checkPasswordPolicy } from '../../security/password-policy.ts';
+import { HashCapacityError } from '../../security/passwords.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
+import { type ClientInfo, openSession, type TokenResponse } from '../auth/sessions.service.ts';
+import { normalizeEmail } from '../users/email.ts';
+import { findUserById, insertUser, updateUser } from '../users/users.queries.ts';
+import { iso, toPublicUser } from '../users/users.schemas.ts';
+import {
+  activateInvitedUser,
+  consumeInvitation,
+  findInvitationByTokenHash,
+  findUserByEmailForUpdate,
+  type InvitationRow,
+  type InvitationWithUsers,
+  insertInvitation,
+  replacePendingInvitations,
+} from './invitations.queries.ts';
+import type { InvitationViewResult, InviteInput, InviteResult } from './invitations.schemas.ts';
+
+// newOpaqueToken: 32 random bytes, base64url without padding. Anything else cannot be ours and is
+// answered without touching the database.
+const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
+
+/** The link put in the mail and the response: INVITE_URL_TEMPLATE with `{token}` filled in. */
+export function inviteUrl(template: string, token: string): string {
+  return template.replaceAll('{token}', () => token);
+}
+
+/**
+ * Invites an address (API.md §6): creates the user as `invited` — or reuses an invited one, whose
+ * pending invitation is replaced — and writes the invitation and its mail in one transaction.
+ */
+export async function inviteUser(
+  ctx: AppContext,
+  inviter: UserRow,
+  input: InviteInput,
+  client: ClientInfo,
+): Promise<InviteResult> {
+  const email = normalizeEmail(input.email);
+  if (email === null) {
+    throw new ApiError('validation_failed', {
+      detail: 'body/email must be a valid email address',
+      errors: [{ path: '/email', message: 'must be a valid email address' }],
+    });
+  }
+  const name = input.name?.trim();
+  const role = input.role ?? 'user';
+  const token = newOpaqueToken();
+  const url = inviteUrl(ctx.config.inviteUrlTemplate, token);
+
+  const attempt = () =>
+    ctx.db.transaction().execute(async (trx) => {
+      const now = Date.now();
+      const expiresAt = now + ctx.config.invitationTtlS * 1000;
+      const existing = await findUserByEmailForUpdate(trx, email);
+      let user: UserRow;
+      let replaced = 0;
+      if (existing) {
+        if (existing.status !== 'invited') {
+          throw new ApiError('email_taken', { detail: 'A user with this email already exists' });
+        }
+        replaced = await replacePendingInvitations(trx, existing.id, now);
+        // An older invitation mail still waiting (SMTP down) would only deliver a dead link.
+        await ctx.mail.outbox.withdraw(trx, email, 'invitation');
+        const patch = { role, updated_at: now, ...(name !== undefined ? { name } : {}) };
+        await updateUser(trx, existing.id, patch);
+        user = { ...existing, ...patch };
+      } else {
+        user = {
+          id: uuidv7(),
+          email,
+          name: name ?? '',
+          role,
+          status: 'invited',
+          password_hash: null,
+          email_verified: 0,
+          created_at: now,
+          updated_at: now,
+          last_login_at: null,
+        };
+        await insertUser(trx, user);
+      }
+      const invitation: InvitationRow = {
+        id: uuidv7(),
+        user_id: user.id,
+        email,
+        role,
+        token_hash: hashOpaqueToken(token),
+        invited_by: inviter.id,
+        created_at: now,
+        expires_at: expiresAt,
+        consumed_at: null,
+        replaced_at: null,
+      };
+      await insertInvitation(trx, invitation);
+      const mail = renderInvitationMail({
+        to: email,
+        inviterName: inviter.name.trim() || null,
+        inviteUrl: url,
+        expiresAt: new Date(expiresAt),
+      });
+      await ctx.mail.outbox.enqueue(trx, mail, 'invitation');
+      await recordAudit(trx, {
+        action: 'invitation.send',
+        actor: { type: 'user', id: inviter.id },
+        target: { type: 'invitation', id: invitation.id },
+        client,
+        details: { user_id: user.id, email, role, replaced: replaced > 0 },
+      });
+      return { user, invitation };
+    });
+
+  let result: Awaited<ReturnType<typeof attempt>>;
+  try {
+    result = await attempt();
+  } catch (err) {
+    // Two first invitations of one new address raced and the other inserted the user: run again,
+    // now on the existing-user path (it replaces the other's invitation, like any re-invite).
+    if (!isUniqueViolation(err)) throw err;
+    result = await attempt();
+  }
+  ctx.mail.outbox.nudge();
+  const { user, invitation } = result;
+  return {
+    invitation: {
+      id: invitation.id,
+      email: invitation.email,
+      role: invitation.role,
+      expires_at: iso(invitation.expires_at),
+      invite_url: url,
+    },
+    user: toPublicUser(user),
+  };
+}
+
+/** What an invitation link shows (API.md §6). Reads only: mail scanners open links too. */
+export async function viewInvitation(ctx: AppContext, token: string): Promise<InvitationViewResult> {
+  const invitation = await usableInvitation(ctx, token);
+  const inviter = invitation.inviter_name?.trim();
+  return {
+    email: invitation.email,
+    name: invitation.user_name,
+    role: invitation.role,
+    expires_at: iso(invitation.expires_at),
+    invited_by: inviter ? { name: inviter } : null,
+  };
+}
+
+/**
+ * Accepts an invitation: checks the password policy (a weak password leaves the invitation
+ * usable), then in one transaction consumes the invitation (exactly one of concurrent accepts
+ * wins), activates the user with the password and opens a session.
+ */
+export async function acceptInvitation(
+  ctx: AppContext,
+  token: string,
+  password: string,
+  client: ClientInfo,
+): Promise<TokenResponse> {
+  const invitation = await usableInvitation(ctx, token);
+  const policy = checkPasswordPolicy(password, {
+    minLength: ctx.config.passwordMinLength,
+    email: invitation.email,
+  });
+  if (!policy.ok) throw new ApiError('weak_password', { detail: policy.reason });
+  let passwordHash: string;
+  try {
+    passwordHash = await ctx.passwords.hash(password);
+  } catch (err) {
+    if (err instanceof HashCapacityError) {
+      throw new ApiError('unavailable', { detail: err.message, retryAfterS: err.retryAfterS });
+    }
+    throw err;
+  }
+  return ctx.db.transaction().execute(async (trx) => {
+    const now = Date.now();
+    if (!(await consumeInvitation(trx, invitation.id, now))) {
+      throw invitation.expires_at <= now ? expired() : used();
+    }
+    if (!(await activateInvitedUser(trx, invitation.user_id, passwordHash, now))) throw used();
+    const user = await findUserById(trx, invitation.user_id);
+    if (!user) throw used();
+    // The acceptance entry covers the session it opens: no separate login.success.
+    await recordAudit(trx, {
+      action: 'invitation.accept',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'invitation', id: invitation.id },
+      client,
+      details: { user_id: user.id },
+    });
+    return openSession(ctx, user, client, trx);
+  });
+}
+
+async function usableInvitation(ctx: AppContext, token: string): Promise<InvitationWithUsers> {
+  const invitation = TOKEN_FORMAT.test(token)
+    ? await findInvitationByTokenHash(ctx.db, hashOpaqueToken(token))
+    : undefined;
+  if (!invitation) throw new ApiError('invitation_not_found', { detail: 'No invitation has this token' });
+  // A user no longer `invited` (activated or disabled by an admin meanwhile) cannot be taken over
+  // through an old link, whatever the invitation row says.
+  if (
+    invitation.consumed_at !== null ||
+    invitation.replaced_at !== null ||
+    invitation.user_status !== 'invited'
+  ) {
+    throw used();
+  }
+  if (invitation.expires_at <= Date.now()) throw expired();
+  return invitation;
+}
+
+function used(): ApiError {
+  return new ApiError('invitation_used', { detail: 'This invitation was already used or replaced' });
+}
+
+function expired(): ApiError {
+  return new ApiError('invitation_expired', { detail: 'This invitation has expired' });
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.ts';
+
+const run = promisify(execFile);
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+const PASSWORD = 'operations passphrase, quite long';
+
+/** Runs `gatehouse create-admin` as its own process, in an empty directory (no stray .env). */
+async function createAdmin(databaseUrl: string, email: string, password: string) {
+  const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-cli-'));
+  try {
+    return await run(process.execPath, [CLI, 'create-admin', '--email', email], {
+      cwd,
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATABASE_URL: databaseUrl,
+        ADMIN_PASSWORD: password,
+        LOG_LEVEL: 'silent',
+      },
+    }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (err: { code: number; stdout: string; stderr: string }) => ({
+        code: err.code,
+        stdout: err.stdout,
+        stderr: err.stderr,
+      }),
+    );
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+for (const dialect of DIALECTS) {
+  describe(`gatehouse create-admin [${dialect}]`, () => {
+    let database: TestDatabase;
+    let t: TestApp | undefined;
+
+    before(async () => {
+      database = await createTestDatabase(dialect);
+    });
+    after(async () => {
+      if (t) await t.close();
+      await database.drop();
+    });
+
+    it('refuses a password the policy refuses, in one line', async () => {
+      const result = await createAdmin(database.url, 'ops@example.com', 'too short');
+      assert.equal(result.code, 1);
+      assert.equal(result.stderr.trim().split('\n').length, 1);
+      assert.match(result.stderr, /^gatehouse: password refused: .*at least 15 characters/);
+    });
+
+    it('creates an admin on a fresh database who can then log in', async () => {
+      const result = await createAdmin(database.url, ' Ops@Example.COM ', PASSWORD);
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /admin .* ready \(id [0-9a-f-]{36}\)/);
+
+      t = await buildTestApp(dialect, { database });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/login',
+        payload: { email: 'ops@example.com', password: PASSWORD },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      const user = json<{ user: { role: string; status: string; email: string } }>(res).user;
+      assert.deepEqual([user.email, user.role, user.status], ['ops@example.com', 'admin', 'active']);
+      // An admin existed at start, so ADMIN_EMAIL of the test environment created nobody.
+      const admins = await t.ctx.db.selectFrom('users').select('email').where('role', '=', 'admin').execute();
+      assert.deepEqual(
+        admins.map((a) => a.email),
+        ['ops@example.com'],
+      );
+    });
+  });
+}

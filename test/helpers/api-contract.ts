@@ -1,0 +1,131 @@
+/**
+ * The index and module tables of API.md §2–3, written out by hand from the contract. Tests compare
+ * the service against these whole: they are the contract's text, never derived from the code.
+ */
+
+export type Documentation = Record<string, Record<string, string>>;
+
+/** API.md §3, form A, exactly as printed there. */
+export const FORM_A_DOCUMENTATION: Documentation = {
+  admin: { modules: 'GET /api/v1/admin/modules', module_toggle: 'PUT /api/v1/admin/modules/<name>' },
+  auth: {
+    login: 'POST /api/v1/login',
+    logout: 'POST /api/v1/logout',
+    refresh_token: 'POST /api/v1/refresh-token',
+    verify_token: 'GET /api/v1/verify-token',
+    change_password: 'PUT /api/v1/change-password',
+    profile: 'GET /api/v1/profile',
+  },
+  core: { health: 'GET /api/v1/core/health' },
+  health: { basic: 'GET /health', detailed: 'GET /health/detailed' },
+  idp: { config: 'GET /api/v1/idp/config', verify: 'POST /api/v1/idp/verify' },
+  users: {
+    list: 'GET /api/v1/users',
+    search: 'GET /api/v1/users/search',
+    stats: 'GET /api/v1/users/stats',
+    get: 'GET /api/v1/users/<id>',
+    update: 'PUT /api/v1/users/<id>',
+    create: 'POST /api/v1/users',
+    delete: 'DELETE /api/v1/users/<id>',
+  },
+};
+
+/**
+ * API.md §3, form B: no `idp` group, no auth.change_password, auth.profile, users.create,
+ * users.delete; adds auth.invite, auth.invite_set_password and users.invite.
+ */
+export const FORM_B_DOCUMENTATION: Documentation = {
+  admin: { modules: 'GET /api/v1/admin/modules', module_toggle: 'PUT /api/v1/admin/modules/<name>' },
+  auth: {
+    login: 'POST /api/v1/login',
+    logout: 'POST /api/v1/logout',
+    refresh_token: 'POST /api/v1/refresh-token',
+    verify_token: 'GET /api/v1/verify-token',
+    invite: 'GET /api/v1/invite/<token>',
+    invite_set_password: 'POST /api/v1/invite/<token>/set-password',
+  },
+  core: { health: 'GET /api/v1/core/health' },
+  health: { basic: 'GET /health', detailed: 'GET /health/detailed' },
+  users: {
+    list: 'GET /api/v1/users',
+    search: 'GET /api/v1/users/search',
+    stats: 'GET /api/v1/users/stats',
+    get: 'GET /api/v1/users/<id>',
+    update: 'PUT /api/v1/users/<id>',
+    invite: 'POST /api/v1/users/invite',
+  },
+};
+
+/** API.md §2: the modules in order, whether required, and their endpoints as `group.label`. */
+export const MODULES: ReadonlyArray<{ name: string; required: boolean; endpoints: readonly string[] }> = [
+  { name: 'core', required: true, endpoints: ['core.health'] },
+  { name: 'health', required: true, endpoints: ['health.basic', 'health.detailed'] },
+  { name: 'admin', required: true, endpoints: ['admin.modules', 'admin.module_toggle'] },
+  {
+    name: 'auth',
+    required: true,
+    endpoints: ['auth.login', 'auth.logout', 'auth.refresh_token', 'auth.verify_token'],
+  },
+  {
+    name: 'users',
+    required: true,
+    endpoints: ['users.list', 'users.search', 'users.stats', 'users.get', 'users.update'],
+  },
+  { name: 'account', required: false, endpoints: ['auth.change_password', 'auth.profile'] },
+  { name: 'user_admin', required: false, endpoints: ['users.create', 'users.delete'] },
+  { name: 'idp', required: false, endpoints: ['idp.config', 'idp.verify'] },
+  {
+    name: 'invitations',
+    required: false,
+    endpoints: ['auth.invite', 'auth.invite_set_password', 'users.invite'],
+  },
+];
+
+/**
+ * Optional modules added after the nine of API.md §2: they come after them, start disabled in both
+ * forms and leave both forms' index exactly as §3 shows.
+ */
+export const LATER_MODULES: readonly string[] = ['audit'];
+
+/** Every endpoint of both forms, `group.label` → `METHOD /path`. */
+export const ALL_ENDPOINTS: Record<string, string> = Object.fromEntries(
+  [FORM_A_DOCUMENTATION, FORM_B_DOCUMENTATION].flatMap((doc) =>
+    Object.entries(doc).flatMap(([group, labels]) =>
+      Object.entries(labels).map(([label, route]) => [`${group}.${label}`, route]),
+    ),
+  ),
+);
+
+/** The documentation the index must show when exactly `enabled` modules are on. */
+export function expectedDocumentation(enabled: ReadonlySet<string>): Documentation {
+  const doc: Documentation = {};
+  for (const module of MODULES) {
+    if (!enabled.has(module.name)) continue;
+    for (const key of module.endpoints) {
+      const [group, label] = key.split('.') as [string, string];
+      doc[group] ??= {};
+      doc[group][label] = ALL_ENDPOINTS[key]!;
+    }
+  }
+  return Object.fromEntries(
+    Object.keys(doc)
+      .sort()
+      .map((g) => [g, doc[g]!]),
+  );
+}
+
+/** Modules enabled at start in a form (API.md §2). */
+export function formModules(form: 'A' | 'B'): Set<string> {
+  const optional = form === 'A' ? ['account', 'user_admin', 'idp'] : ['invitations'];
+  return new Set([...MODULES.filter((m) => m.required).map((m) => m.name), ...optional]);
+}
+
+/** The whole index body of API.md §3 around a documentation object. */
+export function indexBody(documentation: Documentation) {
+  return {
+    message: 'Gatehouse user and access service',
+    status: 'running',
+    version: 'v1',
+    documentation,
+  };
+}
