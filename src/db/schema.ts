@@ -124,6 +124,28 @@ export interface AuditLogTable {
   details: string;
 }
 
+/** Service-wide secrets generated at migration time (e.g. the key that signs list cursors). */
+export interface AppSecretsTable {
+  name: string;
+  value: string;
+  created_at: number;
+}
+
+/** Users per (role, status, creation day); kept in step by triggers (docs/users.md). */
+export interface UserCountsTable {
+  role: Role;
+  status: UserStatus;
+  /** created_at / 86400000, integer division. */
+  day: number;
+  n: number;
+}
+
+/** Users per day of their last login; kept in step by triggers. */
+export interface UserLoginDaysTable {
+  day: number;
+  n: number;
+}
+
 /** Every table Kysely knows about. */
 export interface DB {
   users: UsersTable;
@@ -135,6 +157,9 @@ export interface DB {
   identities: IdentitiesTable;
   invitations: InvitationsTable;
   outbox: OutboxTable;
+  app_secrets: AppSecretsTable;
+  user_counts: UserCountsTable;
+  user_login_days: UserLoginDaysTable;
   audit_log: AuditLogTable;
 }
 

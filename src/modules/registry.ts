@@ -10,6 +10,8 @@ import { idpEndpoints } from './idp/idp.routes.ts';
 import { invitationEndpoints } from './invitations/invitations.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
 import type { ModuleInfo, ModuleName } from './module-state.ts';
+import { userAdminEndpoints } from './user-admin/user-admin.routes.ts';
+import { usersEndpoints } from './users/users.routes.ts';
 
 /** A module's public description, as the admin module list and the index show it. */
 export type ModuleCatalog = Array<{
@@ -30,9 +32,9 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   health: healthEndpoints,
   admin: adminEndpoints,
   auth: authEndpoints,
-  users: () => [],
+  users: usersEndpoints,
   account: accountEndpoints,
-  user_admin: () => [],
+  user_admin: userAdminEndpoints,
   idp: idpEndpoints,
   invitations: invitationEndpoints,
   audit: auditEndpoints,

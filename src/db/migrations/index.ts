@@ -3,6 +3,7 @@ import * as core from './20261121000000_core.ts';
 import * as authPruningIndexes from './20261121013700_auth_pruning_indexes.ts';
 import * as audit from './20261121014000_audit.ts';
 import * as outboxAttempts from './20261121015000_outbox_attempts.ts';
+import * as usersScale from './20261121016000_users_scale.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -14,4 +15,6 @@ export const migrations: Record<string, Migration> = {
   '20261121013700_auth_pruning_indexes': authPruningIndexes,
   '20261121014000_audit': audit,
   '20261121015000_outbox_attempts': outboxAttempts,
+  // Landed after the three above; renumbered so databases that applied them accept it in order.
+  '20261121016000_users_scale': usersScale,
 };

@@ -1,0 +1,39 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.ts';
+import { requireAuth } from '../../security/guard.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import { CreateBody, IdParams, UserSchema } from '../users/users.schemas.ts';
+import { createUser, deleteUser } from '../users/users.service.ts';
+
+/** The user_admin module (API.md §6): admins create and delete accounts. */
+export function userAdminEndpoints(ctx: AppContext): Endpoint[] {
+  return [
+    endpoint({
+      group: 'users',
+      label: 'create',
+      method: 'POST',
+      path: '/api/v1/users',
+      access: 'admin',
+      summary: 'Create a user (without a password the account cannot log in with one)',
+      schema: { body: CreateBody, response: { 201: UserSchema } },
+      handler: async (req, reply) => {
+        const user = await createUser(ctx, req.body);
+        reply.code(201).header('location', `/api/v1/users/${user.id}`);
+        return user;
+      },
+    }),
+    endpoint({
+      group: 'users',
+      label: 'delete',
+      method: 'DELETE',
+      path: '/api/v1/users/:id',
+      access: 'admin',
+      summary: 'Delete a user with their sessions, identities and invitations',
+      schema: { params: IdParams, response: { 204: Type.Null() } },
+      handler: async (req, reply) => {
+        await deleteUser(ctx, requireAuth(req).user, req.params.id);
+        return reply.code(204).send(null);
+      },
+    }),
+  ];
+}

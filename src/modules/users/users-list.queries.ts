@@ -1,0 +1,238 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { DialectName } from '../../db/dialect.ts';
+import type { DB, Role, UserRow, UserStatus } from '../../db/schema.ts';
+
+/*
+ * Listing users at scale: keyset pages over one index per sort, and totals from the per-day
+ * counters of the users_scale migration (never a count over the whole table).
+ */
+
+export const DAY_MS = 86_400_000;
+
+export type SortKey = 'created_at' | 'email' | 'name' | 'last_login_at';
+
+export interface ListFilters {
+  role?: Role | undefined;
+  status?: UserStatus | undefined;
+  /** created_at >= this (epoch ms). */
+  createdFrom?: number | undefined;
+  /** created_at < this (epoch ms). */
+  createdUntil?: number | undefined;
+}
+
+/** Where a keyset page starts: after the row with this sort key and id. */
+export interface KeysetPosition {
+  value: string | number;
+  id: string;
+}
+
+export interface PageRequest {
+  key: SortKey;
+  desc: boolean;
+  after: KeysetPosition | null;
+  filters: ListFilters;
+  limit: number;
+  /**
+   * Few users match the filters: read them through the filter's index and sort them, instead of
+   * walking the sort's index past everyone else.
+   */
+  filterFirst: boolean;
+}
+
+export type KeyedRow = UserRow & { sort_key: string | number };
+
+/**
+ * The SQL of a sort key. The same expressions define the indexes (users_scale migration):
+ * "C" order on PostgreSQL, ASCII-folded names, never-logged-in users as the oldest logins.
+ */
+export function sortKeySql(dialect: DialectName, key: SortKey): RawBuilder<unknown> {
+  const pg = dialect === 'postgres';
+  switch (key) {
+    case 'created_at':
+      return sql.raw('created_at');
+    case 'email':
+      return sql.raw(pg ? 'email collate "C"' : 'email');
+    case 'name':
+      return sql.raw(pg ? 'lower(name collate "C")' : 'lower(name)');
+    case 'last_login_at':
+      return sql.raw('coalesce(last_login_at, -1)');
+  }
+}
+
+/** Emails are unique, so the email key needs no id tie-breaker. */
+function hasTieBreaker(key: SortKey): boolean {
+  return key !== 'email';
+}
+
+/** One page of users in keyset order (limit rows, the caller asks for one more to see if more follow). */
+export async function selectPage(
+  db: Kysely<DB>,
+  dialect: DialectName,
+  req: PageRequest,
+): Promise<KeyedRow[]> {
+  const sqlite = dialect === 'sqlite';
+  // SQLite has no statistics unless ANALYZE ran; unary + takes a term away from the planner's
+  // index choice so it uses the index this request was planned for (a no-op on the value).
+  const hintKey = sqlite && req.filterFirst ? '+' : '';
+  const hintFilter = sqlite && !req.filterFirst ? '+' : '';
+  const key = sql`${sql.raw(hintKey)}${sortKeySql(dialect, req.key)}`;
+  const conditions: RawBuilder<unknown>[] = filterConditions(req.filters, req.key, hintFilter);
+  if (req.after) conditions.push(keysetCondition(dialect, key, req));
+  const dir = sql.raw(req.desc ? 'desc' : 'asc');
+  const order = hasTieBreaker(req.key)
+    ? sql`${key} ${dir}, ${sql.raw(hintKey)}id ${dir}`
+    : sql`${key} ${dir}`;
+  const where = conditions.length > 0 ? sql`where ${sql.join(conditions, sql` and `)}` : sql``;
+  const sortKey = sortKeySql(dialect, req.key);
+  if (req.filterFirst || conditions.length === 0) {
+    const result = await sql<KeyedRow>`
+      select *, ${sortKey} as sort_key from users ${where} order by ${order} limit ${req.limit}`.execute(db);
+    return result.rows;
+  }
+  // A filtered walk: find the page's ids on the sort index alone (it carries role and status), then
+  // read just those rows. SQLite's email sort must name its covering index (the unique index on
+  // email alone would make it read every row it skips), and the limit is a literal so its planner
+  // knows the page is small (with a bound parameter it may scan users to spare a sort).
+  const from = sqlite && req.key === 'email' ? sql`users indexed by users_email_walk_idx` : sql`users`;
+  const result = await sql<KeyedRow>`
+    select u.*, ${sortKey} as sort_key
+    from (select id from ${from} ${where} order by ${order} limit ${sql.lit(req.limit)}) page
+    join users u on u.id = page.id
+    order by ${hasTieBreaker(req.key) ? sql`${sortKey} ${dir}, u.id ${dir}` : sql`${sortKey} ${dir}`}`.execute(
+    db,
+  );
+  return result.rows;
+}
+
+function keysetCondition(
+  dialect: DialectName,
+  key: RawBuilder<unknown>,
+  req: PageRequest,
+): RawBuilder<unknown> {
+  const after = req.after!;
+  const op = sql.raw(req.desc ? '<' : '>');
+  if (!hasTieBreaker(req.key)) return sql`${key} ${op} ${after.value}`;
+  if (dialect === 'postgres') return sql`(${key}, id) ${op} (${after.value}, ${after.id})`;
+  // SQLite seeks an expression index only on a plain comparison of the expression, not on a row value.
+  const eq = sql.raw(req.desc ? '<=' : '>=');
+  return sql`${key} ${eq} ${after.value} and (${key} ${op} ${after.value} or id ${op} ${after.id})`;
+}
+
+/**
+ * `role in (every role)`: always true (a check constraint), but it lets a status-only filter use
+ * the (role, status, created_at) index as two ranges instead of reading every row.
+ */
+export const ANY_ROLE = sql`role in ('admin', 'user')`;
+
+function filterConditions(f: ListFilters, key: SortKey, hint: string): RawBuilder<unknown>[] {
+  const out: RawBuilder<unknown>[] = [];
+  const h = sql.raw(hint);
+  if (f.role !== undefined) out.push(sql`${h}role = ${f.role}`);
+  if (f.status !== undefined) out.push(sql`${h}status = ${f.status}`);
+  if (f.status !== undefined && f.role === undefined && hint === '') out.push(ANY_ROLE);
+  // A created_at range on the created_at sort is a range of that very index: no hint.
+  const ch = sql.raw(key === 'created_at' ? '' : hint);
+  if (f.createdFrom !== undefined) out.push(sql`${ch}created_at >= ${f.createdFrom}`);
+  if (f.createdUntil !== undefined) out.push(sql`${ch}created_at < ${f.createdUntil}`);
+  return out;
+}
+
+/** Day number of an epoch-ms instant, as the counters' `created_at / 86400000` computes it. */
+export function dayOf(ms: number): number {
+  return Math.trunc(ms / DAY_MS);
+}
+
+/**
+ * Users matching the filters, exactly: whole days from the counters, the partial days at either
+ * end of a created_at range counted through the index. One statement, so one snapshot.
+ */
+export async function countUsers(db: Kysely<DB>, dialect: DialectName, f: ListFilters): Promise<number> {
+  const from = f.createdFrom === undefined ? undefined : Math.max(0, f.createdFrom);
+  const until = f.createdUntil;
+  if (until !== undefined && (until <= 0 || (from !== undefined && until <= from))) return 0;
+  const parts: RawBuilder<unknown>[] = [];
+  const bucket = (days: RawBuilder<unknown>) => parts.push(bucketSum(dialect, f, days));
+  const exact = (lo: number, hi: number) => parts.push(exactCount(f, lo, hi));
+  if (from === undefined && until === undefined) bucket(sql`1 = 1`);
+  else if (from !== undefined && until === undefined) {
+    const d = dayOf(from);
+    exact(from, (d + 1) * DAY_MS);
+    bucket(sql`day > ${d}`);
+  } else if (from === undefined && until !== undefined) {
+    const d = dayOf(until);
+    bucket(sql`day < ${d}`);
+    exact(d * DAY_MS, until);
+  } else if (from !== undefined && until !== undefined) {
+    const d1 = dayOf(from);
+    const d2 = dayOf(until);
+    if (d1 === d2) exact(from, until);
+    else {
+      exact(from, (d1 + 1) * DAY_MS);
+      bucket(sql`day > ${d1} and day < ${d2}`);
+      exact(d2 * DAY_MS, until);
+    }
+  }
+  const row = await sql<{ n: number | string }>`select ${sql.join(parts, sql` + `)} as n`.execute(db);
+  return Number(row.rows[0]?.n ?? 0);
+}
+
+function bucketSum(dialect: DialectName, f: ListFilters, days: RawBuilder<unknown>): RawBuilder<unknown> {
+  const conditions = [days];
+  if (f.role !== undefined) conditions.push(sql`role = ${f.role}`);
+  if (f.status !== undefined) conditions.push(sql`status = ${f.status}`);
+  const sum = sql`coalesce(sum(n), 0)`;
+  // PostgreSQL's sum(bigint) is numeric; bring it back to bigint (a number in JavaScript).
+  const total = dialect === 'postgres' ? sql`cast(${sum} as bigint)` : sum;
+  return sql`(select ${total} from user_counts where ${sql.join(conditions, sql` and `)})`;
+}
+
+function exactCount(f: ListFilters, lo: number, hi: number): RawBuilder<unknown> {
+  const conditions = [sql`created_at >= ${lo}`, sql`created_at < ${hi}`];
+  if (f.role !== undefined) conditions.push(sql`role = ${f.role}`);
+  if (f.status !== undefined) conditions.push(sql`status = ${f.status}`);
+  return sql`(select count(*) from users where ${sql.join(conditions, sql` and `)})`;
+}
+
+export interface RawStats {
+  counts: Array<{ role: Role; status: UserStatus; n: number }>;
+  created: [number, number, number];
+  active: [number, number, number];
+}
+
+/** The numbers behind GET /users/stats, from the counters plus index ranges for partial days. */
+export async function selectStats(
+  db: Kysely<DB>,
+  dialect: DialectName,
+  now: number,
+  windowsMs: [number, number, number],
+): Promise<RawStats> {
+  const cast = (e: RawBuilder<unknown>) => (dialect === 'postgres' ? sql`cast(${e} as bigint)` : e);
+  const combos: Array<[Role, UserStatus]> = [];
+  for (const role of ['admin', 'user'] as const) {
+    for (const status of ['active', 'invited', 'disabled'] as const) combos.push([role, status]);
+  }
+  const columns: RawBuilder<unknown>[] = combos.map(
+    ([role, status], i) =>
+      sql`(select ${cast(sql`coalesce(sum(n), 0)`)} from user_counts where role = ${role} and status = ${status}) as ${sql.raw(`c${i}`)}`,
+  );
+  windowsMs.forEach((w, i) => {
+    const lo = now - w;
+    const d = dayOf(lo);
+    const edge = (d + 1) * DAY_MS;
+    columns.push(
+      sql`(select ${cast(sql`coalesce(sum(n), 0)`)} from user_counts where day > ${d})
+        + (select count(*) from users where created_at >= ${lo} and created_at < ${edge}) as ${sql.raw(`created${i}`)}`,
+      sql`(select ${cast(sql`coalesce(sum(n), 0)`)} from user_login_days where day > ${d})
+        + (select count(*) from users where coalesce(last_login_at, -1) >= ${lo}
+             and coalesce(last_login_at, -1) < ${edge}) as ${sql.raw(`active${i}`)}`,
+    );
+  });
+  const result = await sql<Record<string, number | string>>`select ${sql.join(columns, sql`, `)}`.execute(db);
+  const row = result.rows[0] ?? {};
+  const num = (k: string) => Number(row[k] ?? 0);
+  return {
+    counts: combos.map(([role, status], i) => ({ role, status, n: num(`c${i}`) })),
+    created: [num('created0'), num('created1'), num('created2')],
+    active: [num('active0'), num('active1'), num('active2')],
+  };
+}

@@ -1,0 +1,116 @@
+import type { AppContext } from '../../context.ts';
+import { ApiError } from '../../errors.ts';
+import { type CursorCodec, invalidCursor } from './cursors.ts';
+import type { ListQuery, PublicUser, SortParam, StatsResponse } from './users.schemas.ts';
+import { toPublicUser } from './users.schemas.ts';
+import {
+  countUsers,
+  DAY_MS,
+  type KeysetPosition,
+  type ListFilters,
+  type SortKey,
+  selectPage,
+  selectStats,
+} from './users-list.queries.ts';
+
+/** A page of users as API.md §6 returns it. */
+export interface UserPage {
+  data: PublicUser[];
+  next_cursor: string | null;
+  total: number;
+}
+
+/**
+ * Up to `filterFirstMax` matching users, a filtered list reads them through the filter's index and
+ * sorts them; beyond it, it walks the sort's index, which carries role, status and created_at, so
+ * skipping a non-matching user costs one index entry (~0.15 µs) and a page at least 1 in 1,000
+ * dense costs about 20,000 entries at most. The crossover of the two costs is near 1,000 at a
+ * million users (docs/users.md). Mutable only so tests can force both plans on small data.
+ */
+export const LIST_TUNING = { filterFirstMax: 1000 };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** GET /api/v1/users: one keyset page, with the total for the filters. */
+export async function listUsers(ctx: AppContext, codec: CursorCodec, query: ListQuery): Promise<UserPage> {
+  const sort = query.sort as SortParam;
+  const desc = sort.startsWith('-');
+  const key = (desc ? sort.slice(1) : sort) as SortKey;
+  const filters: ListFilters = {
+    role: query.role,
+    status: query.status,
+    createdFrom: instant(query.created_after, 'created_after'),
+    createdUntil: instant(query.created_before, 'created_before'),
+  };
+  const after = query.cursor === undefined ? null : readListCursor(codec, query.cursor, sort, key);
+  const dialect = ctx.database.dialect;
+  const total = await countUsers(ctx.db, dialect, filters);
+  const filtered = Object.values(filters).some((v) => v !== undefined);
+  const rows =
+    total === 0
+      ? []
+      : await selectPage(ctx.db, dialect, {
+          key,
+          desc,
+          after,
+          filters,
+          limit: query.limit + 1,
+          filterFirst: filtered && total <= LIST_TUNING.filterFirstMax,
+        });
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(toPublicUser),
+    next_cursor:
+      rows.length > query.limit && last
+        ? codec.encode({ k: 'list', s: sort, v: last.sort_key, i: last.id })
+        : null,
+    total,
+  };
+}
+
+function instant(value: string | undefined, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) {
+    throw new ApiError('validation_failed', {
+      detail: `querystring/${field} must be an ISO 8601 date-time`,
+      errors: [{ path: `/${field}`, message: 'must be an ISO 8601 date-time' }],
+    });
+  }
+  return ms;
+}
+
+function readListCursor(codec: CursorCodec, token: string, sort: SortParam, key: SortKey): KeysetPosition {
+  const c = codec.decode(token);
+  if (c.k !== 'list') throw invalidCursor('The cursor does not belong to this list');
+  if (c.s !== sort) throw invalidCursor('The cursor was made for another sort order');
+  const numeric = key === 'created_at' || key === 'last_login_at';
+  const valueOk = numeric ? Number.isSafeInteger(c.v) : typeof c.v === 'string' && c.v.length <= 1000;
+  if (!valueOk || typeof c.i !== 'string' || c.i.length > 64) throw invalidCursor();
+  return { value: c.v as string | number, id: c.i };
+}
+
+/** GET /api/v1/users/stats. */
+export async function userStats(ctx: AppContext, now = Date.now()): Promise<StatsResponse> {
+  const raw = await selectStats(ctx.db, ctx.database.dialect, now, [DAY_MS, 7 * DAY_MS, 30 * DAY_MS]);
+  const stats: StatsResponse = {
+    total: 0,
+    by_role: { admin: 0, user: 0 },
+    by_status: { active: 0, invited: 0, disabled: 0 },
+    created: { last_24h: raw.created[0], last_7d: raw.created[1], last_30d: raw.created[2] },
+    active: { last_24h: raw.active[0], last_7d: raw.active[1], last_30d: raw.active[2] },
+  };
+  for (const { role, status, n } of raw.counts) {
+    stats.total += n;
+    stats.by_role[role] += n;
+    stats.by_status[status] += n;
+  }
+  return stats;
+}
+
+/** A user id from a path: lower-cased when it is a UUID, null when it cannot be one (→ 404). */
+export function parseUserId(raw: string): string | null {
+  const id = raw.toLowerCase();
+  return UUID.test(id) ? id : null;
+}

@@ -1,0 +1,283 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { DialectName } from '../../db/dialect.ts';
+import { SHORT_GRAMS_SOURCE } from '../../db/migrations/20261121016000_users_scale.ts';
+import type { DB, Role, UserRow, UserStatus } from '../../db/schema.ts';
+
+/*
+ * The SQL of user search (API.md §6), per engine. A match is a case-insensitive substring of the
+ * email or the name; its tier is 0 for the exact email, 1 for a prefix of the email or of a word of
+ * the name (a word starts the name or follows a space or a hyphen), 2 otherwise. Rows are always
+ * re-checked with exact predicates, so the indexes (FTS5 trigrams, pg_trgm) only narrow candidates.
+ */
+
+export type Tier = 0 | 1 | 2;
+
+/** A query, folded once. */
+export interface SearchTerm {
+  /** Lower-cased query. */
+  qf: string;
+  /** Length in code points (what the trigram indexes count). */
+  length: number;
+  /** Upper bound of the email prefix range: qf followed by the highest code point. */
+  upper: string;
+  ascii: boolean;
+}
+
+/** Folds a query for matching. */
+export function searchTerm(q: string): SearchTerm {
+  const qf = q.toLowerCase();
+  return { qf, length: [...qf].length, upper: `${qf}\u{10FFFF}`, ascii: /^[\x20-\x7e]*$/.test(qf) };
+}
+
+export interface SearchFilters {
+  role?: Role | undefined;
+  status?: UserStatus | undefined;
+}
+
+export type RankedRow = UserRow & { rank: number };
+
+/** What the search plans need from an engine, for one query. */
+export interface SearchEngine {
+  readonly dialect: DialectName;
+  /** The email order ("C" on PostgreSQL, whatever the database collation). */
+  readonly email: RawBuilder<string>;
+  /** Prefix that keeps SQLite's planner off a column's index (unary +); empty on PostgreSQL. */
+  readonly noIndex: string;
+  /** The exact tier of a row (0, 1, 2), or 3 when it does not match. */
+  rank(): RawBuilder<number>;
+  /** Exact: the row is in this tier. Per-row work only, so a walk keeps its index order. */
+  inTier(tier: 1 | 2): RawBuilder<boolean>;
+  /** Exact: the row matches. */
+  matches(): RawBuilder<boolean>;
+  /**
+   * The ids that may be in the tier, listed through the indexes when there are at most `cap`;
+   * null when there are more, or no index can list them.
+   */
+  listTier(tier: 1 | 2, cap: number, known: 'sparse' | 'unknown'): Promise<string[] | null>;
+  /**
+   * The ids of every match (filters ignored) when the index finds at most `cap` of them cheaply;
+   * null when there are more, or only a walk can tell.
+   */
+  candidateIds(cap: number): Promise<string[] | null>;
+  /** Matches passing the filters, up to `cap`, through the index; null when it cannot serve. */
+  countIndexed(filters: SearchFilters, cap: number): Promise<number | null>;
+}
+
+const ESCAPE = sql.raw(`escape '\\'`);
+
+function likeEscape(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function tiers(
+  t: SearchTerm,
+  tier1: RawBuilder<boolean>,
+  all: RawBuilder<boolean>,
+): Pick<SearchEngine, 'rank' | 'inTier' | 'matches'> {
+  return {
+    rank: () =>
+      sql<number>`case when email = ${t.qf} then 0 when ${tier1} then 1 when ${all} then 2 else 3 end`,
+    inTier: (tier) =>
+      tier === 1
+        ? sql<boolean>`(email <> ${t.qf} and ${tier1})`
+        : sql<boolean>`(email <> ${t.qf} and not ${tier1} and ${all})`,
+    matches: () => all,
+  };
+}
+
+/** role/status conditions; `prefix` qualifies the columns or carries SQLite's unary +. */
+export function filterConditions(filters: SearchFilters, prefix: string): RawBuilder<unknown>[] {
+  const p = sql.raw(prefix);
+  const out: RawBuilder<unknown>[] = [];
+  if (filters.role !== undefined) out.push(sql`${p}role = ${filters.role}`);
+  if (filters.status !== undefined) out.push(sql`${p}status = ${filters.status}`);
+  // Always true, but lets a status-only filter use the (role, status, created_at) index.
+  if (filters.status !== undefined && filters.role === undefined && prefix !== '+') {
+    out.push(sql`${p}role in ('admin', 'user')`);
+  }
+  return out;
+}
+
+function and(conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  return conditions.length === 0 ? sql`1 = 1` : sql.join(conditions, sql` and `);
+}
+
+/**
+ * SQLite: the FTS5 trigram table users_fts (docs/users.md). Exact predicates use LIKE and lower()
+ * for ASCII queries (both fold ASCII in C) and the Unicode gh_fold() function otherwise.
+ */
+export function sqliteSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
+  return (t) => {
+    const name = t.ascii ? sql`name` : sql`gh_fold(name)`;
+    const lowered = t.ascii ? sql`lower(name)` : sql`gh_fold(name)`;
+    const e = likeEscape(t.qf);
+    const tier1 = sql<boolean>`(substr(email, 1, ${t.length}) = ${t.qf} or ${name} like ${`${e}%`} ${ESCAPE}
+      or ${name} like ${`% ${e}%`} ${ESCAPE} or ${name} like ${`%-${e}%`} ${ESCAPE})`;
+    const all = sql<boolean>`(instr(email, ${t.qf}) > 0 or instr(${lowered}, ${t.qf}) > 0)`;
+    const ids = (expr: string) => sql`select m.user_id from users_fts f
+      join users_search_rowids m on m.rowid = f.rowid where users_fts match ${expr}`;
+    const matchExpr = async (): Promise<string | 'none' | null> => {
+      const p = await phrase(db, t.qf);
+      return p === 'none' || p === null ? p : `{e n} : ${p}`;
+    };
+    return {
+      dialect: 'sqlite',
+      email: sql<string>`email`,
+      noIndex: '+',
+      ...tiers(t, tier1, all),
+      async listTier(tier, cap) {
+        const limit = sql.lit(cap + 1);
+        if (tier === 2) {
+          const expr = await matchExpr();
+          if (expr === null) return null;
+          if (expr === 'none') return [];
+          const rows = await sql<{ user_id: string }>`${ids(expr)} limit ${limit}`.execute(db);
+          return rows.rows.length > cap ? null : rows.rows.map((r) => r.user_id);
+        }
+        const parts: string[] = [];
+        for (const s of [`\u0002${t.qf}`, ` ${t.qf}`, `-${t.qf}`]) {
+          const p = await phrase(db, s);
+          if (p === null) return null;
+          if (p !== 'none') parts.push(p);
+        }
+        const found = new Set<string>();
+        const byEmail = await sql<{ id: string }>`select id from users
+          where email >= ${t.qf} and email < ${t.upper} limit ${limit}`.execute(db);
+        for (const r of byEmail.rows) found.add(r.id);
+        if (parts.length > 0 && found.size <= cap) {
+          const byName = await sql<{
+            user_id: string;
+          }>`${ids(`n : (${parts.join(' OR ')})`)} limit ${limit}`.execute(db);
+          for (const r of byName.rows) found.add(r.user_id);
+        }
+        return found.size > cap ? null : [...found];
+      },
+      // Three characters and more: FTS5 lists candidates cheaply (it stops past the cap).
+      async candidateIds(cap) {
+        if (t.length < 3) return null;
+        const expr = await matchExpr();
+        if (expr === 'none') return [];
+        if (expr === null) return null;
+        const rows = await sql<{ user_id: string }>`${ids(expr)} limit ${cap + 1}`.execute(db);
+        return rows.rows.length > cap ? null : rows.rows.map((r) => r.user_id);
+      },
+      async countIndexed(filters, cap) {
+        const expr = await matchExpr();
+        if (expr === null) return null;
+        if (expr === 'none') return 0;
+        const f = filterConditions(filters, 'u.');
+        const query =
+          f.length === 0
+            ? sql<{ n: number }>`select count(*) as n from
+                (select 1 from users_fts where users_fts match ${expr} limit ${cap}) s`
+            : sql<{ n: number }>`select count(*) as n from (select 1 from users_fts f
+                join users_search_rowids m on m.rowid = f.rowid join users u on u.id = m.user_id
+                where users_fts match ${expr} and ${and(f)} limit ${cap}) s`;
+        return Number((await query.execute(db)).rows[0]?.n ?? 0);
+      },
+    };
+  };
+}
+
+/** Past this many trigrams sharing a one- or two-character prefix, the set is too common for an OR. */
+const MAX_PREFIX_TERMS = 200;
+
+/**
+ * An FTS5 expression matching `s` anywhere: a phrase from three characters; below that, the OR of
+ * every indexed trigram starting with `s` (the values' trailing U+0001 guarantee there is one).
+ * 'none' when nothing can match, null when too many trigrams qualify.
+ */
+async function phrase(db: Kysely<DB>, s: string): Promise<string | 'none' | null> {
+  if ([...s].length >= 3) return quote(s);
+  // fts5vocab reads each listed term's whole doclist, so stop early: common prefixes are walked.
+  const rows = await sql<{ term: string }>`select term from users_fts_terms
+    where term >= ${s} and term < ${`${s}\u{10FFFF}`} limit ${MAX_PREFIX_TERMS + 1}`.execute(db);
+  if (rows.rows.length > MAX_PREFIX_TERMS) return null;
+  if (rows.rows.length === 0) return 'none';
+  return `(${rows.rows.map((r) => quote(r.term)).join(' OR ')})`;
+}
+
+/** An FTS5 string literal: everything inside double quotes is literal, quotes doubled. */
+function quote(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`;
+}
+
+/**
+ * The ids of rows meeting an indexable predicate when there are at most `cap`, else null. A GIN
+ * bitmap costs its whole posting lists whatever the LIMIT, so the planner's row estimate (EXPLAIN,
+ * from the column statistics; planning only) first rules out the common cases.
+ */
+async function listIfFew(
+  db: Kysely<DB>,
+  predicate: RawBuilder<boolean>,
+  limit: number,
+  known: 'sparse' | 'unknown',
+): Promise<string[] | null> {
+  // Each listed row is a heap visit (a GIN bitmap is rechecked): list fewer than SQLite does and
+  // walk the index-only email order sooner (measured: sorting thousands of candidates loses).
+  const cap = Math.min(limit, POSTGRES_LIST_MAX);
+  const plan =
+    known === 'sparse'
+      ? null
+      : await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`explain (format json)
+    select id from users where ${predicate}`.execute(db);
+  const estimated = plan?.rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? Number.POSITIVE_INFINITY;
+  // A walk that came back short already showed the rows are sparse; otherwise ask the planner.
+  if (known === 'unknown' && estimated > cap * PLANNER_SLACK) return null;
+  const rows = await sql<{
+    id: string;
+  }>`select id from users where ${predicate} limit ${sql.lit(cap + 1)}`.execute(db);
+  return rows.rows.length > cap ? null : rows.rows.map((r) => r.id);
+}
+
+/** PostgreSQL lists at most this many candidates. */
+const POSTGRES_LIST_MAX = 500;
+
+/** How far the planner's estimate may overshoot before a list is not even tried. */
+const PLANNER_SLACK = 2;
+
+/** PostgreSQL: pg_trgm GIN indexes on email and lower(name), the "C" email index for prefixes. */
+export function postgresSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
+  return (t) => {
+    const name = sql`lower(name)`;
+    const email = sql<string>`email collate "C"`;
+    // Exact predicates avoid LIKE so a walk keeps the email order instead of a trigram bitmap.
+    const tier1 = sql<boolean>`(starts_with(email, ${t.qf}) or starts_with(${name}, ${t.qf})
+      or strpos(${name}, ${` ${t.qf}`}) > 0 or strpos(${name}, ${`-${t.qf}`}) > 0)`;
+    const all = sql<boolean>`(strpos(email, ${t.qf}) > 0 or strpos(${name}, ${t.qf}) > 0)`;
+    const p = `%${likeEscape(t.qf)}%`;
+    const contains = sql<boolean>`(email like ${p} ${ESCAPE} or ${name} like ${p} ${ESCAPE})`;
+    const e = likeEscape(t.qf);
+    const grams = sql<boolean>`gh_short_grams(${sql.raw(SHORT_GRAMS_SOURCE)}) @> array[${t.qf}]::text[]`;
+    /** An indexable superset of the matches. */
+    const indexed = t.length >= 3 ? contains : grams;
+    return {
+      dialect: 'postgres',
+      email,
+      noIndex: '',
+      ...tiers(t, tier1, all),
+      // pg_trgm serves three characters and more; shorter queries use the short-grams index.
+      async candidateIds(cap) {
+        return listIfFew(db, indexed, cap, 'unknown');
+      },
+      async listTier(tier, cap, known) {
+        if (tier === 2) return listIfFew(db, indexed, cap, known);
+        // pg_trgm pads word starts, so even one- and two-character word prefixes use the name
+        // index; email prefixes are a range of the "C" email index.
+        return listIfFew(
+          db,
+          sql`((${email} >= ${t.qf} and ${email} < ${t.upper})
+            or ${name} like ${`${e}%`} ${ESCAPE} or ${name} like ${`% ${e}%`} ${ESCAPE}
+            or ${name} like ${`%-${e}%`} ${ESCAPE})`,
+          cap,
+          known,
+        );
+      },
+      async countIndexed(filters, cap) {
+        const row = await sql<{ n: number }>`select count(*) as n from (select 1 from users
+          where ${and([indexed, all, ...filterConditions(filters, '')])} limit ${cap}) s`.execute(db);
+        return Number(row.rows[0]?.n ?? 0);
+      },
+    };
+  };
+}

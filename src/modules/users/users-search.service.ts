@@ -1,0 +1,330 @@
+import { createHash } from 'node:crypto';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import type { DB } from '../../db/schema.ts';
+import { type CursorCodec, invalidCursor } from './cursors.ts';
+import type { SearchQuery } from './users.schemas.ts';
+import { toPublicUser } from './users.schemas.ts';
+import { countUsers } from './users-list.queries.ts';
+import type { UserPage } from './users-list.service.ts';
+import {
+  filterConditions,
+  postgresSearch,
+  type RankedRow,
+  type SearchEngine,
+  type SearchFilters,
+  type SearchTerm,
+  searchTerm,
+  sqliteSearch,
+  type Tier,
+} from './users-search.queries.ts';
+
+/*
+ * Search plans (docs/users.md). Results are ordered by (tier, email); a cursor is a position in
+ * that order. A plan is chosen per request:
+ * - few users pass the role/status filters (counters say so): rank those, sort;
+ * - the substring index finds few candidates: rank those, sort;
+ * - otherwise matches are common: walk the email index tier by tier, checking each row, within a
+ *   budget of rows; a tier that turns out sparse is finished from the index instead.
+ * Each costs a few thousand rows at most, at any depth. Counting works the same way: a common
+ * match is counted by a short walk, a rare one through the index.
+ */
+
+/**
+ * Plan thresholds. Up to `filterFirstMax` users passing the filters are ranked and sorted; up to
+ * `filteredScanMax`, a walk made sparse by the filters finishes among those users; at
+ * most `candidateMax` candidates are ranked and sorted; a tier walk reads
+ * `walkBudget` rows before the tier is judged sparse; a counting walk reads `countBudget` rows
+ * before the count goes to the index. Mutable only so tests can force every plan on small data.
+ */
+export const SEARCH_TUNING = {
+  filterFirstMax: 5000,
+  filteredScanMax: 50_000,
+  candidateMax: 2000,
+  walkBudget: 8000,
+  countBudget: 50_000,
+};
+/** The tier walk's budget on PostgreSQL (SQLite uses walkBudget). */
+const POSTGRES_WALK_BUDGET = 2000;
+
+/** `total` of a search counts matches up to this many (docs/users.md). */
+export const SEARCH_TOTAL_CAP = 1000;
+
+interface Position {
+  tier: Tier;
+  email: string;
+}
+
+/** GET /api/v1/users/search. */
+export async function searchUsers(
+  ctx: AppContext,
+  codec: CursorCodec,
+  query: SearchQuery,
+): Promise<UserPage> {
+  const term = searchTerm(query.q);
+  const filters: SearchFilters = { role: query.role, status: query.status };
+  const binding = createHash('sha256').update(term.qf).digest('base64url').slice(0, 12);
+  const after = query.cursor === undefined ? null : readSearchCursor(codec, query.cursor, binding);
+  const engine = (ctx.database.dialect === 'postgres' ? postgresSearch : sqliteSearch)(ctx.db)(term);
+  const db = ctx.db;
+  const want = query.limit + 1;
+  const filtered = filters.role !== undefined || filters.status !== undefined;
+
+  let rows: RankedRow[];
+  let total: (() => Promise<number>) | null = null;
+  const passing = filtered ? await countUsers(db, engine.dialect, filters) : null;
+  const few = passing !== null && passing <= SEARCH_TUNING.filterFirstMax;
+  if (few) {
+    rows = await rankedPage(db, engine, filters, sql`1 = 1`, after, want);
+    total = async () => (await countWalk(db, engine, filters, null)) ?? 0;
+  } else {
+    // Under three characters the index answers only through a vocabulary scan whose cost grows
+    // with how common the query is: such queries start with the walk, which is cheap exactly then.
+    const ids = await engine.candidateIds(SEARCH_TUNING.candidateMax);
+    if (ids) {
+      const source = ids.length === 0 ? sql`1 = 0` : sql`id in (${sql.join(ids)})`;
+      rows = ids.length === 0 ? [] : await rankedPage(db, engine, filters, source, after, want);
+      // The listed ids may be a superset (PostgreSQL's short-grams index): count exact matches.
+      total = async () => {
+        const conditions = [source, engine.matches(), ...filterConditions(filters, '')];
+        const row = await sql<{ n: number }>`select count(*) as n from users
+          where ${sql.join(conditions, sql` and `)}`.execute(db);
+        return Number(row.rows[0]?.n ?? 0);
+      };
+    } else {
+      rows = await tieredPage(db, engine, term, filters, passing, after, want);
+    }
+  }
+  const count =
+    after === null && rows.length < want
+      ? rows.length // a first page that is not full holds every match
+      : await (total ?? (() => countMatches(db, engine, term, filters, passing)))();
+
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(toPublicUser),
+    next_cursor:
+      rows.length > query.limit && last
+        ? codec.encode({ k: 'search', b: binding, r: Number(last.rank), e: last.email })
+        : null,
+    total: Math.min(count, SEARCH_TOTAL_CAP),
+  };
+}
+
+function readSearchCursor(codec: CursorCodec, token: string, binding: string): Position {
+  const c = codec.decode(token);
+  if (c.k !== 'search' || c.b !== binding) throw invalidCursor('The cursor was made for another search');
+  if ((c.r !== 0 && c.r !== 1 && c.r !== 2) || typeof c.e !== 'string' || c.e.length > 320) {
+    throw invalidCursor();
+  }
+  return { tier: c.r, email: c.e };
+}
+
+/** Ranks every row of a small source and returns the page after `after`. */
+async function rankedPage(
+  db: Kysely<DB>,
+  engine: SearchEngine,
+  filters: SearchFilters,
+  source: RawBuilder<unknown>,
+  after: Position | null,
+  want: number,
+): Promise<RankedRow[]> {
+  const outer = [sql`rank < 3`];
+  if (after) outer.push(sql`(rank, ${engine.email}) > (${after.tier}, ${after.email})`);
+  const result = await sql<RankedRow>`select * from (
+      select *, ${engine.rank()} as rank from users
+      where ${sql.join([source, ...filterConditions(filters, '')], sql` and `)}
+    ) ranked where ${sql.join(outer, sql` and `)}
+    order by rank, ${engine.email} limit ${want}`.execute(db);
+  return result.rows;
+}
+
+/** Matches up to the cap: a walk when they are common, the index when they are rare. */
+async function countMatches(
+  db: Kysely<DB>,
+  engine: SearchEngine,
+  term: SearchTerm,
+  filters: SearchFilters,
+  passing: number | null,
+): Promise<number> {
+  // Few users pass the filters: count among them (through the filter's index).
+  if (passing !== null && passing <= SEARCH_TUNING.filteredScanMax) {
+    return (await countWalk(db, engine, filters, null)) ?? 0;
+  }
+  if (term.length >= 3) {
+    const n = await engine.countIndexed(filters, SEARCH_TOTAL_CAP);
+    if (n !== null) return n;
+  }
+  const walked = await countWalk(db, engine, filters, SEARCH_TUNING.countBudget);
+  if (walked !== null) return walked;
+  return (
+    (await engine.countIndexed(filters, SEARCH_TOTAL_CAP)) ??
+    (await countWalk(db, engine, filters, null)) ??
+    0
+  );
+}
+
+/**
+ * Counts matches up to the cap reading at most `budget` users (all when null); null when the
+ * budget ran out first (the matches are rare: the index counts them cheaply).
+ */
+async function countWalk(
+  db: Kysely<DB>,
+  engine: SearchEngine,
+  filters: SearchFilters,
+  budget: number | null,
+): Promise<number | null> {
+  // The budgeted walk reads the email index alone (it carries every column the predicates use).
+  const index = engine.dialect === 'sqlite' ? sql`users indexed by users_email_walk_idx` : sql`users`;
+  const source =
+    budget === null
+      ? sql`users`
+      : sql`(select email, name, role, status from ${index} order by ${engine.email} limit ${sql.lit(budget)})`;
+  const result = await sql<{ n: number }>`select count(*) as n from (select 1 from ${source} u
+    where ${sql.join([engine.matches(), ...filterConditions(filters, '')], sql` and `)}
+    limit ${SEARCH_TOTAL_CAP}) s`.execute(db);
+  const n = Number(result.rows[0]?.n ?? 0);
+  if (budget === null || n >= SEARCH_TOTAL_CAP) return n;
+  const users = await countUsers(db, engine.dialect, {});
+  return users <= budget ? n : null;
+}
+
+/** The page for common matches: tier 0 by its key, tiers 1 and 2 by walking the email order. */
+async function tieredPage(
+  db: Kysely<DB>,
+  engine: SearchEngine,
+  term: SearchTerm,
+  filters: SearchFilters,
+  passing: number | null,
+  after: Position | null,
+  want: number,
+): Promise<RankedRow[]> {
+  const rows: RankedRow[] = [];
+  if (after === null) {
+    const conditions = [sql`email = ${term.qf}`, ...filterConditions(filters, '')];
+    const exact = await sql<RankedRow>`select *, 0 as rank from users
+      where ${sql.join(conditions, sql` and `)}`.execute(db);
+    rows.push(...exact.rows);
+  }
+  for (const tier of [1, 2] as const) {
+    if (rows.length >= want || (after !== null && after.tier > tier)) continue;
+    const from = after !== null && after.tier === tier ? after.email : null;
+    rows.push(...(await walkTier(db, engine, filters, passing, tier, from, want - rows.length)));
+  }
+  return rows;
+}
+
+/**
+ * The next rows of one tier in email order: walks up to walkBudget rows of the email index; when
+ * that does not fill the page the tier is sparse, and the rest comes from the index candidates.
+ */
+async function walkTier(
+  db: Kysely<DB>,
+  engine: SearchEngine,
+  filters: SearchFilters,
+  passing: number | null,
+  tier: 1 | 2,
+  from: string | null,
+  need: number,
+): Promise<RankedRow[]> {
+  const email = engine.email;
+  const start = from === null ? sql`1 = 1` : sql`${email} > ${from}`;
+  const cap = SEARCH_TUNING.candidateMax;
+  // Where the budget ends: the email walkBudget entries on. An index-only probe whose cost is
+  // bounded by the budget, not by how deep the page is.
+  // PostgreSQL evaluates the predicates per index entry several times slower than SQLite.
+  const budget = Math.min(
+    SEARCH_TUNING.walkBudget,
+    engine.dialect === 'postgres' ? POSTGRES_WALK_BUDGET : Infinity,
+  );
+  const probe = await sql<{ e: string }>`select ${email} as e from users where ${start}
+    order by ${email} limit 1 offset ${budget - 1}`.execute(db);
+  const bound = probe.rows[0]?.e ?? null;
+  const within = [start, engine.inTier(tier), ...filterConditions(filters, engine.noIndex)];
+  if (bound !== null) within.push(sql`${email} <= ${bound}`);
+  const walked = await walk(db, engine, tier, within, need);
+  if (walked.rows.length >= need || bound === null) return walked.rows;
+
+  // The tier is sparser than the budget allows for; finish it the cheapest way available.
+  const left = need - walked.rows.length;
+  const past = sql`${email} > ${bound}`;
+  let more: RankedRow[];
+  if (passing !== null && passing <= SEARCH_TUNING.filteredScanMax) {
+    // The filters made it sparse and few users pass them: among those, through the filter index.
+    const among = [
+      sql`${sql.raw(engine.noIndex)}${past}`,
+      engine.inTier(tier),
+      ...filterConditions(filters, ''),
+    ];
+    more = (
+      await sql<RankedRow>`select *, ${tier} as rank from users where ${sql.join(among, sql` and `)}
+        order by ${sql.raw(engine.noIndex)}${email} limit ${left}`.execute(db)
+    ).rows;
+  } else {
+    const listed = await engine.listTier(tier, cap, 'sparse');
+    more = listed
+      ? await amongIds(db, engine, filters, tier, listed, past, left)
+      : await walkOn(db, engine, filters, tier, past, left);
+  }
+  return [...walked.rows, ...more];
+}
+
+/** The tier's rows among listed ids, in email order. */
+async function amongIds(
+  db: Kysely<DB>,
+  engine: SearchEngine,
+  filters: SearchFilters,
+  tier: 1 | 2,
+  ids: string[],
+  start: RawBuilder<unknown>,
+  limit: number,
+): Promise<RankedRow[]> {
+  if (ids.length === 0) return [];
+  const conditions = [
+    sql`id in (${sql.join(ids)})`,
+    start,
+    engine.inTier(tier),
+    ...filterConditions(filters, ''),
+  ];
+  // Unary + keeps SQLite from walking the email index to avoid the (small) sort.
+  const result = await sql<RankedRow>`select *, ${tier} as rank from users
+    where ${sql.join(conditions, sql` and `)} order by ${sql.raw(engine.noIndex)}${engine.email} limit ${limit}`.execute(
+    db,
+  );
+  return result.rows;
+}
+
+/** Walks on from `past` without a budget (the candidates are too many to sort, or none can be had). */
+async function walkOn(
+  db: Kysely<DB>,
+  engine: SearchEngine,
+  filters: SearchFilters,
+  tier: 1 | 2,
+  past: RawBuilder<unknown>,
+  limit: number,
+): Promise<RankedRow[]> {
+  const conditions = [past, engine.inTier(tier), ...filterConditions(filters, engine.noIndex)];
+  return (await walk(db, engine, tier, conditions, limit)).rows;
+}
+
+/**
+ * Rows meeting `conditions` in email order, found on the email index alone (it carries name, role
+ * and status; SQLite is told to use it over the narrower unique index), then fetched by email.
+ */
+async function walk(
+  db: Kysely<DB>,
+  engine: SearchEngine,
+  tier: 1 | 2,
+  conditions: RawBuilder<unknown>[],
+  limit: number,
+) {
+  const from = engine.dialect === 'sqlite' ? sql`users indexed by users_email_walk_idx` : sql`users`;
+  const order = engine.dialect === 'postgres' ? sql`w.e collate "C"` : sql`w.e`;
+  // A literal limit: with a bound one SQLite's planner may scan users to spare sorting the page.
+  return sql<RankedRow>`select u.*, ${tier} as rank
+    from (select email as e from ${from} where ${sql.join(conditions, sql` and `)}
+      order by ${engine.email} limit ${sql.lit(limit)}) w
+    join users u on u.email = w.e
+    order by ${order}`.execute(db);
+}

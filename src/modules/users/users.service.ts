@@ -1,0 +1,209 @@
+import type { Kysely, Transaction } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { AppContext } from '../../context.ts';
+import type { DB, UserRow, UserUpdate } from '../../db/schema.ts';
+import { ApiError } from '../../errors.ts';
+import { checkPasswordPolicy } from '../../security/password-policy.ts';
+import { revokeUserSessions } from '../auth/sessions.service.ts';
+import { normalizeEmail } from './email.ts';
+import { findUserById, insertUser } from './users.queries.ts';
+import type { CreateBody, PublicUser, UpdateBody } from './users.schemas.ts';
+import { toPublicUser } from './users.schemas.ts';
+import { parseUserId } from './users-list.service.ts';
+
+/*
+ * Reading and changing single users (API.md §6). Rules where the API is silent: docs/users.md.
+ */
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** GET /api/v1/users/<id>: admins read anyone, a user reads themself. */
+export async function getUser(ctx: AppContext, caller: UserRow, rawId: string): Promise<PublicUser> {
+  const id = idOr404(rawId);
+  assertSelfOrAdmin(caller, id);
+  const user = await findUserById(ctx.db, id);
+  if (!user) throw notFound();
+  return toPublicUser(user);
+}
+
+/** PUT /api/v1/users/<id>: a partial update with the field rules, last-admin protection and revocations. */
+export async function updateUser(
+  ctx: AppContext,
+  caller: UserRow,
+  rawId: string,
+  body: UpdateBody,
+): Promise<PublicUser> {
+  const id = idOr404(rawId);
+  assertSelfOrAdmin(caller, id);
+  if (caller.role !== 'admin') {
+    const others = Object.keys(body).filter((k) => k !== 'name');
+    if (others.length > 0) {
+      throw new ApiError('forbidden', {
+        detail: `Only an admin may change ${others.join(', ')}; you may change your name`,
+      });
+    }
+  }
+  const patch: UserUpdate = {};
+  if (body.name !== undefined) patch.name = body.name.trim();
+  if (body.role !== undefined) patch.role = body.role;
+  if (body.status !== undefined) patch.status = body.status;
+  if (body.email !== undefined) {
+    patch.email = emailOr400(body.email);
+    patch.email_verified = 0;
+  }
+  if (body.password !== undefined) {
+    // The policy needs the account's email; hashing happens before the transaction, which must
+    // never wait on argon2 (on SQLite it would hold the only connection).
+    const current = await findUserById(ctx.db, id);
+    if (!current) throw notFound();
+    checkPassword(ctx, body.password, patch.email ?? current.email);
+    patch.password_hash = await ctx.passwords.hash(body.password);
+  }
+
+  const changesAdminSet = patch.role !== undefined || patch.status !== undefined;
+  const updated = await ctx.db.transaction().execute(async (trx) => {
+    const activeAdmins = changesAdminSet ? await lockActiveAdmins(ctx, trx) : [];
+    const before = await lockUser(ctx, trx, id);
+    if (!before) throw notFound();
+    const after = { ...before, ...patch };
+    const wasActiveAdmin = before.role === 'admin' && before.status === 'active';
+    const isActiveAdmin = after.role === 'admin' && after.status === 'active';
+    if (wasActiveAdmin && !isActiveAdmin && activeAdmins.filter((a) => a !== id).length === 0) {
+      throw new ApiError('last_admin', {
+        detail: 'This is the last active admin: promote another admin first',
+      });
+    }
+    if (Object.keys(patch).length > 0) {
+      const now = Date.now();
+      after.updated_at = now;
+      await writeUser(trx, id, { ...patch, updated_at: now });
+    }
+    if (patch.status === 'disabled' && before.status !== 'disabled') {
+      await revokeUserSessions(trx, id, 'account_disabled');
+    } else if (patch.password_hash !== undefined) {
+      await revokeUserSessions(trx, id, 'password_set_by_admin');
+    }
+    return after;
+  });
+  return toPublicUser(updated);
+}
+
+/** POST /api/v1/users (user_admin): an active account, with or without a password. */
+export async function createUser(ctx: AppContext, body: CreateBody): Promise<PublicUser> {
+  const email = emailOr400(body.email);
+  let passwordHash: string | null = null;
+  if (body.password !== undefined) {
+    checkPassword(ctx, body.password, email);
+    passwordHash = await ctx.passwords.hash(body.password);
+  }
+  const now = Date.now();
+  const row: UserRow = {
+    id: uuidv7(),
+    email,
+    name: body.name?.trim() ?? '',
+    role: body.role ?? 'user',
+    status: 'active',
+    password_hash: passwordHash,
+    email_verified: 0,
+    created_at: now,
+    updated_at: now,
+    last_login_at: null,
+  };
+  try {
+    await insertUser(ctx.db, row);
+  } catch (err) {
+    throw isUniqueViolation(err) ? emailTaken() : err;
+  }
+  return toPublicUser(row);
+}
+
+/** DELETE /api/v1/users/<id> (user_admin): the user and, by cascade, sessions, identities, invitations. */
+export async function deleteUser(ctx: AppContext, caller: UserRow, rawId: string): Promise<void> {
+  const id = idOr404(rawId);
+  if (id === caller.id) {
+    throw new ApiError('forbidden', { detail: 'You cannot delete your own account' });
+  }
+  await ctx.db.transaction().execute(async (trx) => {
+    const activeAdmins = await lockActiveAdmins(ctx, trx);
+    const target = await lockUser(ctx, trx, id);
+    if (!target) throw notFound();
+    if (activeAdmins.includes(id) && activeAdmins.length <= 1) {
+      throw new ApiError('last_admin', { detail: 'This is the last active admin' });
+    }
+    // Foreign keys cascade to sessions (and their refresh tokens), identities and invitations;
+    // invitations this user sent keep existing with invited_by cleared.
+    await trx.deleteFrom('users').where('id', '=', id).execute();
+  });
+}
+
+/**
+ * Locks every active admin row (PostgreSQL), in id order so concurrent callers cannot deadlock,
+ * and returns their ids. Two concurrent demotions then run one after the other, and the second
+ * sees the first's result. SQLite has a single writer, so the transaction alone serialises them.
+ */
+async function lockActiveAdmins(ctx: AppContext, trx: Transaction<DB>): Promise<string[]> {
+  let query = trx
+    .selectFrom('users')
+    .select('id')
+    .where('role', '=', 'admin')
+    .where('status', '=', 'active')
+    .orderBy('id');
+  if (ctx.database.dialect === 'postgres') query = query.forUpdate();
+  return (await query.execute()).map((r) => r.id);
+}
+
+async function lockUser(ctx: AppContext, trx: Transaction<DB>, id: string): Promise<UserRow | undefined> {
+  let query = trx.selectFrom('users').selectAll().where('id', '=', id);
+  if (ctx.database.dialect === 'postgres') query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+async function writeUser(db: Db, id: string, patch: UserUpdate): Promise<void> {
+  try {
+    await db.updateTable('users').set(patch).where('id', '=', id).execute();
+  } catch (err) {
+    throw isUniqueViolation(err) ? emailTaken() : err;
+  }
+}
+
+function assertSelfOrAdmin(caller: UserRow, id: string): void {
+  if (caller.role !== 'admin' && caller.id !== id) {
+    throw new ApiError('forbidden', { detail: 'You may only access your own account' });
+  }
+}
+
+function idOr404(raw: string): string {
+  const id = parseUserId(raw);
+  if (id === null) throw notFound();
+  return id;
+}
+
+function notFound(): ApiError {
+  return new ApiError('not_found', { detail: 'No such user' });
+}
+
+function emailTaken(): ApiError {
+  return new ApiError('email_taken', { detail: 'Another account uses this email' });
+}
+
+function emailOr400(raw: string): string {
+  const email = normalizeEmail(raw);
+  if (email === null) {
+    throw new ApiError('validation_failed', {
+      detail: 'body/email is not a valid email address',
+      errors: [{ path: '/email', message: 'is not a valid email address' }],
+    });
+  }
+  return email;
+}
+
+function checkPassword(ctx: AppContext, password: string, email: string): void {
+  const verdict = checkPasswordPolicy(password, { minLength: ctx.config.passwordMinLength, email });
+  if (!verdict.ok) throw new ApiError('weak_password', { detail: verdict.reason });
+}
+
+/** A unique-constraint failure on either engine (users.email is the only unique user column we write). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
