@@ -10,11 +10,11 @@ const EXPECTED: Record<string, string> = {
   'strict-transport-security': 'max-age=31536000; includeSubDomains',
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
 };
 const DOCUMENT_ONLY = [
   'cross-origin-opener-policy',
   'origin-agent-cluster',
-  'referrer-policy',
   'x-dns-prefetch-control',
   'x-download-options',
   'x-permitted-cross-domain-policies',

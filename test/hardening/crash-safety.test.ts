@@ -5,7 +5,6 @@ import { openDatabase } from '../../src/db/database.ts';
 import { hashOpaqueToken } from '../../src/security/opaque-tokens.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, PUBLIC_URL } from '../helpers/app.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase, type TestDialect } from '../helpers/databases.ts';
-import { PENDING_BRANCH } from '../helpers/hardening.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process.ts';
 
 /*
@@ -195,17 +194,8 @@ for (const dialect of DIALECTS) {
       return { svc: await startServiceProcess(env), database, env };
     }
 
-    // Probed on the first test's live process: whether POST /api/v1/users exists yet.
-    let usersEndpointMissing: boolean | undefined;
-    const probeUsers = async (svc: ServiceProcess) => {
-      const probe = await fetch(`${svc.url}/api/v1/users`, { method: 'POST', headers: json, body: '{}' });
-      await probe.arrayBuffer();
-      usersEndpointMissing = probe.status === 404;
-    };
-
     it('keeps every acknowledged refresh across a SIGKILL', async () => {
       const { svc, database, env } = await start();
-      await probeUsers(svc);
       const burst = await burstThenKill(svc, env, {
         chains: 3,
         creators: 0,
@@ -220,18 +210,8 @@ for (const dialect of DIALECTS) {
       await restartAndRefresh(burst);
     });
 
-    it('keeps every acknowledged user creation (with refreshes) across a SIGKILL', async (t) => {
-      if (usersEndpointMissing === true) {
-        t.skip(PENDING_BRANCH);
-        return;
-      }
+    it('keeps every acknowledged user creation (with refreshes) across a SIGKILL', async () => {
       const { svc, database, env } = await start();
-      if (usersEndpointMissing === undefined) await probeUsers(svc);
-      if (usersEndpointMissing) {
-        await svc.stop();
-        t.skip(PENDING_BRANCH);
-        return;
-      }
       const burst = await burstThenKill(svc, env, {
         chains: 1,
         creators: 3,

@@ -281,7 +281,6 @@ export function hostileEndpoints(fx: Fixtures): EndpointRows[] {
       path: '/api/v1/users',
       probeUrl: users,
       authenticated: true,
-      pending: true,
       rows: [
         ...query(users, 'limit', BAD_LIMITS),
         ...query(users, 'cursor', tamperedCursors(fx.usersCursor)),
@@ -303,7 +302,6 @@ export function hostileEndpoints(fx: Fixtures): EndpointRows[] {
       path: '/api/v1/users/search',
       probeUrl: `${users}/search?q=root`,
       authenticated: true,
-      pending: true,
       rows: [
         { name: 'q missing', url: `${users}/search`, ...V400 },
         ...query(`${users}/search`, 'q', ['', 'q'.repeat(101), TEN_KB, 'a%00']),
@@ -323,7 +321,6 @@ export function hostileEndpoints(fx: Fixtures): EndpointRows[] {
       path: '/api/v1/users/<id>',
       probeUrl: `${users}/${fx.adminId}`,
       authenticated: true,
-      pending: true,
       rows: HOSTILE_IDS.map((id) => ({ name: `id ${id.slice(0, 40)}`, url: `${users}/${id}`, ...NOT_FOUND })),
     },
     {
@@ -331,7 +328,6 @@ export function hostileEndpoints(fx: Fixtures): EndpointRows[] {
       path: '/api/v1/users/<id>',
       probeUrl: `${users}/${fx.targetId}`,
       authenticated: true,
-      pending: true,
       rows: [
         ...HOSTILE_IDS.map((id) => ({
           name: `id ${id.slice(0, 40)}`,
@@ -382,7 +378,6 @@ export function hostileEndpoints(fx: Fixtures): EndpointRows[] {
       path: '/api/v1/users',
       probeUrl: users,
       authenticated: true,
-      pending: true,
       rows: at(users, [
         ...bodyRows({ email: 'hostile-new@example.com' }),
         ...lookAlikes(fx.adminEmail).map(([name, email]) => ({
@@ -424,7 +419,6 @@ export function hostileEndpoints(fx: Fixtures): EndpointRows[] {
       path: '/api/v1/users/<id>',
       probeUrl: `${users}/00000000-0000-7000-8000-000000000000`,
       authenticated: true,
-      pending: true,
       rows: HOSTILE_IDS.map((id) => ({ name: `id ${id.slice(0, 40)}`, url: `${users}/${id}`, ...NOT_FOUND })),
     },
     {
@@ -432,7 +426,6 @@ export function hostileEndpoints(fx: Fixtures): EndpointRows[] {
       path: '/api/v1/users/invite',
       probeUrl: `${users}/invite`,
       authenticated: true,
-      pending: true,
       rows: at(`${users}/invite`, [
         ...bodyRows({ email: 'invitee-hostile@example.com' }),
         ...lookAlikes(fx.adminEmail).map(([name, email]) => ({
@@ -460,7 +453,6 @@ export function hostileEndpoints(fx: Fixtures): EndpointRows[] {
       path: '/api/v1/invite/<token>',
       probeUrl: `/api/v1/invite/${'A'.repeat(43)}`,
       authenticated: false,
-      pending: true,
       rows: HOSTILE_IDS.map((token) => ({
         name: `token ${token.slice(0, 40)}`,
         url: `/api/v1/invite/${token}`,
@@ -472,7 +464,6 @@ export function hostileEndpoints(fx: Fixtures): EndpointRows[] {
       path: '/api/v1/invite/<token>/set-password',
       probeUrl: `/api/v1/invite/${'A'.repeat(43)}/set-password`,
       authenticated: false,
-      pending: true,
       rows: [
         ...HOSTILE_IDS.map((token) => ({
           name: `token ${token.slice(0, 40)}`,

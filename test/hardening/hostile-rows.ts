@@ -24,7 +24,7 @@ export interface Expect {
   code: string;
 }
 
-/** One endpoint's rows; `pending` endpoints skip (on a 404 probe) until their branch is merged. */
+/** One endpoint's rows. */
 export interface EndpointRows {
   method: Method;
   /** The path as the index writes it. */
@@ -32,7 +32,6 @@ export interface EndpointRows {
   /** A request URL that reaches the endpoint, for the probe. */
   probeUrl: string;
   authenticated: boolean;
-  pending?: boolean;
   rows: HostileRow[];
 }
 

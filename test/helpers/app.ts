@@ -39,6 +39,9 @@ export function testEnv(databaseUrl: string, env: Record<string, string> = {}): 
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Load shedding on event-loop delay depends on timing, and the suite's own load (two files at
+    // once on two cores, argon2, child processes) can trip it; test/app/load-shedding.test.ts turns it on.
+    PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...env,
   };
 }

@@ -3,9 +3,6 @@ import type { LightMyRequestResponse } from 'fastify';
 import { ERROR_CODES } from '../../src/errors.ts';
 import type { TestApp } from './app.ts';
 
-/** The skip reason of checks whose endpoints are built on branches not merged yet. */
-export const PENDING_BRANCH = 'needs users/invitations branch';
-
 /**
  * True when the router has no such endpoint: the not-found handler's 404 ("No such endpoint") or a
  * 405 for a path known only under other methods. An endpoint that exists answers anything else,

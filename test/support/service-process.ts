@@ -48,7 +48,14 @@ export async function startServiceProcess(
   const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-proc-'));
   const child = spawn(process.execPath, [MAIN], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    // Event-loop load shedding off unless a test asks for it (see test/helpers/app.ts testEnv).
+    env: {
+      PATH: process.env.PATH ?? '',
+      PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
