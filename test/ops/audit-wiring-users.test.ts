@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { UserRow } from '../../src/db/schema.ts';
+import { createOrPromoteAdmin } from '../../src/modules/auth/first-admin.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { assertEntry, auditEntries, clearAudit, onlyEntry, refuseInserts } from '../helpers/audit.ts';
 import { DIALECTS } from '../helpers/databases.ts';
@@ -56,6 +57,59 @@ for (const dialect of DIALECTS) {
       adminToken = (await sessionFor(t, admin)).access_token;
     });
     after(() => t.destroy());
+
+    it('the first admin at start: one user.create by the system, via bootstrap', async () => {
+      assertEntry(await onlyEntry(t), {
+        action: 'user.create',
+        outcome: 'success',
+        actor_type: 'system',
+        actor_id: null,
+        target_type: 'user',
+        target_id: admin.id,
+        ip: null,
+        user_agent: null,
+        details: { role: 'admin', via: 'bootstrap' },
+      });
+    });
+
+    it('create-admin promoting a disabled user: role_change, status_change, password.change by the system', async () => {
+      const user = await createUser(t, { status: 'disabled' });
+      await clearAudit(t);
+      const id = await createOrPromoteAdmin(t.ctx, user.email, PASSWORD, 'cli.create_admin');
+      assert.equal(id, user.id);
+      const rows = await auditEntries(t);
+      const system = {
+        outcome: 'success' as const,
+        actor_type: 'system' as const,
+        actor_id: null,
+        target_type: 'user',
+        target_id: user.id,
+        ip: null,
+        user_agent: null,
+      };
+      assert.equal(rows.length, 3);
+      assertEntry(rows[0], {
+        action: 'user.role_change',
+        ...system,
+        details: { from: 'user', to: 'admin', via: 'cli.create_admin' },
+      });
+      assertEntry(rows[1], {
+        action: 'user.status_change',
+        ...system,
+        details: { from: 'disabled', to: 'active', sessions_revoked: 0, via: 'cli.create_admin' },
+      });
+      assertEntry(rows[2], {
+        action: 'password.change',
+        ...system,
+        details: { sessions_revoked: 0, via: 'cli.create_admin' },
+      });
+      // Back to a plain disabled user, so the first admin is again the only active admin.
+      await t.ctx.db
+        .updateTable('users')
+        .set({ role: 'user', status: 'disabled' })
+        .where('id', '=', user.id)
+        .execute();
+    });
 
     it('a refused demotion of the last admin (409 last_admin) writes nothing', async () => {
       await clearAudit(t);
