@@ -62,7 +62,12 @@ async function benchDatabase(url: string, users: number, iterations: number, onl
   const db = ctx.db;
   const dialect = ctx.database.dialect;
   // Seeded databases already have admins, so the first-admin step made none: ensure ours.
-  await createOrPromoteAdmin(ctx, 'bench-admin@gatehouse.test', 'bench admin password for scale runs');
+  await createOrPromoteAdmin(
+    ctx,
+    'bench-admin@gatehouse.test',
+    'bench admin password for scale runs',
+    'bench',
+  );
   const admin = await db
     .selectFrom('users')
     .selectAll()

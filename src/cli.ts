@@ -136,7 +136,7 @@ async function createAdmin(config: Config, args: string[], envPassword: string |
       const { checkPasswordPolicy } = await import('./security/password-policy.ts');
       const policy = checkPasswordPolicy(password, { minLength: config.passwordMinLength, email });
       if (!policy.ok) throw new CliError(`password refused: ${policy.reason}`);
-      const id = await createOrPromoteAdmin(ctx, email, password);
+      const id = await createOrPromoteAdmin(ctx, email, password, 'cli.create_admin');
       console.log(`admin ${email} ready (id ${id})`);
     } finally {
       await closeContext(ctx);

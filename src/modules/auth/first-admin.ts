@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { ConfigError } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
 import { normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, insertUser, updateUser } from '../users/users.queries.ts';
 
@@ -45,7 +46,7 @@ async function createFirstAdmin(ctx: AppContext): Promise<void> {
       email: config.adminEmail,
     });
     if (!policy.ok) throw new ConfigError(`ADMIN_PASSWORD is refused: ${policy.reason}`);
-    await createOrPromoteAdmin(ctx, config.adminEmail, config.adminPassword);
+    await createOrPromoteAdmin(ctx, config.adminEmail, config.adminPassword, 'bootstrap');
     log.info({ email: normalizeEmail(config.adminEmail) }, 'first admin created from ADMIN_EMAIL');
     return;
   }
@@ -55,7 +56,7 @@ async function createFirstAdmin(ctx: AppContext): Promise<void> {
     return;
   }
   const password = randomBytes(18).toString('base64url');
-  await createOrPromoteAdmin(ctx, DEFAULT_ADMIN_EMAIL, password);
+  await createOrPromoteAdmin(ctx, DEFAULT_ADMIN_EMAIL, password, 'bootstrap');
   // Printed once, deliberately outside pino's redaction: this line is the only place it ever appears.
   log.warn(
     { email: DEFAULT_ADMIN_EMAIL, generated_password: password },
@@ -63,38 +64,67 @@ async function createFirstAdmin(ctx: AppContext): Promise<void> {
   );
 }
 
-/** Creates an active admin, or promotes and re-passwords an existing user with that email. */
+/**
+ * Creates an active admin, or promotes and re-passwords an existing user with that email. The
+ * change and its audit entries (system actor; `via` says which path) commit together.
+ */
 export async function createOrPromoteAdmin(
   ctx: AppContext,
   rawEmail: string,
   password: string,
+  via: 'bootstrap' | 'cli.create_admin' | 'bench',
 ): Promise<string> {
   const email = normalizeEmail(rawEmail);
   if (email === null) throw new Error('the admin email is not a valid address');
+  // Hashed before the transaction, which must never wait on argon2 (SQLite: the only connection).
   const hash = await ctx.passwords.hash(password);
   const now = Date.now();
-  const existing = await findUserByEmail(ctx.db, email);
-  if (existing) {
-    await updateUser(ctx.db, existing.id, {
+  return ctx.db.transaction().execute(async (trx) => {
+    const entry = (
+      action: 'user.create' | 'user.role_change' | 'user.status_change' | 'password.change',
+      id: string,
+      details: Record<string, unknown>,
+    ) =>
+      recordAudit(trx, {
+        action,
+        actor: { type: 'system' },
+        target: { type: 'user', id },
+        details: { ...details, via },
+      });
+    const existing = await findUserByEmail(trx, email);
+    if (existing) {
+      await updateUser(trx, existing.id, {
+        role: 'admin',
+        status: 'active',
+        password_hash: hash,
+        updated_at: now,
+      });
+      if (existing.role !== 'admin')
+        await entry('user.role_change', existing.id, { from: existing.role, to: 'admin' });
+      if (existing.status !== 'active') {
+        await entry('user.status_change', existing.id, {
+          from: existing.status,
+          to: 'active',
+          sessions_revoked: 0,
+        });
+      }
+      await entry('password.change', existing.id, { sessions_revoked: 0 });
+      return existing.id;
+    }
+    const id = uuidv7();
+    await insertUser(trx, {
+      id,
+      email,
+      name: 'Administrator',
       role: 'admin',
       status: 'active',
       password_hash: hash,
+      email_verified: 1,
+      created_at: now,
       updated_at: now,
+      last_login_at: null,
     });
-    return existing.id;
-  }
-  const id = uuidv7();
-  await insertUser(ctx.db, {
-    id,
-    email,
-    name: 'Administrator',
-    role: 'admin',
-    status: 'active',
-    password_hash: hash,
-    email_verified: 1,
-    created_at: now,
-    updated_at: now,
-    last_login_at: null,
+    await entry('user.create', id, { role: 'admin' });
+    return id;
   });
-  return id;
 }

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { requireAuth } from '../../security/guard.ts';
+import { requestActor } from '../audit/audit.service.ts';
+import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { CreateBody, IdParams, UserSchema } from '../users/users.schemas.ts';
 import { createUser, deleteUser } from '../users/users.service.ts';
@@ -17,7 +19,7 @@ export function userAdminEndpoints(ctx: AppContext): Endpoint[] {
       summary: 'Create a user (without a password the account cannot log in with one)',
       schema: { body: CreateBody, response: { 201: UserSchema } },
       handler: async (req, reply) => {
-        const user = await createUser(ctx, req.body);
+        const user = await createUser(ctx, req.body, { actor: requestActor(req), client: clientInfo(req) });
         reply.code(201).header('location', `/api/v1/users/${user.id}`);
         return user;
       },
@@ -31,7 +33,10 @@ export function userAdminEndpoints(ctx: AppContext): Endpoint[] {
       summary: 'Delete a user with their sessions, identities and invitations',
       schema: { params: IdParams, response: { 204: Type.Null() } },
       handler: async (req, reply) => {
-        await deleteUser(ctx, requireAuth(req).user, req.params.id);
+        await deleteUser(ctx, requireAuth(req).user, req.params.id, {
+          actor: requestActor(req),
+          client: clientInfo(req),
+        });
         return reply.code(204).send(null);
       },
     }),

@@ -1,5 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { requireAuth } from '../../security/guard.ts';
+import { requestActor } from '../audit/audit.service.ts';
+import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { type CursorCodec, loadCursorCodec } from './cursors.ts';
 import {
@@ -80,7 +82,11 @@ export function usersEndpoints(ctx: AppContext): Endpoint[] {
       access: 'authenticated',
       summary: 'Change a user (admins: any field; users: their own name)',
       schema: { params: IdParams, body: UpdateBody, response: { 200: UserSchema } },
-      handler: (req) => updateUser(ctx, requireAuth(req).user, req.params.id, req.body),
+      handler: (req) =>
+        updateUser(ctx, requireAuth(req).user, req.params.id, req.body, {
+          actor: requestActor(req),
+          client: clientInfo(req),
+        }),
     }),
   ];
 }

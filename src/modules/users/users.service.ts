@@ -4,7 +4,8 @@ import type { AppContext } from '../../context.ts';
 import type { DB, UserRow, UserUpdate } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
-import { revokeUserSessions } from '../auth/sessions.service.ts';
+import { type AuditActor, type AuditEvent, recordAudit } from '../audit/audit.queries.ts';
+import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
 import { normalizeEmail } from './email.ts';
 import { findUserById, insertUser } from './users.queries.ts';
 import type { CreateBody, PublicUser, UpdateBody } from './users.schemas.ts';
@@ -16,6 +17,12 @@ import { parseUserId } from './users-list.service.ts';
  */
 
 type Db = Kysely<DB> | Transaction<DB>;
+
+/** Who asks for a change and from where: the audit entries written with it name them. */
+export interface ChangedBy {
+  actor: AuditActor;
+  client: ClientInfo;
+}
 
 /** GET /api/v1/users/<id>: admins read anyone, a user reads themself. */
 export async function getUser(ctx: AppContext, caller: UserRow, rawId: string): Promise<PublicUser> {
@@ -32,6 +39,7 @@ export async function updateUser(
   caller: UserRow,
   rawId: string,
   body: UpdateBody,
+  by: ChangedBy,
 ): Promise<PublicUser> {
   const id = idOr404(rawId);
   assertSelfOrAdmin(caller, id);
@@ -78,10 +86,32 @@ export async function updateUser(
       after.updated_at = now;
       await writeUser(trx, id, { ...patch, updated_at: now });
     }
+    let disabledRevoked = 0;
+    let passwordRevoked = 0;
     if (patch.status === 'disabled' && before.status !== 'disabled') {
-      await revokeUserSessions(trx, id, 'account_disabled');
+      disabledRevoked = await revokeUserSessions(trx, id, 'account_disabled');
     } else if (patch.password_hash !== undefined) {
-      await revokeUserSessions(trx, id, 'password_set_by_admin');
+      passwordRevoked = await revokeUserSessions(trx, id, 'password_set_by_admin');
+    }
+    // One entry per action, each its own insert, all in this transaction (docs/operations.md).
+    const entry = (action: AuditEvent['action'], details: Record<string, unknown>) =>
+      recordAudit(trx, { action, actor: by.actor, target: { type: 'user', id }, client: by.client, details });
+    const fields = (['name', 'email'] as const).filter(
+      (f) => patch[f] !== undefined && patch[f] !== before[f],
+    );
+    if (fields.length > 0) await entry('user.update', { fields });
+    if (patch.role !== undefined && patch.role !== before.role) {
+      await entry('user.role_change', { from: before.role, to: patch.role });
+    }
+    if (patch.status !== undefined && patch.status !== before.status) {
+      await entry('user.status_change', {
+        from: before.status,
+        to: patch.status,
+        sessions_revoked: disabledRevoked,
+      });
+    }
+    if (patch.password_hash !== undefined) {
+      await entry('password.change', { by_admin: true, sessions_revoked: passwordRevoked });
     }
     return after;
   });
@@ -89,7 +119,7 @@ export async function updateUser(
 }
 
 /** POST /api/v1/users (user_admin): an active account, with or without a password. */
-export async function createUser(ctx: AppContext, body: CreateBody): Promise<PublicUser> {
+export async function createUser(ctx: AppContext, body: CreateBody, by: ChangedBy): Promise<PublicUser> {
   const email = emailOr400(body.email);
   let passwordHash: string | null = null;
   if (body.password !== undefined) {
@@ -109,16 +139,30 @@ export async function createUser(ctx: AppContext, body: CreateBody): Promise<Pub
     updated_at: now,
     last_login_at: null,
   };
-  try {
-    await insertUser(ctx.db, row);
-  } catch (err) {
-    throw isUniqueViolation(err) ? emailTaken() : err;
-  }
+  await ctx.db.transaction().execute(async (trx) => {
+    try {
+      await insertUser(trx, row);
+    } catch (err) {
+      throw isUniqueViolation(err) ? emailTaken() : err;
+    }
+    await recordAudit(trx, {
+      action: 'user.create',
+      actor: by.actor,
+      target: { type: 'user', id: row.id },
+      client: by.client,
+      details: { role: row.role, via: 'api' },
+    });
+  });
   return toPublicUser(row);
 }
 
 /** DELETE /api/v1/users/<id> (user_admin): the user and, by cascade, sessions, identities, invitations. */
-export async function deleteUser(ctx: AppContext, caller: UserRow, rawId: string): Promise<void> {
+export async function deleteUser(
+  ctx: AppContext,
+  caller: UserRow,
+  rawId: string,
+  by: ChangedBy,
+): Promise<void> {
   const id = idOr404(rawId);
   if (id === caller.id) {
     throw new ApiError('forbidden', { detail: 'You cannot delete your own account' });
@@ -133,6 +177,14 @@ export async function deleteUser(ctx: AppContext, caller: UserRow, rawId: string
     // Foreign keys cascade to sessions (and their refresh tokens), identities and invitations;
     // invitations this user sent keep existing with invited_by cleared.
     await trx.deleteFrom('users').where('id', '=', id).execute();
+    // The e-mail names the account once the id names nobody.
+    await recordAudit(trx, {
+      action: 'user.delete',
+      actor: by.actor,
+      target: { type: 'user', id },
+      client: by.client,
+      details: { email: target.email, role: target.role },
+    });
   });
 }
 
