@@ -99,7 +99,15 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done();
   });
-  app.addHook('preValidation', async (request) => refuseNulCharacters(request));
+  // Callback hooks, not async ones: they run on every request and need no promise.
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      refuseNulCharacters(request);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  });
   installRequestMetrics(app, ctx);
   if (ctx.log.isLevelEnabled('debug')) {
     app.addHook('onResponse', (request, reply, done) => {
@@ -110,19 +118,21 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // After the header hook, so a shed request still carries the security headers and its request id.
   await registerLoadShedding(app, ctx.config);
   const allowedOrigins = new Set(ctx.config.corsOrigins);
-  await app.register(cors, {
-    // Only listed origins get CORS headers; for any other request (no Origin, another origin) CORS
-    // stays off, so an OPTIONS there is an ordinary 404/405 problem instead of a bare 204.
-    origin: (origin, cb) => cb(null, origin !== undefined && allowedOrigins.has(origin)),
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['authorization', 'content-type', 'x-request-id'],
-    // An allowed origin's OPTIONS without Access-Control-Request-Method gets 204 rather than
-    // @fastify/cors's text/plain 400.
-    strictPreflight: false,
-    maxAge: 600,
-    credentials: false,
-    exposedHeaders: ['x-request-id', 'retry-after', 'location', 'www-authenticate'],
-  });
+  // Without CORS_ORIGINS no browser origin is allowed: the plugin (a hook on every request) stays out.
+  if (allowedOrigins.size > 0)
+    await app.register(cors, {
+      // Only listed origins get CORS headers; for any other request (no Origin, another origin) CORS
+      // stays off, so an OPTIONS there is an ordinary 404/405 problem instead of a bare 204.
+      origin: (origin, cb) => cb(null, origin !== undefined && allowedOrigins.has(origin)),
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: ['authorization', 'content-type', 'x-request-id'],
+      // An allowed origin's OPTIONS without Access-Control-Request-Method gets 204 rather than
+      // @fastify/cors's text/plain 400.
+      strictPreflight: false,
+      maxAge: 600,
+      credentials: false,
+      exposedHeaders: ['x-request-id', 'retry-after', 'location', 'www-authenticate'],
+    });
 
   await app.register(swagger, {
     openapi: {

@@ -48,7 +48,8 @@ export function countLogin(ctx: AppContext, outcome: LoginOutcome): void {
 /** Times every response by route pattern (never the raw URL: ids would explode the series). */
 export function installRequestMetrics(app: FastifyInstance, ctx: AppContext): void {
   const metrics = metricsFor(ctx);
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook: it runs on every response and needs no promise.
+  app.addHook('onResponse', (request, reply, done) => {
     const method = METHODS.has(request.method) ? request.method : 'OTHER';
     metrics.observeRequest(
       method,
@@ -56,6 +57,7 @@ export function installRequestMetrics(app: FastifyInstance, ctx: AppContext): vo
       reply.statusCode,
       reply.elapsedTime / 1000,
     );
+    done();
   });
 }
 
