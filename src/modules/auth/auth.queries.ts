@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
+import { JOINED_USER_COLUMNS, pickUser } from '../users/users.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -41,16 +42,7 @@ export async function findRefreshTokenForRotation(
       's.revoked_at as s_revoked_at',
       's.expires_at as s_expires_at',
       's.created_at as s_created_at',
-      'u.id',
-      'u.email',
-      'u.name',
-      'u.role',
-      'u.status',
-      'u.password_hash',
-      'u.email_verified',
-      'u.created_at',
-      'u.updated_at',
-      'u.last_login_at',
+      ...JOINED_USER_COLUMNS,
     ])
     .where('rt.token_hash', '=', tokenHash)
     .$if(dialect === 'postgres', (qb) => qb.forUpdate('rt'))
@@ -65,18 +57,7 @@ export async function findRefreshTokenForRotation(
     sessionRevokedAt: row.s_revoked_at,
     sessionExpiresAt: row.s_expires_at,
     sessionCreatedAt: row.s_created_at,
-    user: {
-      id: row.id,
-      email: row.email,
-      name: row.name,
-      role: row.role,
-      status: row.status,
-      password_hash: row.password_hash,
-      email_verified: row.email_verified,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-      last_login_at: row.last_login_at,
-    },
+    user: pickUser(row),
   };
 }
 

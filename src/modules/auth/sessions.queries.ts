@@ -2,6 +2,7 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import { sqliteReader } from '../../db/database.ts';
 import { dialectOf } from '../../db/dialect.ts';
 import type { DB, SessionRow, UserRow } from '../../db/schema.ts';
+import { JOINED_USER_COLUMNS, pickUser } from '../users/users.queries.ts';
 
 function sessionWithUserQuery(db: Kysely<DB>, sessionId: string) {
   return db
@@ -17,16 +18,7 @@ function sessionWithUserQuery(db: Kysely<DB>, sessionId: string) {
       's.revoked_reason as s_revoked_reason',
       's.user_agent as s_user_agent',
       's.ip as s_ip',
-      'u.id',
-      'u.email',
-      'u.name',
-      'u.role',
-      'u.status',
-      'u.password_hash',
-      'u.email_verified',
-      'u.created_at',
-      'u.updated_at',
-      'u.last_login_at',
+      ...JOINED_USER_COLUMNS,
     ])
     .where('s.id', '=', sessionId);
 }
@@ -96,17 +88,6 @@ export async function findSessionWithUser(
       user_agent: row.s_user_agent,
       ip: row.s_ip,
     },
-    user: {
-      id: row.id,
-      email: row.email,
-      name: row.name,
-      role: row.role,
-      status: row.status,
-      password_hash: row.password_hash,
-      email_verified: row.email_verified,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-      last_login_at: row.last_login_at,
-    },
+    user: pickUser(row),
   };
 }

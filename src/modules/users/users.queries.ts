@@ -37,3 +37,33 @@ export async function countActiveAdmins(db: Db): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** The user columns of a query that joins `users as u` to another table. */
+export const JOINED_USER_COLUMNS = [
+  'u.id',
+  'u.email',
+  'u.name',
+  'u.role',
+  'u.status',
+  'u.password_hash',
+  'u.email_verified',
+  'u.created_at',
+  'u.updated_at',
+  'u.last_login_at',
+] as const;
+
+/** The user fields of a joined row (selected with JOINED_USER_COLUMNS). */
+export function pickUser(row: UserRow): UserRow {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    status: row.status,
+    password_hash: row.password_hash,
+    email_verified: row.email_verified,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    last_login_at: row.last_login_at,
+  };
+}
