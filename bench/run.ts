@@ -4,7 +4,7 @@
 // --no-build (measure the existing dist/).
 import type { ChildProcess } from 'node:child_process';
 import { execSync } from 'node:child_process';
-import { mkdtempSync, openSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadResult, LoadSpec } from './load.ts';
@@ -39,6 +39,16 @@ const ADMIN_EMAIL = 'bench-admin@gatehouse.test';
 const ADMIN_PASSWORD = 'correct horse battery staple 42';
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+/** The service's command line, as `npm start` runs it (node flags included): the bench measures production. */
+function serviceArgs(): string[] {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+  const [node, ...args] = (pkg.scripts.start ?? '').split(/\s+/).filter(Boolean);
+  if (node !== 'node' || args.at(-1) !== 'dist/src/main.js') {
+    throw new Error(`package.json "start" is not "node [flags] dist/src/main.js": ${pkg.scripts.start}`);
+  }
+  return args;
+}
 
 interface ServerLoad {
   results: LoadResult[];
@@ -160,9 +170,10 @@ async function main(): Promise<void> {
   };
   let service: ChildProcess | undefined;
   try {
-    log('service: start on a fresh SQLite database');
     const t0 = performance.now();
-    service = spawnNode(SERVER_CPU, ['dist/src/main.js'], {
+    const command = serviceArgs();
+    log(`service: node ${command.join(' ')}`);
+    service = spawnNode(SERVER_CPU, command, {
       env,
       stdout: openSync(join(dir, 'service.log'), 'w'),
     });
