@@ -179,9 +179,12 @@ async function main(): Promise<void> {
     });
     const startupMs = await waitFor200(`${base}/health`, t0);
     const pid = service.pid ?? 0;
+    // The high-water mark after each phase: which one sets the peak.
+    const rssSteps: Record<string, number | null> = { start: statusMb(pid, 'VmHWM') };
 
     log('service: GET /health');
     const health = await load(pid, [spec('health', `${base}/health`)]);
+    rssSteps.health = statusMb(pid, 'VmHWM');
 
     let token = await login(base);
     const loginMissing = token === null;
@@ -193,6 +196,7 @@ async function main(): Promise<void> {
     const verify = await load(pid, [
       spec('verify', `${base}/api/v1/verify-token`, { headers: { authorization: `Bearer ${token}` } }),
     ]);
+    rssSteps.verify = statusMb(pid, 'VmHWM');
 
     let loginLoad: ServerLoad | null = null;
     let storm: ServerLoad | null = null;
@@ -202,6 +206,7 @@ async function main(): Promise<void> {
       loginLoad = await load(pid, [
         spec('login', `${base}/api/v1/login`, { method: 'POST', body, connections: LOGIN_CONNECTIONS }),
       ]);
+      rssSteps.login = statusMb(pid, 'VmHWM');
       log(`service: GET /health while ${STORM_CONNECTIONS} connections hammer login`);
       storm = await load(pid, [
         spec('storm-login', `${base}/api/v1/login`, { method: 'POST', body, connections: STORM_CONNECTIONS }),
@@ -209,6 +214,7 @@ async function main(): Promise<void> {
       ]);
     }
     const peakRssMb = statusMb(pid, 'VmHWM');
+    rssSteps.end = peakRssMb;
 
     const report: BenchReport = {
       machine: machineInfo(dir, canPin(), canBoost(), loadAtStart),
@@ -225,6 +231,7 @@ async function main(): Promise<void> {
       argon2,
       algorithms: algs,
       peakRssMb,
+      rssSteps,
       startupMs,
       totalS: (performance.now() - started) / 1000,
     };
