@@ -82,8 +82,8 @@ export function defaultMaxConcurrent(): number {
   return Math.min(size >= 1 ? size : 4, availableParallelism());
 }
 
-/** The pool size (UV_THREADPOOL_SIZE, else 4): the default queue is four times it, whatever the CPUs. */
-function threadpoolSize(): number {
+/** libuv's pool size (UV_THREADPOOL_SIZE, else 4); the default queue is four times it, whatever the CPUs. */
+export function threadpoolSize(): number {
   const size = Math.floor(Number(process.env.UV_THREADPOOL_SIZE));
   return size >= 1 ? size : 4;
 }
