@@ -32,6 +32,7 @@ export interface BenchReport {
     tokenBytes: number;
   }>;
   peakRssMb: number | null;
+  rssSteps: Record<string, number | null>;
   startupMs: number;
   totalS: number;
 }
@@ -193,6 +194,10 @@ export function renderTable(r: BenchReport): string {
     )
     .join('; ');
   notes.push(`- Access-token signature verification on one CPU: ${algs}.`);
+  const steps = Object.entries(r.rssSteps)
+    .map(([phase, mb]) => `${phase} ${f(mb)} MB`)
+    .join(', ');
+  notes.push(`- Service RSS high-water mark after each phase: ${steps}.`);
   notes.push(
     `- ${r.durationS} s per scenario after a ${r.warmupS} s warm-up; ${r.connections.throughput} connections ` +
       `for /health and verify-token; whole run ${f(r.totalS)} s.`,

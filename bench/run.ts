@@ -4,7 +4,7 @@
 // --no-build (measure the existing dist/).
 import type { ChildProcess } from 'node:child_process';
 import { execSync } from 'node:child_process';
-import { mkdtempSync, openSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadResult, LoadSpec } from './load.ts';
@@ -39,6 +39,16 @@ const ADMIN_EMAIL = 'bench-admin@gatehouse.test';
 const ADMIN_PASSWORD = 'correct horse battery staple 42';
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+/** The service's command line, as `npm start` runs it (node flags included): the bench measures production. */
+function serviceArgs(): string[] {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+  const [node, ...args] = (pkg.scripts.start ?? '').split(/\s+/).filter(Boolean);
+  if (node !== 'node' || args.at(-1) !== 'dist/src/main.js') {
+    throw new Error(`package.json "start" is not "node [flags] dist/src/main.js": ${pkg.scripts.start}`);
+  }
+  return args;
+}
 
 interface ServerLoad {
   results: LoadResult[];
@@ -160,17 +170,21 @@ async function main(): Promise<void> {
   };
   let service: ChildProcess | undefined;
   try {
-    log('service: start on a fresh SQLite database');
     const t0 = performance.now();
-    service = spawnNode(SERVER_CPU, ['dist/src/main.js'], {
+    const command = serviceArgs();
+    log(`service: node ${command.join(' ')}`);
+    service = spawnNode(SERVER_CPU, command, {
       env,
       stdout: openSync(join(dir, 'service.log'), 'w'),
     });
     const startupMs = await waitFor200(`${base}/health`, t0);
     const pid = service.pid ?? 0;
+    // The high-water mark after each phase: which one sets the peak.
+    const rssSteps: Record<string, number | null> = { start: statusMb(pid, 'VmHWM') };
 
     log('service: GET /health');
     const health = await load(pid, [spec('health', `${base}/health`)]);
+    rssSteps.health = statusMb(pid, 'VmHWM');
 
     let token = await login(base);
     const loginMissing = token === null;
@@ -182,6 +196,7 @@ async function main(): Promise<void> {
     const verify = await load(pid, [
       spec('verify', `${base}/api/v1/verify-token`, { headers: { authorization: `Bearer ${token}` } }),
     ]);
+    rssSteps.verify = statusMb(pid, 'VmHWM');
 
     let loginLoad: ServerLoad | null = null;
     let storm: ServerLoad | null = null;
@@ -191,6 +206,7 @@ async function main(): Promise<void> {
       loginLoad = await load(pid, [
         spec('login', `${base}/api/v1/login`, { method: 'POST', body, connections: LOGIN_CONNECTIONS }),
       ]);
+      rssSteps.login = statusMb(pid, 'VmHWM');
       log(`service: GET /health while ${STORM_CONNECTIONS} connections hammer login`);
       storm = await load(pid, [
         spec('storm-login', `${base}/api/v1/login`, { method: 'POST', body, connections: STORM_CONNECTIONS }),
@@ -198,6 +214,7 @@ async function main(): Promise<void> {
       ]);
     }
     const peakRssMb = statusMb(pid, 'VmHWM');
+    rssSteps.end = peakRssMb;
 
     const report: BenchReport = {
       machine: machineInfo(dir, canPin(), canBoost(), loadAtStart),
@@ -214,6 +231,7 @@ async function main(): Promise<void> {
       argon2,
       algorithms: algs,
       peakRssMb,
+      rssSteps,
       startupMs,
       totalS: (performance.now() - started) / 1000,
     };

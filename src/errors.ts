@@ -201,11 +201,13 @@ function validationMessage(v: ValidationIssue): string {
 }
 
 /**
- * A shed request is answered after this pause. Clients that ignore Retry-After (a storm, an
- * attack) otherwise turn refusals into a busy loop: 12 connections over the hashing capacity made
- * ~7 000 refusals a second, which took the CPU from the hashing itself (docs/benchmarks.md). A
- * paused refusal holds only a timer — no hashing slot, no queue place.
+ * Past this many shed requests in a second, each further one is answered after SHED_PAUSE_MS.
+ * Clients that ignore Retry-After (a storm, an attack) otherwise turn refusals into a busy loop: 12
+ * connections over the hashing capacity made ~7 000 refusals a second, which took the CPU from the
+ * hashing itself (docs/benchmarks.md). A paused refusal holds only a timer — no hashing slot, no
+ * queue place — and an occasional refusal is still answered at once.
  */
+const SHED_AT_ONCE_PER_S = 20;
 export const SHED_PAUSE_MS = 250;
 
 function pausedProblem(reply: FastifyReply, err: ApiError): Promise<void> {
@@ -219,13 +221,21 @@ function pausedProblem(reply: FastifyReply, err: ApiError): Promise<void> {
 
 /** Installs the one error handler and the not-found handler: everything leaves as problem+json. */
 export function installErrorHandlers(app: FastifyInstance, methodsForPath: (path: string) => string[]): void {
+  let shedWindowStart = 0;
+  let shedInWindow = 0;
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(err);
     if (apiError.code === 'unavailable' && apiError.cause === undefined) {
       // Deliberate load shedding (under pressure, hashing at capacity): a line per refused request
       // would add load exactly when there is too much; their sources log a summary instead.
       request.log.debug({ code: apiError.code, status: apiError.status }, 'request shed');
-      return pausedProblem(reply, apiError);
+      const now = Date.now();
+      if (now - shedWindowStart >= 1000) {
+        shedWindowStart = now;
+        shedInWindow = 0;
+      }
+      if (++shedInWindow > SHED_AT_ONCE_PER_S) return pausedProblem(reply, apiError);
+      return sendProblem(reply, apiError);
     }
     if (apiError.status >= 500) {
       // The cause goes to the log (pino's serializer redacts secrets); the client sees only the code.

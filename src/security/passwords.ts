@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import type { Algorithm, Options } from '@node-rs/argon2';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import { compare as bcryptCompare } from 'bcryptjs';
@@ -45,7 +46,7 @@ export class HashCapacityError extends Error {
 export interface PasswordHasherOptions {
   /** Hash/verify operations running at once. Default: the libuv threadpool size. */
   maxConcurrent?: number;
-  /** Operations allowed to wait for a slot; beyond it calls fail with HashCapacityError. Default 4x maxConcurrent. */
+  /** Operations allowed to wait for a slot; beyond it calls fail with HashCapacityError. Default 4x the pool size. */
   maxQueue?: number;
 }
 
@@ -78,8 +79,16 @@ export interface PasswordHasher {
  * scrypt run there. Nothing is held back for other pool users: Gatehouse's are fs and dns.lookup,
  * rare and short, and at worst they wait behind one hash; reserving a thread would cost a quarter
  * of login throughput at the default pool size of 4. Raise UV_THREADPOOL_SIZE to raise both.
+ * Capped at the CPUs this process may use: more hashes at once than CPUs add no throughput, only
+ * 19 MiB of memory each and latency (docs/benchmarks.md: peak RSS on one CPU).
  */
 export function defaultMaxConcurrent(): number {
+  const size = Math.floor(Number(process.env.UV_THREADPOOL_SIZE));
+  return Math.min(size >= 1 ? size : 4, availableParallelism());
+}
+
+/** libuv's pool size (UV_THREADPOOL_SIZE, else 4); the default queue is four times it, whatever the CPUs. */
+export function threadpoolSize(): number {
   const size = Math.floor(Number(process.env.UV_THREADPOOL_SIZE));
   return size >= 1 ? size : 4;
 }
@@ -87,7 +96,7 @@ export function defaultMaxConcurrent(): number {
 /** Creates a hasher whose hashing work is capped at maxConcurrent with a bounded wait queue. */
 export function createPasswordHasher(opts: PasswordHasherOptions = {}): PasswordHasher {
   const maxConcurrent = opts.maxConcurrent ?? defaultMaxConcurrent();
-  const maxQueue = opts.maxQueue ?? 4 * maxConcurrent;
+  const maxQueue = opts.maxQueue ?? 4 * threadpoolSize();
   if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) {
     throw new RangeError('maxConcurrent must be an integer >= 1');
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes, scryptSync } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import type { Algorithm } from '@node-rs/argon2';
 import { hash as argon2Hash } from '@node-rs/argon2';
@@ -183,15 +184,16 @@ describe('password hasher capacity', () => {
     assert.equal(h.stats().rejected, 0);
   });
 
-  it('defaults maxConcurrent to UV_THREADPOOL_SIZE, else 4', () => {
+  it('defaults maxConcurrent to UV_THREADPOOL_SIZE, else 4, at most the CPUs available', () => {
+    const cpus = availableParallelism();
     process.env.UV_THREADPOOL_SIZE = '7';
-    assert.equal(defaultMaxConcurrent(), 7);
+    assert.equal(defaultMaxConcurrent(), Math.min(7, cpus));
     process.env.UV_THREADPOOL_SIZE = '';
-    assert.equal(defaultMaxConcurrent(), 4);
+    assert.equal(defaultMaxConcurrent(), Math.min(4, cpus));
     process.env.UV_THREADPOOL_SIZE = 'lots';
-    assert.equal(defaultMaxConcurrent(), 4);
+    assert.equal(defaultMaxConcurrent(), Math.min(4, cpus));
     delete process.env.UV_THREADPOOL_SIZE;
-    assert.equal(defaultMaxConcurrent(), 4);
+    assert.equal(defaultMaxConcurrent(), Math.min(4, cpus));
   });
 
   it('rejects nonsensical limits', () => {
