@@ -99,40 +99,16 @@ async function baselineServer(): Promise<ServerLoad> {
   }
 }
 
-/** Logs in over HTTP; null when the login endpoint is not there (404). */
-async function login(base: string): Promise<string | null> {
+/** Logs in over HTTP as the bench admin; returns the access token. */
+async function login(base: string): Promise<string> {
   const res = await fetch(`${base}/api/v1/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
   });
   const body = (await res.json()) as { access_token?: string };
-  if (res.status === 404) return null;
   if (res.status !== 200 || !body.access_token) throw new Error(`login answered ${res.status}`);
   return body.access_token;
-}
-
-/** Without a login endpoint: a token minted the way login would, on the service's own database. */
-async function mintToken(env: NodeJS.ProcessEnv): Promise<string> {
-  const { loadConfig } = await import('../src/config.ts');
-  const { openDatabase } = await import('../src/db/database.ts');
-  const { createContext, closeContext } = await import('../src/context.ts');
-  const { createLogger } = await import('../src/logger.ts');
-  const { openSession } = await import('../src/modules/auth/sessions.service.ts');
-  const config = loadConfig(env);
-  const database = openDatabase(config.databaseUrl);
-  const ctx = await createContext(config, database, createLogger('silent'));
-  try {
-    const admin = await ctx.db
-      .selectFrom('users')
-      .selectAll()
-      .where('email', '=', ADMIN_EMAIL)
-      .executeTakeFirstOrThrow();
-    return (await openSession(ctx, admin, { ip: '127.0.0.1', userAgent: 'bench' })).access_token;
-  } finally {
-    await closeContext(ctx);
-    await database.close();
-  }
 }
 
 async function main(): Promise<void> {
@@ -186,33 +162,24 @@ async function main(): Promise<void> {
     const health = await load(pid, [spec('health', `${base}/health`)]);
     rssSteps.health = statusMb(pid, 'VmHWM');
 
-    let token = await login(base);
-    const loginMissing = token === null;
-    if (token === null) {
-      log('login endpoint missing (404): minting the verify-token token on the database directly');
-      token = await mintToken(env);
-    }
+    const token = await login(base);
     log('service: GET /api/v1/verify-token');
     const verify = await load(pid, [
       spec('verify', `${base}/api/v1/verify-token`, { headers: { authorization: `Bearer ${token}` } }),
     ]);
     rssSteps.verify = statusMb(pid, 'VmHWM');
 
-    let loginLoad: ServerLoad | null = null;
-    let storm: ServerLoad | null = null;
-    if (!loginMissing) {
-      const body = JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
-      log(`service: POST /api/v1/login (${LOGIN_CONNECTIONS} connections)`);
-      loginLoad = await load(pid, [
-        spec('login', `${base}/api/v1/login`, { method: 'POST', body, connections: LOGIN_CONNECTIONS }),
-      ]);
-      rssSteps.login = statusMb(pid, 'VmHWM');
-      log(`service: GET /health while ${STORM_CONNECTIONS} connections hammer login`);
-      storm = await load(pid, [
-        spec('storm-login', `${base}/api/v1/login`, { method: 'POST', body, connections: STORM_CONNECTIONS }),
-        spec('storm-health', `${base}/health`, { connections: 2, overallRate: 200 }),
-      ]);
-    }
+    const body = JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
+    log(`service: POST /api/v1/login (${LOGIN_CONNECTIONS} connections)`);
+    const loginLoad = await load(pid, [
+      spec('login', `${base}/api/v1/login`, { method: 'POST', body, connections: LOGIN_CONNECTIONS }),
+    ]);
+    rssSteps.login = statusMb(pid, 'VmHWM');
+    log(`service: GET /health while ${STORM_CONNECTIONS} connections hammer login`);
+    const storm = await load(pid, [
+      spec('storm-login', `${base}/api/v1/login`, { method: 'POST', body, connections: STORM_CONNECTIONS }),
+      spec('storm-health', `${base}/health`, { connections: 2, overallRate: 200 }),
+    ]);
     const peakRssMb = statusMb(pid, 'VmHWM');
     rssSteps.end = peakRssMb;
 
@@ -225,7 +192,6 @@ async function main(): Promise<void> {
       bare,
       health,
       verify,
-      loginMissing,
       login: loginLoad,
       storm,
       argon2,
