@@ -8,8 +8,6 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
   LogController,
-  type onRequestAsyncHookHandler,
-  type onRequestHookHandler,
 } from 'fastify';
 import type { AppContext } from './context.ts';
 import { ApiError, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './errors.ts';
@@ -20,7 +18,7 @@ import { installRequestMetrics } from './modules/core/metrics.ts';
 import type { Endpoint } from './modules/endpoint.ts';
 import { documentation, loadModules } from './modules/registry.ts';
 import { ProblemSchema } from './problem.schemas.ts';
-import { guardFor } from './security/guard.ts';
+import { createAuthenticator, guardFor } from './security/guard.ts';
 import { registerLoadShedding } from './security/load-shedding.ts';
 import { securityHeaders } from './security/security-headers.ts';
 import { createValidatorCompiler, refuseNulCharacters } from './validation.ts';
@@ -152,14 +150,17 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   routeTable.push({ method: 'GET', pattern: /^\/$/ }, { method: 'GET', pattern: /^\/api\/v1$/ });
   installErrorHandlers(app, (path) => allowedMethods(routeTable, path));
 
+  const authenticator = createAuthenticator(ctx.db, ctx.accessTokens);
   for (const { module, endpoint } of allEndpoints) {
-    // A callback hook, not an async one: it runs on every request and needs no promise.
-    const moduleCheck = (_req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
-      if (ctx.modules.isEnabled(module)) done();
-      else done(new ApiError('module_disabled', { detail: `The ${module} module is disabled` }));
+    // One callback hook per route (the module switch, then the access guard): it runs on every
+    // request, and each hook Fastify walks and each promise costs.
+    const guard = endpoint.access === 'public' ? null : guardFor(endpoint.access, authenticator);
+    const disabled = `The ${module} module is disabled`;
+    const onRequest = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+      if (!ctx.modules.isEnabled(module)) done(new ApiError('module_disabled', { detail: disabled }));
+      else if (guard === null) done();
+      else guard(request, reply, done);
     };
-    const onRequest: Array<onRequestHookHandler | onRequestAsyncHookHandler> = [moduleCheck];
-    if (endpoint.access !== 'public') onRequest.push(guardFor(endpoint.access, ctx.db, ctx.accessTokens));
     app.route({
       method: endpoint.method,
       url: endpoint.path,

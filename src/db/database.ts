@@ -95,6 +95,11 @@ function sqliteConnection(
   let broken = false;
   let closed = false;
   const cache = new Map<string, SQLite.Statement>();
+  // The write mark (SqliteReader.writeMark): bumped on every new handle and on every commit another
+  // connection makes; `dataVersion` is that connection's last PRAGMA data_version reading.
+  let epoch = 0;
+  let dataVersion: number | null = null;
+  let dataVersionAt = Number.NEGATIVE_INFINITY;
 
   const release = () => {
     if (handle?.open) handle.close();
@@ -107,6 +112,8 @@ function sqliteConnection(
     if (!handle) {
       handle = configureSqlite(new SQLite(path, { fileMustExist: true }));
       broken = false;
+      epoch++;
+      dataVersion = null;
     }
     return handle;
   };
@@ -151,7 +158,21 @@ function sqliteConnection(
     get inTransaction() {
       return handle?.inTransaction ?? false;
     },
+    get epoch() {
+      return epoch;
+    },
     prepare,
+    writeMark() {
+      const changes = prepare(TOTAL_CHANGES).get() as { n: number };
+      const now = Date.now();
+      if (now - dataVersionAt >= OTHER_WRITERS_CHECK_MS) {
+        dataVersionAt = now;
+        const version = prepare(DATA_VERSION).get() as { data_version: number };
+        if (dataVersion !== null && version.data_version !== dataVersion) epoch++;
+        dataVersion = version.data_version;
+      }
+      return changes.n;
+    },
   };
   return { database, reader, drop: release };
 }
@@ -161,7 +182,24 @@ export interface SqliteReader {
   /** True while a Kysely transaction holds the connection: read through Kysely then, and wait. */
   readonly inTransaction: boolean;
   prepare(text: string): SQLite.Statement;
+  /**
+   * Rows this connection has changed since it opened (SQLite's total_changes(): every INSERT,
+   * UPDATE and DELETE, trigger programs included). With `epoch`, it tells a cache of rows whether
+   * anything may have been written since it read them: the number only grows while `epoch` stays.
+   */
+  writeMark(): number;
+  /**
+   * Changes when the handle is reopened (the count restarts) and when another connection's commit
+   * is seen — PRAGMA data_version, read at most every OTHER_WRITERS_CHECK_MS, because it costs ten
+   * times total_changes(). Only the CLI writes from outside (docs/deployment.md: one instance per
+   * SQLite file), and none of its commands revokes a session or disables a user.
+   */
+  readonly epoch: number;
 }
+
+const TOTAL_CHANGES = 'select total_changes() as n';
+const DATA_VERSION = 'pragma data_version';
+const OTHER_WRITERS_CHECK_MS = 250;
 
 const readers = new WeakMap<Kysely<DB>, SqliteReader>();
 

@@ -32,6 +32,8 @@ export interface AccessTokens {
   }): Promise<{ token: string; claims: AccessClaims }>;
   /** Verifies signature, algorithm, type, issuer, audience and lifetime; throws 401 ApiErrors. */
   verify(token: string): Promise<AccessClaims>;
+  /** The claims when `verify` accepted this token before and it still holds (not expired, key loaded); else null. */
+  verifiedBefore(token: string): AccessClaims | null;
 }
 
 const REQUIRED = ['iss', 'sub', 'aud', 'sid', 'role', 'iat', 'exp', 'jti'];
@@ -94,6 +96,8 @@ export function createAccessTokens(keys: KeyStore, settings: AccessTokenSettings
       const signature = cryptoSign(null, Buffer.from(input), key.privateKey).toString('base64url');
       return { token: `${input}.${signature}`, claims };
     },
+
+    verifiedBefore: remembered,
 
     async verify(token) {
       const known = remembered(token);
