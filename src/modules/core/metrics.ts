@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { AppContext } from '../../context.ts';
+import { createRequestHistogram, type RequestHistogram } from './request-histogram.ts';
 
 /** What a login attempt ended as, for `gatehouse_logins_total{outcome}`. */
 export type LoginOutcome = 'success' | 'failure' | 'rate_limited';
@@ -13,7 +14,7 @@ const COUNT_CACHE_MS = 5000;
 interface AppMetrics {
   registry: Registry;
   logins: Counter<'outcome'>;
-  observeRequest(method: string, route: string, status: number, seconds: number): void;
+  requests: RequestHistogram;
 }
 
 // One registry per app (tests build many apps in one process); keyed weakly so a closed app's go.
@@ -47,11 +48,11 @@ export function countLogin(ctx: AppContext, outcome: LoginOutcome): void {
 
 /** Times every response by route pattern (never the raw URL: ids would explode the series). */
 export function installRequestMetrics(app: FastifyInstance, ctx: AppContext): void {
-  const metrics = metricsFor(ctx);
+  const { requests } = metricsFor(ctx);
   // A callback hook: it runs on every response and needs no promise.
   app.addHook('onResponse', (request, reply, done) => {
     const method = METHODS.has(request.method) ? request.method : 'OTHER';
-    metrics.observeRequest(
+    requests.observe(
       method,
       request.routeOptions.url ?? 'unmatched',
       reply.statusCode,
@@ -63,20 +64,18 @@ export function installRequestMetrics(app: FastifyInstance, ctx: AppContext): vo
 
 /** The Prometheus text exposition: this app's metrics, then the process's. */
 export async function renderMetrics(ctx: AppContext): Promise<{ contentType: string; body: string }> {
-  const { registry } = metricsFor(ctx);
+  const { registry, requests } = metricsFor(ctx);
   const [app, proc] = await Promise.all([registry.metrics(), processMetrics().metrics()]);
-  return { contentType: registry.contentType, body: `${app}\n${proc}` };
+  return { contentType: registry.contentType, body: `${requests.render()}${app}\n${proc}` };
 }
 
 function createMetrics(ctx: AppContext): AppMetrics {
   const registry = new Registry();
-  const duration = new Histogram({
-    name: 'gatehouse_http_request_duration_seconds',
-    help: 'HTTP request duration by method, route pattern and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  const requests = createRequestHistogram(
+    'gatehouse_http_request_duration_seconds',
+    'HTTP request duration by method, route pattern and status code',
+    [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
   const logins = new Counter({
     name: 'gatehouse_logins_total',
     help: 'Login attempts by outcome',
@@ -166,19 +165,5 @@ function createMetrics(ctx: AppContext): AppMetrics {
     });
   }
 
-  // Label lookup hashes the label set; caching the child per key keeps the hot path to a Map get.
-  const children = new Map<string, { observe(v: number): void }>();
-  return {
-    registry,
-    logins,
-    observeRequest(method, route, status, seconds) {
-      const key = `${method} ${status} ${route}`;
-      let child = children.get(key);
-      if (!child) {
-        child = duration.labels(method, route, String(status));
-        children.set(key, child);
-      }
-      child.observe(seconds);
-    },
-  };
+  return { registry, logins, requests };
 }
