@@ -156,7 +156,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // request, and each hook Fastify walks and each promise costs.
     const guard = endpoint.access === 'public' ? null : guardFor(endpoint.access, authenticator);
     const disabled = `The ${module} module is disabled`;
+    const noStore = endpoint.access !== 'public' || endpoint.issuesTokens === true;
     const onRequest = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+      if (noStore) reply.header('cache-control', 'no-store');
       if (!ctx.modules.isEnabled(module)) done(new ApiError('module_disabled', { detail: disabled }));
       else if (guard === null) done();
       else guard(request, reply, done);

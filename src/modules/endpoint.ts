@@ -49,6 +49,11 @@ export interface Endpoint<S extends FastifySchema = FastifySchema> {
   schema: S;
   /** Served but not listed in the index (e.g. `/.well-known/jwks.json`). */
   hidden?: boolean;
+  /**
+   * The response carries tokens: `Cache-Control: no-store` (RFC 6749 §5.1). Every endpoint that
+   * is not public gets it anyway — its responses are about the caller.
+   */
+  issuesTokens?: boolean;
   handler: (request: TypedRequest<S>, reply: TypedReply<S>) => unknown;
 }
 

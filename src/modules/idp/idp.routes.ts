@@ -23,6 +23,7 @@ export function idpEndpoints(ctx: AppContext): Endpoint[] {
       method: 'POST',
       path: '/api/v1/idp/verify',
       access: 'public',
+      issuesTokens: true,
       summary: "Exchange the provider's ID token for a Gatehouse session",
       schema: { body: VerifyBody, response: { 200: VerifyResponse } },
       handler: (req) =>
