@@ -2,12 +2,15 @@
 // dist/src/main.js, e.g. `git archive <commit> | tar -x` then `npx tsc -p tsconfig.build.json`)
 // measured in turns, each pinned like `npm run bench`, with server CPU time per response — a figure
 // that other load on the machine barely moves, unlike requests per second.
-//   node bench/compare.ts [--rounds 2] [--duration 4] <build dir>...
+//   node bench/compare.ts [--rounds 2] [--duration 4] [--cap 0.5] <build dir>...
+// --cap holds each server to that share of its CPU (cgroup quota), so the server, not the load
+// generator, sets the pace (docs/benchmarks.md, "Server-bound").
 import { mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { LoadResult } from './load.ts';
 import {
+  cpuCap,
   cpuSeconds,
   firstJsonLine,
   freePort,
@@ -30,6 +33,9 @@ const option = (name: string, def: number) => {
 };
 const rounds = option('--rounds', 2);
 const durationS = option('--duration', 4);
+const capShare = option('--cap', 0);
+const cap = capShare > 0 ? cpuCap(capShare) : null;
+if (capShare > 0 && !cap) throw new Error('--cap: no cgroup CPU quota can be set here');
 const builds = args.map((a) => resolve(a));
 const ADMIN_EMAIL = 'bench-admin@gatehouse.test';
 
@@ -82,6 +88,7 @@ const line = (build: string, what: string, f: Figure, extra = '') =>
 
 for (let round = 1; round <= rounds; round++) {
   const bare = spawnNode(SERVER_CPU, ['bench/baseline-server.ts']);
+  cap?.hold(bare.pid ?? 0);
   const { port: barePort } = await firstJsonLine<{ port: number }>(bare);
   line('bare Fastify', '/health', await measure(bare.pid ?? 0, `http://127.0.0.1:${barePort}/health`));
   await stopChild(bare);
@@ -105,6 +112,7 @@ for (let round = 1; round <= rounds; round++) {
     });
     try {
       const startMs = await waitFor200(`${base}/health`, t0);
+      cap?.hold(service.pid ?? 0);
       const pid = service.pid ?? 0;
       const name = build.split('/').pop() ?? build;
       line(name, '/health', await measure(pid, `${base}/health`), `start ${startMs.toFixed(0)} ms`);
@@ -117,6 +125,7 @@ for (let round = 1; round <= rounds; round++) {
     }
   }
 }
+cap?.remove();
 process.stdout.write(
   `| build | endpoint | req/s | server CPU µs per response | p99 ms | |\n|---|---|---|---|---|---|\n${rows.join('\n')}\n`,
 );

@@ -1,6 +1,6 @@
 // Process plumbing for the bench: CPU pinning, child processes, /proc readings, free ports.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 
@@ -165,4 +165,71 @@ export async function waitFor200(url: string, since: number, timeoutMs = 30_000)
       throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/** Holds processes to a share of one CPU with a cgroup CPU quota (see docs/benchmarks.md, "Server-bound"). */
+export interface CpuCap {
+  readonly share: number;
+  hold(pid: number): void;
+  release(pid: number): void;
+  remove(): void;
+}
+
+// A short period keeps the throttled gaps short (a request waits at most period × (1 − share)).
+const CAP_PERIOD_US = 5000;
+
+/**
+ * A CPU quota for the server under measurement, or null where no cgroup can be written (not
+ * Linux, not root, no cpu controller). Tried as cgroup v1 (`/sys/fs/cgroup/cpu`), then v2.
+ * Moving a process moves all its threads, the hashing pool included.
+ */
+export function cpuCap(share: number): CpuCap | null {
+  const quota = String(Math.round(CAP_PERIOD_US * share));
+  const name = `gatehouse-bench-${process.pid}`;
+  const layouts = [
+    {
+      root: '/sys/fs/cgroup/cpu',
+      setup: (dir: string) => {
+        writeFileSync(`${dir}/cpu.cfs_period_us`, String(CAP_PERIOD_US));
+        writeFileSync(`${dir}/cpu.cfs_quota_us`, quota);
+      },
+    },
+    {
+      root: '/sys/fs/cgroup',
+      setup: (dir: string) => writeFileSync(`${dir}/cpu.max`, `${quota} ${CAP_PERIOD_US}`),
+    },
+  ];
+  for (const { root, setup } of layouts) {
+    const dir = `${root}/${name}`;
+    try {
+      if (!existsSync(root)) continue;
+      if (!existsSync(dir)) mkdirSync(dir);
+      setup(dir);
+      return {
+        share,
+        hold: (pid) => writeFileSync(`${dir}/cgroup.procs`, String(pid)),
+        release: (pid) => {
+          try {
+            writeFileSync(`${root}/cgroup.procs`, String(pid));
+          } catch {
+            // Already gone.
+          }
+        },
+        remove: () => {
+          try {
+            rmdirSync(dir);
+          } catch {
+            // Still has a process (it exits soon) or already removed.
+          }
+        },
+      };
+    } catch {
+      try {
+        if (existsSync(dir)) rmdirSync(dir);
+      } catch {
+        // Nothing to clean.
+      }
+    }
+  }
+  return null;
 }

@@ -1,7 +1,8 @@
 // `npm run bench`: Gatehouse's speed against baselines measured in the same run (docs/benchmarks.md).
 // Options: --json (print the results as JSON instead of the table), --write-docs (replace the table in
 // docs/benchmarks.md), --duration <s> (per scenario, default 6), --warmup <s> (default 2),
-// --no-build (measure the existing dist/).
+// --no-build (measure the existing dist/), --no-hold (no server-bound runs: req/s ratios then measure
+// the load generator as much as the server; see docs/benchmarks.md, "Server-bound").
 import type { ChildProcess } from 'node:child_process';
 import { execSync } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -9,8 +10,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadResult, LoadSpec } from './load.ts';
 import {
+  type CpuCap,
   canBoost,
   canPin,
+  cpuCap,
   cpuSeconds,
   firstJsonLine,
   freePort,
@@ -37,6 +40,10 @@ const LOGIN_CONNECTIONS = 16;
 const STORM_CONNECTIONS = 32;
 const ADMIN_EMAIL = 'bench-admin@gatehouse.test';
 const ADMIN_PASSWORD = 'correct horse battery staple 42';
+// The share of its CPU the server is held to in the server-bound runs. autocannon parses every
+// response in JavaScript and needed a whole CPU to keep up with the bare route: unheld, the req/s
+// ratios measured the load generator's cost of the extra response headers as much as the server.
+const HOLD_SHARE = 0.5;
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
@@ -89,11 +96,24 @@ function spec(name: string, url: string, extra: Partial<LoadSpec> = {}): LoadSpe
   return { name, url, connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, ...extra };
 }
 
-async function baselineServer(): Promise<ServerLoad> {
+/** Runs the loads with the server held to a share of its CPU (when a cap is given), then lets it go. */
+async function held(cap: CpuCap | null, serverPid: number, specs: LoadSpec[]): Promise<ServerLoad> {
+  if (cap === null) return load(serverPid, specs);
+  cap.hold(serverPid);
+  try {
+    return await load(serverPid, specs);
+  } finally {
+    cap.release(serverPid);
+  }
+}
+
+async function baselineServer(cap: CpuCap | null): Promise<{ whole: ServerLoad; held: ServerLoad | null }> {
   const child = spawnNode(SERVER_CPU, ['bench/baseline-server.ts']);
   try {
     const { port } = await firstJsonLine<{ port: number }>(child);
-    return await load(child.pid ?? 0, [spec('bare', `http://127.0.0.1:${port}/health`)]);
+    const specs = [spec('bare', `http://127.0.0.1:${port}/health`)];
+    const whole = await load(child.pid ?? 0, specs);
+    return { whole, held: cap ? await held(cap, child.pid ?? 0, specs) : null };
   } finally {
     await stopChild(child);
   }
@@ -119,9 +139,22 @@ async function main(): Promise<void> {
     execSync('npm run build --silent', { stdio: ['ignore', 'ignore', 'inherit'] });
   }
   if (!canPin()) log('taskset or a second CPU is missing: processes are NOT pinned; figures are rougher');
+  const cap = flag('--no-hold') ? null : cpuCap(HOLD_SHARE);
+  if (!cap && !flag('--no-hold'))
+    log(
+      'no cgroup CPU quota can be set (not root?): no server-bound runs; ratios include the load generator',
+    );
 
+  try {
+    await measureAll(started, loadAtStart, cap);
+  } finally {
+    cap?.remove();
+  }
+}
+
+async function measureAll(started: number, loadAtStart: number[], cap: CpuCap | null): Promise<void> {
   log('baseline: bare Fastify route');
-  const bare = await baselineServer();
+  const bare = await baselineServer(cap);
   log('baseline: raw argon2 verify');
   const argon2 = await runNodeJson<{ rps: number; p50Ms: number; p99Ms: number; concurrency: number }>(
     SERVER_CPU,
@@ -159,14 +192,22 @@ async function main(): Promise<void> {
     const rssSteps: Record<string, number | null> = { start: statusMb(pid, 'VmHWM') };
 
     log('service: GET /health');
-    const health = await load(pid, [spec('health', `${base}/health`)]);
+    const healthSpecs = [spec('health', `${base}/health`)];
+    const health = {
+      whole: await load(pid, healthSpecs),
+      held: cap ? await held(cap, pid, healthSpecs) : null,
+    };
     rssSteps.health = statusMb(pid, 'VmHWM');
 
     const token = await login(base);
     log('service: GET /api/v1/verify-token');
-    const verify = await load(pid, [
+    const verifySpecs = [
       spec('verify', `${base}/api/v1/verify-token`, { headers: { authorization: `Bearer ${token}` } }),
-    ]);
+    ];
+    const verify = {
+      whole: await load(pid, verifySpecs),
+      held: cap ? await held(cap, pid, verifySpecs) : null,
+    };
     rssSteps.verify = statusMb(pid, 'VmHWM');
 
     const body = JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
@@ -189,6 +230,7 @@ async function main(): Promise<void> {
       durationS: DURATION_S,
       warmupS: WARMUP_S,
       connections: { throughput: CONNECTIONS, login: LOGIN_CONNECTIONS, storm: STORM_CONNECTIONS },
+      holdShare: cap ? cap.share : null,
       bare,
       health,
       verify,

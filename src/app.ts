@@ -97,15 +97,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done();
   });
-  // Callback hooks, not async ones: they run on every request and need no promise.
-  app.addHook('preValidation', (request, _reply, done) => {
-    try {
-      refuseNulCharacters(request);
-      done();
-    } catch (err) {
-      done(err as Error);
-    }
-  });
   installRequestMetrics(app, ctx);
   if (ctx.log.isLevelEnabled('debug')) {
     app.addHook('onResponse', (request, reply, done) => {
@@ -163,11 +154,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       else if (guard === null) done();
       else guard(request, reply, done);
     };
+    // Only where a query or a body is read: a route that reads neither has nothing to refuse.
+    const readsInput = 'body' in endpoint.schema || 'querystring' in endpoint.schema;
     app.route({
       method: endpoint.method,
       url: endpoint.path,
       schema: openApiSchema(module, endpoint),
       onRequest,
+      ...(readsInput ? { preValidation: nulRefusal } : {}),
       handler: endpoint.handler as (req: FastifyRequest) => unknown,
     });
   }
@@ -190,6 +184,16 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformSpecificationClone: true });
 
   return app;
+}
+
+// A callback hook: it needs no promise.
+function nulRefusal(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+  try {
+    refuseNulCharacters(request);
+    done();
+  } catch (err) {
+    done(err as Error);
+  }
 }
 
 function openApiSchema(module: string, e: Endpoint) {
