@@ -102,9 +102,11 @@ export function createAuthenticator(
     },
     async authenticate(token) {
       const before = size === 0 ? null : mark();
+      const epochBefore = epoch;
       const auth = await authenticateToken(db, tokens, token);
-      // Kept only when nothing was written while the rows were read (the reads may have waited).
-      if (before !== null && mark() === before) {
+      // Kept only when nothing was written while the rows were read (the reads may have waited),
+      // by this connection or, as far as has been seen, by another.
+      if (before !== null && mark() === before && epoch === epochBefore) {
         if (known.size >= size) known.delete(known.keys().next().value as string);
         known.set(token, { auth, writeMark: before });
       }
