@@ -21,6 +21,7 @@ import { ProblemSchema } from './problem.schemas.ts';
 import { createAuthenticator, guardFor } from './security/guard.ts';
 import { registerLoadShedding } from './security/load-shedding.ts';
 import { securityHeaders } from './security/security-headers.ts';
+import { sharedSerializerFactory } from './serializers.ts';
 import { createValidatorCompiler, refuseNulCharacters } from './validation.ts';
 import { VERSION } from './version.ts';
 
@@ -79,6 +80,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     ajv: { customOptions: {} },
+    // One compiled serializer per response schema object, not per route (src/serializers.ts).
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializerFactory() } },
   });
   app.server.headersTimeout = ctx.config.headersTimeoutMs;
 

@@ -1,5 +1,5 @@
-import { createTransport } from 'nodemailer';
-import SMTPTransport from 'nodemailer/lib/smtp-transport';
+import { createRequire } from 'node:module';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 
 /** One outgoing e-mail: a single recipient with a plain-text and an HTML body. */
 export interface MailMessage {
@@ -135,15 +135,22 @@ function toDeliveryError(err: unknown, secrets: readonly string[], what = 'deliv
 
 const BARE_ADDRESS = /^[^\s,;<>()"\\]+@[^\s,;<>()"\\@]+$/u;
 
+// nodemailer is loaded only when SMTP_URL is set: with it come undici, http2, tls, child_process
+// and dgram, ~3 MB of heap and ~4.5 MB of resident memory that a service on the log transport never
+// uses (docs/benchmarks.md, peak memory). Synchronously, so a bad SMTP_URL still stops the start.
+const require = createRequire(import.meta.url);
+
 function createSmtpTransport(smtpUrl: string, from: string): MailTransport {
   const { secrets } = parseSmtpUrl(smtpUrl);
+  const { createTransport } = require('nodemailer') as typeof import('nodemailer');
+  const SmtpTransport = require('nodemailer/lib/smtp-transport') as typeof SMTPTransport;
   // Not pooled: invitations are rare, and a fresh connection per message means nothing goes stale
   // when the server restarts, and there is no second retry loop (the pool requeues a message on a
   // dropped connection) hiding failures from the outbox, which owns retries. Built as an
   // SMTPTransport instance so that a `?pool=true` in the URL cannot switch pooling on behind
   // our back.
   const transporter = createTransport(
-    new SMTPTransport({
+    new SmtpTransport({
       url: smtpUrl,
       connectionTimeout: CONNECTION_TIMEOUT_MS,
       greetingTimeout: GREETING_TIMEOUT_MS,
