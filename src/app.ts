@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -10,6 +8,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { AppContext } from './context.ts';
+import { registerDocs } from './docs.ts';
 import { ApiError, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './errors.ts';
 import { IndexResponse } from './index.schemas.ts';
 import { parseJsonBody } from './json-body.ts';
@@ -126,7 +125,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       exposedHeaders: ['x-request-id', 'retry-after', 'location', 'www-authenticate'],
     });
 
-  await app.register(swagger, {
+  // /openapi.json and /docs; what serves them is loaded on their first request (src/docs.ts).
+  registerDocs(app, {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Gatehouse', version: VERSION, description: 'User and access service — API v1' },
@@ -182,9 +182,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   };
   app.get('/', { schema: indexSchema }, index);
   app.get('/api/v1', { schema: { ...indexSchema, hide: true } }, index);
-
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformSpecificationClone: true });
 
   return app;
 }

@@ -3,13 +3,11 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import { type MigrationResultSet, Migrator } from 'kysely/migration';
-import pg from 'pg';
+import type pg from 'pg';
 import { type DialectName, dialectOf } from './dialect.ts';
 import { migrations } from './migrations/index.ts';
+import { pgDriver } from './pg-driver.ts';
 import type { DB } from './schema.ts';
-
-// int8 (bigint, count(*)) as numbers: every value Gatehouse stores fits in 2^53 (epoch ms, counts).
-pg.types.setTypeParser(20, (v) => Number(v));
 
 /** An open database: the Kysely instance plus what health checks and shutdown need. */
 export interface Database {
@@ -219,7 +217,7 @@ const STATEMENT_CACHE_SIZE = 256;
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
   const statementTimeoutMs = options.statementTimeoutMs ?? 0;
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString: url,
     max: options.poolMax ?? 10,
     // Fail fast when the server is away, so requests get 503 instead of hanging.

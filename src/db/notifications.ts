@@ -1,5 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
+import { pgDriver } from './pg-driver.ts';
 
 /** What a LISTEN connection does with what it hears, and how it watches its own health. */
 export interface ListenerOptions {
@@ -60,7 +61,7 @@ export function startListener(options: ListenerOptions): Listener {
 
   function connect(): void {
     if (stopped) return;
-    const c = new pg.Client({
+    const c = new (pgDriver().Client)({
       connectionString: options.connectionString,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       keepAlive: true,

@@ -71,7 +71,13 @@ function emailLocalPart(email: string | undefined): string | null {
     : null;
 }
 
-let commonPasswordSet: Set<string> | undefined;
+/** A fixed word list that answers membership: the common-password list's shape in memory. */
+export interface WordList {
+  readonly size: number;
+  has(word: string): boolean;
+}
+
+let commonPasswordList: WordList | undefined;
 
 /**
  * The common-password list, loaded on first use. Source: `@zxcvbn-ts/language-common` (MIT)
@@ -81,13 +87,53 @@ let commonPasswordSet: Set<string> | undefined;
  * minus entries that zxcvbn's pattern matchers (sequences, repeats, keyboard walks, dates) already
  * rate weaker than their rank — so a purely patterned password may be absent from this list.
  */
-export function commonPasswords(): ReadonlySet<string> {
-  if (!commonPasswordSet) {
+export function commonPasswords(): WordList {
+  if (!commonPasswordList) {
     // A synchronous require keeps the policy check synchronous while still deferring the ~30 ms
     // decompression of the dictionary until a password is first checked.
     const require = createRequire(import.meta.url);
+    const cached = new Set(Object.keys(require.cache));
     const pkg = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
-    commonPasswordSet = new Set(pkg.dictionary['passwords-common'].map((entry) => entry.toLowerCase()));
+    commonPasswordList = sortedWordList(pkg.dictionary['passwords-common'].map((entry) => entry.toLowerCase()));
+    // The package's modules (this list as 49,233 strings, the diceware list, the decompressor)
+    // would stay in the module cache for the life of the process: ~2.3 MB of heap nothing reads
+    // again. A later require would simply load them afresh.
+    for (const file of Object.keys(require.cache)) if (!cached.has(file)) delete require.cache[file];
   }
-  return commonPasswordSet;
+  return commonPasswordList;
+}
+
+/**
+ * The words sorted and joined into one string, found by binary search: ~0.6 MB of heap where a
+ * Set of the same 49,233 strings holds ~3 MB (docs/benchmarks.md, peak memory). A lookup costs
+ * ~16 comparisons, nothing next to the argon2 hash that follows every accepted password.
+ */
+function sortedWordList(words: string[]): WordList {
+  const sorted = [...new Set(words)].sort();
+  const size = sorted.length;
+  const text = sorted.join('\n');
+  // starts[i] is where word i begins; starts[size] is one past the end of the last word.
+  const starts = new Uint32Array(size + 1);
+  let at = 0;
+  sorted.forEach((word, i) => {
+    starts[i] = at;
+    at += word.length + 1;
+  });
+  starts[size] = at;
+  const wordAt = (i: number) => text.slice(starts[i], (starts[i + 1] as number) - 1);
+  return {
+    size,
+    has(word) {
+      let lo = 0;
+      let hi = size - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1;
+        const candidate = wordAt(mid);
+        if (candidate === word) return true;
+        if (candidate < word) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return false;
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import {
   checkPasswordPolicy,
@@ -59,6 +60,23 @@ describe('password policy', () => {
 
   it('ships a common-password list of at least 10,000 entries', () => {
     assert.ok(commonPasswords().size >= 10_000, `size ${commonPasswords().size}`);
+  });
+
+  // Pins the compact list (sorted string + binary search) against the package's own: every entry
+  // is found, and neighbours that are not entries are not.
+  it('finds exactly the package list entries', () => {
+    const require = createRequire(import.meta.url);
+    const pkg = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
+    const entries = new Set(pkg.dictionary['passwords-common'].map((e) => e.toLowerCase()));
+    const list = commonPasswords();
+    assert.equal(list.size, entries.size);
+    for (const entry of entries) {
+      assert.ok(list.has(entry), entry);
+      for (const near of [`${entry}\u0000`, `${entry}~`, entry.slice(0, -1), `${entry}\n${entry}`]) {
+        assert.equal(list.has(near), entries.has(near), JSON.stringify(near));
+      }
+    }
+    assert.equal(list.has(''), false);
   });
 
   it('rejects common passwords, case-insensitively', () => {
