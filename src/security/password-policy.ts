@@ -94,7 +94,9 @@ export function commonPasswords(): WordList {
     const require = createRequire(import.meta.url);
     const cached = new Set(Object.keys(require.cache));
     const pkg = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
-    commonPasswordList = sortedWordList(pkg.dictionary['passwords-common'].map((entry) => entry.toLowerCase()));
+    commonPasswordList = sortedWordList(
+      pkg.dictionary['passwords-common'].map((entry) => entry.toLowerCase()),
+    );
     // The package's modules (this list as 49,233 strings, the diceware list, the decompressor)
     // would stay in the module cache for the life of the process: ~2.3 MB of heap nothing reads
     // again. A later require would simply load them afresh.
