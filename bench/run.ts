@@ -47,14 +47,26 @@ const HOLD_SHARE = 0.5;
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
-/** The service's command line, as `npm start` runs it (node flags included): the bench measures production. */
-function serviceArgs(): string[] {
+/**
+ * The service's command line and environment, as `npm start` runs it (node flags and leading
+ * `NAME=value` assignments, such as the malloc setting, included): the bench measures production.
+ */
+function serviceCommand(): { env: Record<string, string>; args: string[] } {
   const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
-  const [node, ...args] = (pkg.scripts.start ?? '').split(/\s+/).filter(Boolean);
-  if (node !== 'node' || args.at(-1) !== 'dist/src/main.js') {
-    throw new Error(`package.json "start" is not "node [flags] dist/src/main.js": ${pkg.scripts.start}`);
+  const words = (pkg.scripts.start ?? '').split(/\s+/).filter(Boolean);
+  const env: Record<string, string> = {};
+  for (let word = words[0]; word !== undefined && /^[A-Za-z_]\w*=/.test(word); word = words[0]) {
+    const at = word.indexOf('=');
+    env[word.slice(0, at)] = word.slice(at + 1);
+    words.shift();
   }
-  return args;
+  const [node, ...args] = words;
+  if (node !== 'node' || args.at(-1) !== 'dist/src/main.js') {
+    throw new Error(
+      `package.json "start" is not "[NAME=value…] node [flags] dist/src/main.js": ${pkg.scripts.start}`,
+    );
+  }
+  return { env, args };
 }
 
 interface ServerLoad {
@@ -166,8 +178,10 @@ async function measureAll(started: number, loadAtStart: number[], cap: CpuCap | 
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  const start = serviceCommand();
   const env = {
     ...process.env,
+    ...start.env,
     NODE_ENV: 'production',
     DATABASE_URL: `sqlite:${join(dir, 'gatehouse.db')}`,
     HOST: '127.0.0.1',
@@ -180,9 +194,9 @@ async function measureAll(started: number, loadAtStart: number[], cap: CpuCap | 
   let service: ChildProcess | undefined;
   try {
     const t0 = performance.now();
-    const command = serviceArgs();
-    log(`service: node ${command.join(' ')}`);
-    service = spawnNode(SERVER_CPU, command, {
+    const assignments = Object.entries(start.env).map(([name, value]) => `${name}=${value} `);
+    log(`service: ${assignments.join('')}node ${start.args.join(' ')}`);
+    service = spawnNode(SERVER_CPU, start.args, {
       env,
       stdout: openSync(join(dir, 'service.log'), 'w'),
     });
