@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import Fastify, {
   type FastifyBaseLogger,
@@ -17,15 +16,15 @@ import { installRequestMetrics } from './modules/core/metrics.ts';
 import type { Endpoint } from './modules/endpoint.ts';
 import { documentation, loadModules } from './modules/registry.ts';
 import { ProblemSchema } from './problem.schemas.ts';
+import { requestIdFor } from './request-id.ts';
 import { createAuthenticator, guardFor } from './security/guard.ts';
 import { registerLoadShedding } from './security/load-shedding.ts';
-import { securityHeaders } from './security/security-headers.ts';
+import { headerWriter, securityHeaders } from './security/security-headers.ts';
 import { sharedSerializerFactory } from './serializers.ts';
 import { createValidatorCompiler, refuseNulCharacters } from './validation.ts';
 import { VERSION } from './version.ts';
 
 const BODY_LIMIT = 64 * 1024;
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // A JSON API's set (OWASP REST Security Cheat Sheet). helmet's defaults are for HTML pages: their
 // CSP directives (script-src 'self', style-src … 'unsafe-inline', …) loosened `default-src 'none'`,
 // and six other headers (COOP, Origin-Agent-Cluster, X-DNS-Prefetch-Control,
@@ -48,6 +47,7 @@ const SECURITY_HEADERS = securityHeaders({
   xPermittedCrossDomainPolicies: false,
   xXssProtection: false,
 });
+const writeSecurityHeaders = headerWriter(SECURITY_HEADERS);
 
 /** Builds the Fastify app on a context: plugins, every module's endpoints, the index. Never listens. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
@@ -55,11 +55,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
     trustProxy: ctx.config.trustProxy,
-    // Echo a well-formed incoming X-Request-Id, else make one.
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    },
+    genReqId: requestIdFor,
     requestIdHeader: false,
     // Slow clients (REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS): a request must arrive whole, and its
     // headers, within these; otherwise clientErrorHandler answers and the connection is closed.
@@ -94,10 +90,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     }
   });
   app.decorateRequest('auth', null);
+  // Every request's one global hook: the security headers and request id first, so that a shed
+  // request carries them too, then the load-shedding check (src/security/load-shedding.ts).
+  const shed = await registerLoadShedding(app, ctx.config);
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(SECURITY_HEADERS);
-    reply.header('x-request-id', request.id);
-    done();
+    writeSecurityHeaders(reply, request.id);
+    done(shed(request));
   });
   installRequestMetrics(app, ctx);
   if (ctx.log.isLevelEnabled('debug')) {
@@ -106,8 +104,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       done();
     });
   }
-  // After the header hook, so a shed request still carries the security headers and its request id.
-  await registerLoadShedding(app, ctx.config);
   const allowedOrigins = new Set(ctx.config.corsOrigins);
   // Without CORS_ORIGINS no browser origin is allowed: the plugin (a hook on every request) stays out.
   if (allowedOrigins.size > 0)
@@ -152,6 +148,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     const disabled = `The ${module} module is disabled`;
     const noStore = endpoint.access !== 'public' || endpoint.issuesTokens === true;
     const onRequest = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+      request.routePattern = endpoint.path;
       if (noStore) reply.header('cache-control', 'no-store');
       if (!ctx.modules.isEnabled(module)) done(new ApiError('module_disabled', { detail: disabled }));
       else if (guard === null) done();

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from './db/database.ts';
+import { newRequestId } from './request-id.ts';
 import { HashCapacityError } from './security/passwords.ts';
 
 /**
@@ -291,7 +291,7 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
         : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? 'The request did not arrive in time'
           : 'The request is not valid HTTP';
-    const id = randomUUID();
+    const id = newRequestId();
     const body = JSON.stringify(problemBody(new ApiError('validation_failed', { detail }), id));
     const headers = [
       'HTTP/1.1 400 Bad Request',

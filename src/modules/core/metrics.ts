@@ -46,15 +46,26 @@ export function countLogin(ctx: AppContext, outcome: LoginOutcome): void {
   metricsFor(ctx).logins.inc({ outcome });
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The endpoint's path pattern, set by its route hook (src/app.ts) so the histogram need not
+     * read `request.routeOptions`, a getter that builds an object on every call.
+     */
+    routePattern: string | null;
+  }
+}
+
 /** Times every response by route pattern (never the raw URL: ids would explode the series). */
 export function installRequestMetrics(app: FastifyInstance, ctx: AppContext): void {
   const { requests } = metricsFor(ctx);
+  app.decorateRequest('routePattern', null);
   // A callback hook: it runs on every response and needs no promise.
   app.addHook('onResponse', (request, reply, done) => {
     const method = METHODS.has(request.method) ? request.method : 'OTHER';
     requests.observe(
       method,
-      request.routeOptions.url ?? 'unmatched',
+      request.routePattern ?? request.routeOptions.url ?? 'unmatched',
       reply.statusCode,
       reply.elapsedTime / 1000,
     );
