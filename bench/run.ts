@@ -1,6 +1,7 @@
 // `npm run bench`: Gatehouse's speed against baselines measured in the same run (docs/benchmarks.md).
 // Options: --json (print the results as JSON instead of the table), --write-docs (replace the table in
 // docs/benchmarks.md), --duration <s> (per scenario, default 6), --warmup <s> (default 2),
+// --rounds <n> (baseline/service turns behind each ratio, default 3), --round-duration <s> (default 3),
 // --no-build (measure the existing dist/), --no-hold (no server-bound runs: req/s ratios then measure
 // the load generator as much as the server; see docs/benchmarks.md, "Server-bound").
 import type { ChildProcess } from 'node:child_process';
@@ -25,7 +26,16 @@ import {
   stopChild,
   waitFor200,
 } from './processes.ts';
-import { type BenchReport, machineInfo, renderTable, writeDocs } from './report.ts';
+import {
+  type Argon2Figure,
+  type BenchReport,
+  type Figure,
+  machineInfo,
+  renderTable,
+  type ServerLoad,
+  type Turn,
+  writeDocs,
+} from './report.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
@@ -35,6 +45,11 @@ const num = (name: string, def: number) => {
 };
 const DURATION_S = num('--duration', 6);
 const WARMUP_S = num('--warmup', 2);
+// Ratios come from rounds that take the baseline and the service in turns, each round's ratio
+// from figures taken seconds apart; the median round is reported. One ratio of two figures taken
+// a minute apart moved by ±10% on a VM whose speed drifts (docs/benchmarks.md, "Rounds").
+const ROUNDS = num('--rounds', 3);
+const ROUND_S = num('--round-duration', 3);
 const CONNECTIONS = 16;
 const LOGIN_CONNECTIONS = 16;
 const STORM_CONNECTIONS = 32;
@@ -67,15 +82,6 @@ function serviceCommand(): { env: Record<string, string>; args: string[] } {
     );
   }
   return { env, args };
-}
-
-interface ServerLoad {
-  results: LoadResult[];
-  /** CPU share the pinned server used during the load (1 = its whole CPU). */
-  serverCpu: number | null;
-  /** Server CPU microseconds per response: unlike req/s, barely moved by other load on the machine. */
-  cpuUsPerRequest: number | null;
-  loadCpu: number;
 }
 
 /** Runs loads from a pinned generator against a server process and samples the server's CPU. */
@@ -119,16 +125,21 @@ async function held(cap: CpuCap | null, serverPid: number, specs: LoadSpec[]): P
   }
 }
 
-async function baselineServer(cap: CpuCap | null): Promise<{ whole: ServerLoad; held: ServerLoad | null }> {
+/** The bare Fastify baseline, started once and measured in turns with the service. */
+async function startBareServer(): Promise<{ child: ChildProcess; url: string }> {
   const child = spawnNode(SERVER_CPU, ['bench/baseline-server.ts']);
-  try {
-    const { port } = await firstJsonLine<{ port: number }>(child);
-    const specs = [spec('bare', `http://127.0.0.1:${port}/health`)];
-    const whole = await load(child.pid ?? 0, specs);
-    return { whole, held: cap ? await held(cap, child.pid ?? 0, specs) : null };
-  } finally {
-    await stopChild(child);
-  }
+  const { port } = await firstJsonLine<{ port: number }>(child);
+  return { child, url: `http://127.0.0.1:${port}/health` };
+}
+
+/** The raw argon2 baseline: its own pinned process, as many verifications in flight as login has connections. */
+function argon2Baseline(durationS: number, warmupS: number): Promise<Argon2Figure> {
+  return runNodeJson<Argon2Figure>(SERVER_CPU, [
+    'bench/argon2-baseline.ts',
+    String(LOGIN_CONNECTIONS),
+    String(durationS),
+    String(warmupS),
+  ]);
 }
 
 /** Logs in over HTTP as the bench admin; returns the access token. */
@@ -165,13 +176,6 @@ async function main(): Promise<void> {
 }
 
 async function measureAll(started: number, loadAtStart: number[], cap: CpuCap | null): Promise<void> {
-  log('baseline: bare Fastify route');
-  const bare = await baselineServer(cap);
-  log('baseline: raw argon2 verify');
-  const argon2 = await runNodeJson<{ rps: number; p50Ms: number; p99Ms: number; concurrency: number }>(
-    SERVER_CPU,
-    ['bench/argon2-baseline.ts', String(LOGIN_CONNECTIONS), String(DURATION_S), String(WARMUP_S)],
-  );
   log('token signature algorithms');
   const algs = await runNodeJson<BenchReport['algorithms']>(SERVER_CPU, ['bench/jwt-algs.ts', '1']);
 
@@ -192,7 +196,14 @@ async function measureAll(started: number, loadAtStart: number[], cap: CpuCap | 
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
   };
   let service: ChildProcess | undefined;
+  let bare: { child: ChildProcess; url: string } | undefined;
   try {
+    log('baseline: bare Fastify route');
+    bare = await startBareServer();
+    const barePid = bare.child.pid ?? 0;
+    const bareSpecs = [spec('bare', bare.url)];
+    const bareWhole = await load(barePid, bareSpecs);
+
     const t0 = performance.now();
     const assignments = Object.entries(start.env).map(([name, value]) => `${name}=${value} `);
     log(`service: ${assignments.join('')}node ${start.args.join(' ')}`);
@@ -207,10 +218,7 @@ async function measureAll(started: number, loadAtStart: number[], cap: CpuCap | 
 
     log('service: GET /health');
     const healthSpecs = [spec('health', `${base}/health`)];
-    const health = {
-      whole: await load(pid, healthSpecs),
-      held: cap ? await held(cap, pid, healthSpecs) : null,
-    };
+    const healthWhole = await load(pid, healthSpecs);
     rssSteps.health = statusMb(pid, 'VmHWM');
 
     const token = await login(base);
@@ -218,17 +226,47 @@ async function measureAll(started: number, loadAtStart: number[], cap: CpuCap | 
     const verifySpecs = [
       spec('verify', `${base}/api/v1/verify-token`, { headers: { authorization: `Bearer ${token}` } }),
     ];
-    const verify = {
-      whole: await load(pid, verifySpecs),
-      held: cap ? await held(cap, pid, verifySpecs) : null,
-    };
+    const verifyWhole = await load(pid, verifySpecs);
     rssSteps.verify = statusMb(pid, 'VmHWM');
 
+    // The ratios: bare, /health and verify-token in turns, server-bound where a quota can be set.
+    const short = (s: LoadSpec) => ({ ...s, durationS: ROUND_S, warmupS: 1 });
+    const healthRounds: Turn[] = [];
+    const verifyRounds: Turn[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      log(`rounds: bare, /health, verify-token (${round}/${ROUNDS})`);
+      const b = await held(cap, barePid, bareSpecs.map(short));
+      const h = await held(cap, pid, healthSpecs.map(short));
+      const v = await held(cap, pid, verifySpecs.map(short));
+      healthRounds.push(turn(b, h));
+      verifyRounds.push(turn(b, v));
+    }
+    rssSteps.rounds = statusMb(pid, 'VmHWM');
+    await stopChild(bare.child);
+    bare = undefined;
+
+    // Login against raw argon2, in turns as well: argon2's speed on this VM drifts by a quarter
+    // over minutes, more than any difference between the two.
     const body = JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
-    log(`service: POST /api/v1/login (${LOGIN_CONNECTIONS} connections)`);
-    const loginLoad = await load(pid, [
-      spec('login', `${base}/api/v1/login`, { method: 'POST', body, connections: LOGIN_CONNECTIONS }),
-    ]);
+    const loginSpecs = [
+      spec('login', `${base}/api/v1/login`, {
+        method: 'POST',
+        body,
+        connections: LOGIN_CONNECTIONS,
+        durationS: ROUND_S + 1,
+        warmupS: 1,
+      }),
+    ];
+    const loginRounds: Turn[] = [];
+    let loginLoad: ServerLoad | undefined;
+    for (let round = 1; round <= ROUNDS; round++) {
+      log(
+        `rounds: raw argon2 verify, POST /api/v1/login (${LOGIN_CONNECTIONS} connections) (${round}/${ROUNDS})`,
+      );
+      const a = await argon2Baseline(ROUND_S + 1, 1);
+      loginLoad = await load(pid, loginSpecs);
+      loginRounds.push(turn(a, loginLoad));
+    }
     rssSteps.login = statusMb(pid, 'VmHWM');
     log(`service: GET /health while ${STORM_CONNECTIONS} connections hammer login`);
     const storm = await load(pid, [
@@ -243,14 +281,16 @@ async function measureAll(started: number, loadAtStart: number[], cap: CpuCap | 
       command: `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`,
       durationS: DURATION_S,
       warmupS: WARMUP_S,
+      rounds: ROUNDS,
+      roundS: ROUND_S,
       connections: { throughput: CONNECTIONS, login: LOGIN_CONNECTIONS, storm: STORM_CONNECTIONS },
       holdShare: cap ? cap.share : null,
-      bare,
-      health,
-      verify,
-      login: loginLoad,
+      whole: { bare: bareWhole, health: healthWhole, verify: verifyWhole },
+      health: healthRounds,
+      verify: verifyRounds,
+      login: loginRounds,
+      loginLoad: loginLoad ?? null,
       storm,
-      argon2,
       algorithms: algs,
       peakRssMb,
       rssSteps,
@@ -261,9 +301,24 @@ async function measureAll(started: number, loadAtStart: number[], cap: CpuCap | 
     else process.stdout.write(`${renderTable(report)}\n`);
     if (flag('--write-docs')) writeDocs(report);
   } finally {
+    if (bare) await stopChild(bare.child);
     if (service) await stopChild(service);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** One round's pair: the baseline's and the service's figures, taken one after the other. */
+function turn(baseline: ServerLoad | Argon2Figure, service: ServerLoad): Turn {
+  const figure = (l: ServerLoad | Argon2Figure): Figure => {
+    if ('results' in l) {
+      const r = l.results[0] as LoadResult;
+      return { rps: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms, serverCpu: l.serverCpu, loadCpu: l.loadCpu };
+    }
+    return { rps: l.rps, p50Ms: l.p50Ms, p99Ms: l.p99Ms, serverCpu: null, loadCpu: null };
+  };
+  const b = figure(baseline);
+  const s = figure(service);
+  return { baseline: b, service: s, ratio: s.rps / b.rps };
 }
 
 await main();
