@@ -27,9 +27,17 @@ export function securityHeaders(options: HelmetOptions): Readonly<Record<string,
 // Fastify keeps a reply's headers in a plain object under this (internal) symbol until it writes
 // them. Writing the constant headers there directly skips reply.header()'s per-call work (lower-
 // casing, the set-cookie checks): about 5% of a /health request's instructions (docs/benchmarks.md).
-const REPLY_HEADERS: symbol | undefined = createRequire(import.meta.url)(
-  'fastify/lib/symbols.js',
-).kReplyHeaders;
+const REPLY_HEADERS = fastifyReplyHeaders();
+
+function fastifyReplyHeaders(): symbol | undefined {
+  try {
+    const symbols = createRequire(import.meta.url)('fastify/lib/symbols.js') as { kReplyHeaders?: unknown };
+    return typeof symbols.kReplyHeaders === 'symbol' ? symbols.kReplyHeaders : undefined;
+  } catch {
+    // A release that no longer lets the file be loaded: the public path below serves.
+    return undefined;
+  }
+}
 
 /**
  * Puts constant, already lower-cased headers plus the request id on a reply. Falls back to the
