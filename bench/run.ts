@@ -1,6 +1,6 @@
 // `npm run bench`: Gatehouse's speed against baselines measured in the same run (docs/benchmarks.md).
 // Options: --json (print the results as JSON instead of the table), --write-docs (replace the table in
-// docs/benchmarks.md), --duration <s> (per scenario, default 6), --warmup <s> (default 2),
+// docs/benchmarks.md), --duration <s> (the whole-CPU runs and the login storm, default 6), --warmup <s> (default 2),
 // --rounds <n> (baseline/service turns behind each ratio, default 3), --round-duration <s> (default 3),
 // --no-build (measure the existing dist/), --no-hold (no server-bound runs: req/s ratios then measure
 // the load generator as much as the server; see docs/benchmarks.md, "Server-bound").
