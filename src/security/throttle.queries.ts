@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { preparedQuery } from '../db/prepared-query.ts';
 import type { DB } from '../db/schema.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -10,13 +11,16 @@ export interface CounterRow {
   window_started_at: number;
 }
 
-/** The counters for some keys, in one round trip (rows may be absent or stale). */
-export function readCounters(db: Db, keys: readonly string[]): Promise<CounterRow[]> {
-  return db
+const counterPair = preparedQuery((db, p: { first: string; second: string }) =>
+  db
     .selectFrom('throttle_counters')
     .select(['key', 'count', 'window_started_at'])
-    .where('key', 'in', keys)
-    .execute();
+    .where('key', 'in', [p.first, p.second]),
+);
+
+/** The counters of two keys (every login reads an account's and an address's), in one round trip; rows may be absent or stale. */
+export async function readCounters(db: Db, keys: readonly [string, string]): Promise<CounterRow[]> {
+  return (await counterPair(db, { first: keys[0], second: keys[1] })).rows;
 }
 
 /**
@@ -53,9 +57,13 @@ export async function incrementCounters(
     .execute();
 }
 
+const counterDeletion = preparedQuery((db, p: { key: string }) =>
+  db.deleteFrom('throttle_counters').where('key', '=', p.key),
+);
+
 /** Deletes one counter (a successful login clears its account's count). */
 export async function deleteCounter(db: Db, key: string): Promise<void> {
-  await db.deleteFrom('throttle_counters').where('key', '=', key).execute();
+  await counterDeletion(db, { key });
 }
 
 /** Deletes counters whose window began before `before`; returns how many went. */

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
+import { preparedQuery } from '../../db/prepared-query.ts';
 import type { AuditLogTable, DB } from '../../db/schema.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -53,8 +54,11 @@ export type AuditRow = Selectable<AuditLogTable>;
  * `[redacted]`.
  */
 export async function recordAudit(db: Db, event: AuditEvent): Promise<void> {
-  await db.insertInto('audit_log').values(toRow(event)).execute();
+  await auditInsert(db, toRow(event));
 }
+
+// Every login writes one (prepared: docs/benchmarks.md, "Login").
+const auditInsert = preparedQuery((db, row: AuditRow) => db.insertInto('audit_log').values(row));
 
 /** Records several events in one statement (bulk operations such as `users import`). */
 export async function recordAudits(db: Db, events: readonly AuditEvent[]): Promise<void> {

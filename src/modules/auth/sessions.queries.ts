@@ -1,6 +1,7 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { sqliteReader } from '../../db/database.ts';
 import { dialectOf } from '../../db/dialect.ts';
+import { preparedQuery } from '../../db/prepared-query.ts';
 import type { DB, SessionRow, UserRow } from '../../db/schema.ts';
 import { JOINED_USER_COLUMNS, pickUser } from '../users/users.queries.ts';
 
@@ -90,4 +91,11 @@ export async function findSessionWithUser(
     },
     user: pickUser(row),
   };
+}
+
+const sessionInsert = preparedQuery((db, row: SessionRow) => db.insertInto('sessions').values(row));
+
+/** Stores a new session (every login: prepared). */
+export async function insertSession(db: Kysely<DB> | Transaction<DB>, row: SessionRow): Promise<void> {
+  await sessionInsert(db, row);
 }

@@ -4,6 +4,8 @@ import type { AppContext } from '../../context.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
 import { type PublicUser, toPublicUser } from '../users/users.schemas.ts';
+import { insertRefreshToken } from './auth.queries.ts';
+import { insertSession } from './sessions.queries.ts';
 
 /** The token response of API.md §5. */
 export interface TokenResponse {
@@ -47,32 +49,24 @@ export async function startSession(
   // The first refresh token lives REFRESH_TOKEN_TTL_S, or less when SESSION_MAX_LIFETIME_S is shorter.
   const refreshTtlS = Math.min(ctx.config.refreshTokenTtlS, ctx.config.sessionMaxLifetimeS);
   const refreshTtlMs = refreshTtlS * 1000;
-  await db
-    .insertInto('sessions')
-    .values({
-      id: sessionId,
-      user_id: user.id,
-      created_at: now,
-      last_used_at: now,
-      expires_at: now + refreshTtlMs,
-      revoked_at: null,
-      revoked_reason: null,
-      user_agent: client.userAgent?.slice(0, 512) ?? null,
-      ip: client.ip,
-    })
-    .execute();
-  await db
-    .insertInto('refresh_tokens')
-    .values({
-      id: uuidv7(),
-      session_id: sessionId,
-      token_hash: hashOpaqueToken(refreshToken),
-      created_at: now,
-      expires_at: now + refreshTtlMs,
-      rotated_at: null,
-      successor_box: null,
-    })
-    .execute();
+  await insertSession(db, {
+    id: sessionId,
+    user_id: user.id,
+    created_at: now,
+    last_used_at: now,
+    expires_at: now + refreshTtlMs,
+    revoked_at: null,
+    revoked_reason: null,
+    user_agent: client.userAgent?.slice(0, 512) ?? null,
+    ip: client.ip,
+  });
+  await insertRefreshToken(db, {
+    id: uuidv7(),
+    sessionId,
+    tokenHash: hashOpaqueToken(refreshToken),
+    createdAt: now,
+    expiresAt: now + refreshTtlMs,
+  });
   const { token } = await ctx.accessTokens.sign({ userId: user.id, sessionId, role: user.role });
   return {
     sessionId,

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { preparedQuery } from '../../db/prepared-query.ts';
 import type { DB, NewUserRow, UserRow, UserUpdate } from '../../db/schema.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -8,9 +9,13 @@ export function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** One user by normalized email. */
-export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+const userByEmail = preparedQuery((db, p: { email: string }) =>
+  db.selectFrom('users').selectAll().where('email', '=', p.email),
+);
+
+/** One user by normalized email (every login: prepared). */
+export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return (await userByEmail(db, { email })).rows[0];
 }
 
 /** Inserts a user row. */
