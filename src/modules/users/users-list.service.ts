@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.ts';
+import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { type CursorCodec, invalidCursor } from './cursors.ts';
 import type { ListQuery, PublicUser, SortParam, StatsResponse } from './users.schemas.ts';
@@ -18,6 +19,25 @@ export interface UserPage {
   data: PublicUser[];
   next_cursor: string | null;
   total: number;
+}
+
+/**
+ * The page answered from rows read with one more than `limit`: the extra row only tells that a next
+ * page exists, and the cursor points after the page's last user.
+ */
+export function userPage<R extends UserRow>(
+  rows: R[],
+  limit: number,
+  total: number,
+  cursorAfter: (last: R) => string,
+): UserPage {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(toPublicUser),
+    next_cursor: rows.length > limit && last ? cursorAfter(last) : null,
+    total,
+  };
 }
 
 /**
@@ -57,16 +77,9 @@ export async function listUsers(ctx: AppContext, codec: CursorCodec, query: List
           limit: query.limit + 1,
           filterFirst: filtered && total <= LIST_TUNING.filterFirstMax,
         });
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(toPublicUser),
-    next_cursor:
-      rows.length > query.limit && last
-        ? codec.encode({ k: 'list', s: sort, v: last.sort_key, i: last.id })
-        : null,
-    total,
-  };
+  return userPage(rows, query.limit, total, (last) =>
+    codec.encode({ k: 'list', s: sort, v: last.sort_key, i: last.id }),
+  );
 }
 
 function instant(value: string | undefined, field: string): number | undefined {

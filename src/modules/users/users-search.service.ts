@@ -4,9 +4,8 @@ import type { AppContext } from '../../context.ts';
 import type { DB } from '../../db/schema.ts';
 import { type CursorCodec, invalidCursor } from './cursors.ts';
 import type { SearchQuery } from './users.schemas.ts';
-import { toPublicUser } from './users.schemas.ts';
 import { countUsers } from './users-list.queries.ts';
-import type { UserPage } from './users-list.service.ts';
+import { type UserPage, userPage } from './users-list.service.ts';
 import {
   filterConditions,
   postgresSearch,
@@ -100,16 +99,9 @@ export async function searchUsers(
       ? rows.length // a first page that is not full holds every match
       : await (total ?? (() => countMatches(db, engine, term, filters, passing)))();
 
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(toPublicUser),
-    next_cursor:
-      rows.length > query.limit && last
-        ? codec.encode({ k: 'search', b: binding, r: Number(last.rank), e: last.email })
-        : null,
-    total: Math.min(count, SEARCH_TOTAL_CAP),
-  };
+  return userPage(rows, query.limit, Math.min(count, SEARCH_TOTAL_CAP), (last) =>
+    codec.encode({ k: 'search', b: binding, r: Number(last.rank), e: last.email }),
+  );
 }
 
 function readSearchCursor(codec: CursorCodec, token: string, binding: string): Position {
