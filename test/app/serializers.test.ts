@@ -21,6 +21,13 @@ describe('shared response serializers', () => {
     assert.notEqual(compile(route(lookalike, '/a')), first, 'another object is compiled on its own');
   });
 
+  it('compiles a serializer at its first use, not at start', () => {
+    const compile = sharedSerializerFactory()({}, {});
+    // fast-json-stringify refuses a $ref it cannot resolve, when it compiles.
+    const unresolvable = compile(route({ $ref: 'no-such-schema#' }, '/a', '200'));
+    assert.throws(() => unresolvable({}));
+  });
+
   it('serializes exactly as fastify default serializer does (extra fields dropped)', () => {
     const shared = sharedSerializerFactory()({}, {})(route(ProblemSchema, '/a'));
     const fresh = SerializerSelector()({}, {})(route(ProblemSchema, '/a'));
