@@ -1,7 +1,7 @@
 import { enableCompileCache } from 'node:module';
 
 // V8's compiled code of every module is kept on disk (os.tmpdir()/node-compile-cache) and reused by
-// the next start: ~50 ms of a ~650 ms start (docs/benchmarks.md, "Start"). Node checks each entry
+// the next start: ~40 ms of a ~700 ms start (docs/benchmarks.md, "Start"). Node checks each entry
 // against its module's source, and without a writable directory it simply compiles as before.
 // Before the imports below, which are what it caches.
 enableCompileCache();

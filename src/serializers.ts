@@ -13,7 +13,7 @@ type Serializer = ReturnType<ReturnType<SerializerFactory>>;
  * the same schema object; a schema written out again is still compiled on its own.
  *
  * Each is compiled when first used, not at start (as validators are, src/validation.ts): their
- * compilation was about a tenth of the time to the first /health answer (docs/benchmarks.md, "Start").
+ * compilation was 74 ms of a ~1 s start (docs/benchmarks.md, "Start").
  */
 export function sharedSerializerFactory(): SerializerFactory {
   const build = SerializerSelector();
