@@ -27,18 +27,26 @@ interface Plan {
  */
 export function preparedQuery<P extends Record<string, unknown>, R>(
   build: (db: Db, values: P) => Compilable<R>,
-): (db: Db, values: P) => Promise<QueryResult<R>> {
+): PreparedQuery<P, R> {
   // Kysely keeps one adapter per instance; a transaction shares its instance's adapter.
   const plans = new WeakMap<object, Plan>();
-  return (db, values) => {
+  const compile = (db: Db, values: P): CompiledQuery<R> => {
     const adapter = db.getExecutor().adapter;
     let plan = plans.get(adapter);
     if (plan === undefined) {
       plan = compilePlan(db, build, Object.keys(values));
       plans.set(adapter, plan);
     }
-    return db.executeQuery<R>(CompiledQuery.raw(plan.sql, bind(plan, values)));
+    return CompiledQuery.raw(plan.sql, bind(plan, values)) as CompiledQuery<R>;
   };
+  const run = (db: Db, values: P) => db.executeQuery<R>(compile(db, values));
+  return Object.assign(run, { compile });
+}
+
+/** Runs the query; `compile` gives its SQL and bound values without running it (SQLite's synchronous reads). */
+export interface PreparedQuery<P, R> {
+  (db: Db, values: P): Promise<QueryResult<R>>;
+  compile(db: Db, values: P): CompiledQuery<R>;
 }
 
 function bind(plan: Plan, values: Record<string, unknown>): unknown[] {

@@ -42,6 +42,13 @@ for (const dialect of DIALECTS) {
       assert.deepEqual((await counterByKey(database.db, { key: 'c' })).rows, []);
     });
 
+    it('compiles without running: the SQL and the values bound in order', async () => {
+      const query = counterInsert.compile(database.db, { key: 'z', count: 3, startedAt: 30 });
+      assert.match(query.sql, /insert into "throttle_counters"/);
+      assert.deepEqual(query.parameters, ['z', 3, 30]);
+      assert.deepEqual((await counterByKey(database.db, { key: 'z' })).rows, []);
+    });
+
     it("keeps the query's own constants", async () => {
       const freshCounter = preparedQuery((db, p: { key: string }) =>
         db.insertInto('throttle_counters').values({ key: p.key, count: 7, window_started_at: 0 }),

@@ -1,9 +1,9 @@
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import { sqliteReader } from '../../db/database.ts';
 import { dialectOf } from '../../db/dialect.ts';
 import { preparedQuery } from '../../db/prepared-query.ts';
 import type { DB, SessionRow, UserRow } from '../../db/schema.ts';
-import { JOINED_USER_COLUMNS, pickUser } from '../users/users.queries.ts';
+import { JOINED_USER_COLUMNS, pickUser, userById } from '../users/users.queries.ts';
 
 function sessionWithUserQuery(db: Kysely<DB>, sessionId: string) {
   return db
@@ -24,57 +24,35 @@ function sessionWithUserQuery(db: Kysely<DB>, sessionId: string) {
     .where('s.id', '=', sessionId);
 }
 
-type SessionWithUserRow = Awaited<
-  ReturnType<ReturnType<typeof sessionWithUserQuery>['executeTakeFirstOrThrow']>
->;
-
-interface HotSql {
-  sqlite: boolean;
-  join: string;
-  session: string;
-  user: string;
-}
-
-// The guard runs these on every authenticated request; building and compiling them each time was
-// a twentieth of a verify-token request, so their SQL is compiled once per dialect adapter.
-const compiled = new WeakMap<object, HotSql>();
-
-function hotSql(db: Kysely<DB>): HotSql {
-  const adapter = db.getExecutor().adapter;
-  let sql = compiled.get(adapter);
-  if (sql === undefined) {
-    sql = {
-      sqlite: dialectOf(db as unknown as Kysely<unknown>) === 'sqlite',
-      join: sessionWithUserQuery(db, '').compile().sql,
-      session: db.selectFrom('sessions').selectAll().where('id', '=', '').compile().sql,
-      user: db.selectFrom('users').selectAll().where('id', '=', '').compile().sql,
-    };
-    compiled.set(adapter, sql);
-  }
-  return sql;
-}
+// The guard runs these on every authenticated request that its cache of callers does not answer;
+// building and compiling them each time was a twentieth of a verify-token request.
+const sessionWithUser = preparedQuery((db, p: { id: string }) => sessionWithUserQuery(db, p.id));
+const sessionById = preparedQuery((db, p: { id: string }) =>
+  db.selectFrom('sessions').selectAll().where('id', '=', p.id),
+);
 
 /** A session with its user (the guard's hot path): one round trip on PostgreSQL. */
 export async function findSessionWithUser(
   db: Kysely<DB>,
   sessionId: string,
 ): Promise<{ session: SessionRow; user: UserRow } | null> {
-  const sql = hotSql(db);
-  if (sql.sqlite) {
+  if (dialectOf(db as unknown as Kysely<unknown>) === 'sqlite') {
     // In-process SQLite has no round trip to save, and it answers two primary-key lookups in well
     // under half the time it takes for the join (docs/benchmarks.md).
     const reader = sqliteReader(db);
     if (reader !== undefined && !reader.inTransaction) {
-      const session = reader.prepare(sql.session).get(sessionId) as SessionRow | undefined;
-      const user = session && (reader.prepare(sql.user).get(session.user_id) as UserRow | undefined);
+      const read = <T>(query: CompiledQuery<T>) =>
+        reader.prepare(query.sql).get(query.parameters) as T | undefined;
+      const session = read(sessionById.compile(db, { id: sessionId }));
+      const user = session && read(userById.compile(db, { id: session.user_id }));
       return session && user ? { session, user } : null;
     }
-    const session = (await db.executeQuery<SessionRow>(CompiledQuery.raw(sql.session, [sessionId]))).rows[0];
+    const session = (await sessionById(db, { id: sessionId })).rows[0];
     if (!session) return null;
-    const user = (await db.executeQuery<UserRow>(CompiledQuery.raw(sql.user, [session.user_id]))).rows[0];
+    const user = (await userById(db, { id: session.user_id })).rows[0];
     return user ? { session, user } : null;
   }
-  const { rows } = await db.executeQuery<SessionWithUserRow>(CompiledQuery.raw(sql.join, [sessionId]));
+  const { rows } = await sessionWithUser(db, { id: sessionId });
   const row = rows[0];
   if (!row) return null;
   return {

@@ -4,9 +4,14 @@ import type { DB, NewUserRow, UserRow, UserUpdate } from '../../db/schema.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
+/** One user by id; prepared, as the guard reads it on every request its cache does not answer. */
+export const userById = preparedQuery((db, p: { id: string }) =>
+  db.selectFrom('users').selectAll().where('id', '=', p.id),
+);
+
 /** One user by id. */
-export function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
+  return (await userById(db, { id })).rows[0];
 }
 
 const userByEmail = preparedQuery((db, p: { email: string }) =>
