@@ -3,7 +3,8 @@ import { isIP } from 'node:net';
 import { parse as parseDotenv } from 'dotenv';
 
 /** The two deployment forms of API.md §2. */
-export type ApiForm = 'A' | 'B';
+/** API.md §2: forms A and B as the seed specified; `FULL` (`API_FORM=full`) turns every optional module on but `registration`. */
+export type ApiForm = 'A' | 'B' | 'FULL';
 
 /** Validated, frozen configuration: API.md §10 plus the operational settings documented in docs/configuration.md. */
 export interface Config {
@@ -152,7 +153,9 @@ export function loadConfig(env: Env): Config {
   }
 
   const form = (str('API_FORM') ?? 'A').toUpperCase();
-  if (form !== 'A' && form !== 'B') throw new ConfigError(`API_FORM must be A or B, got "${form}"`);
+  if (form !== 'A' && form !== 'B' && form !== 'FULL') {
+    throw new ConfigError(`API_FORM must be A, B or full, got "${form}"`);
+  }
 
   const publicUrl = url('PUBLIC_URL', str('PUBLIC_URL') ?? `http://localhost:${port}`, [
     'http:',

@@ -20,6 +20,14 @@ export const MODULE_NAMES = [
   'idp',
   'invitations',
   'audit',
+  'recovery',
+  'email',
+  'registration',
+  'mfa',
+  'passkeys',
+  'sessions',
+  'pages',
+  'console',
 ] as const;
 
 export type ModuleName = (typeof MODULE_NAMES)[number];

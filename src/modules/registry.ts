@@ -38,6 +38,14 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   idp: idpEndpoints,
   invitations: invitationEndpoints,
   audit: auditEndpoints,
+  recovery: () => [],
+  email: () => [],
+  registration: () => [],
+  mfa: () => [],
+  passkeys: () => [],
+  sessions: () => [],
+  pages: () => [],
+  console: () => [],
 };
 
 /** A module with its endpoints instantiated for one app. */

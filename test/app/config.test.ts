@@ -252,7 +252,7 @@ describe('configuration errors stop the process with one line', () => {
     mkdirSync(cwd);
     writeFileSync(join(cwd, '.env'), `API_FORM=Z\nDATABASE_URL=${db}\n`);
     const result = await run('src/main.ts', {}, cwd);
-    assertOneLine(result, /API_FORM must be A or B/);
+    assertOneLine(result, /API_FORM must be A, B or full/);
   });
 
   it('node src/cli.ts migrate with a bad DATABASE_URL', async () => {

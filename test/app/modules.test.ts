@@ -8,6 +8,7 @@ import {
   expectedDocumentation,
   formModules,
   LATER_MODULES,
+  laterEnabled,
   MODULES,
 } from '../helpers/api-contract.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
@@ -101,13 +102,13 @@ for (const dialect of DIALECTS) {
     });
     after(() => t.destroy());
 
-    it('lists the nine modules of API.md §2 in order, with form A’s state, then later ones disabled', async () => {
+    it('lists the nine modules of API.md §2 in order, with form A’s state, then later ones as the form sets them', async () => {
       const list = await adminList(t);
       assert.deepEqual(
         list.map((m) => [m.name, m.required, m.enabled]),
         [
           ...MODULES.map((m) => [m.name, m.required, formModules('A').has(m.name)]),
-          ...LATER_MODULES.map((name) => [name, false, false]),
+          ...LATER_MODULES.map((name) => [name, false, laterEnabled(name, 'A')]),
         ],
       );
       for (const m of list.filter((m) => !LATER_MODULES.includes(m.name))) {
@@ -290,7 +291,26 @@ for (const dialect of DIALECTS) {
         (await adminList(t)).map((m) => [m.name, m.enabled]),
         [
           ...MODULES.map((m) => [m.name, formModules('B').has(m.name)]),
-          ...LATER_MODULES.map((name) => [name, false]),
+          ...LATER_MODULES.map((name) => [name, laterEnabled(name, 'B')]),
+        ],
+      );
+    });
+  });
+
+  describe(`full preset start [${dialect}]`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await buildTestApp(dialect, { env: { API_FORM: 'full' } });
+    });
+    after(() => t.destroy());
+
+    // API.md §2: `full` is every optional module but `registration` (sign-up is a deliberate policy).
+    it('enables every optional module except registration', async () => {
+      assert.deepEqual(
+        (await adminList(t)).map((m) => [m.name, m.enabled]),
+        [
+          ...MODULES.map((m) => [m.name, true]),
+          ...LATER_MODULES.map((name) => [name, laterEnabled(name, 'full')]),
         ],
       );
     });

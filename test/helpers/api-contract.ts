@@ -85,7 +85,26 @@ export const MODULES: ReadonlyArray<{ name: string; required: boolean; endpoints
  * Optional modules added after the nine of API.md §2: they come after them, start disabled in both
  * forms and leave both forms' index exactly as §3 shows.
  */
-export const LATER_MODULES: readonly string[] = ['audit'];
+export const LATER_MODULES: readonly string[] = [
+  'audit',
+  'recovery',
+  'email',
+  'registration',
+  'mfa',
+  'passkeys',
+  'sessions',
+  'pages',
+  'console',
+];
+
+/** Later modules that are on in every form (API.md §15: pages are not in the index). */
+export const ON_IN_EVERY_FORM: readonly string[] = ['pages', 'console'];
+
+/** Whether a later module starts enabled in a form. */
+export function laterEnabled(name: string, form: 'A' | 'B' | 'full'): boolean {
+  if (form === 'full') return name !== 'registration';
+  return ON_IN_EVERY_FORM.includes(name);
+}
 
 /** Every endpoint of both forms, `group.label` → `METHOD /path`. */
 export const ALL_ENDPOINTS: Record<string, string> = Object.fromEntries(
