@@ -15,6 +15,8 @@ export interface Config {
   readonly databaseListenUrl: string | null;
   readonly databasePoolMax: number;
   readonly databaseStatementTimeoutMs: number;
+  /** PostgreSQL: sessions whose rows the guard keeps in memory (src/security/session-cache.ts); 0: none. */
+  readonly sessionCacheSize: number;
   readonly apiForm: ApiForm;
   readonly publicUrl: string;
   readonly adminEmail: string | null;
@@ -244,6 +246,7 @@ export function loadConfig(env: Env): Config {
     databaseListenUrl,
     databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 1000),
     databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
+    sessionCacheSize: int('SESSION_CACHE_SIZE', 10_000, 0, 1_000_000),
     apiForm: form,
     publicUrl,
     adminEmail,

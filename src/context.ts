@@ -10,6 +10,7 @@ import { MODULE_INFO } from './modules/module-info.ts';
 import { createModuleState, followModuleNotifications, type ModuleState } from './modules/module-state.ts';
 import { type AccessTokens, createAccessTokens } from './security/access-tokens.ts';
 import { createPasswordHasher, type PasswordHasher } from './security/passwords.ts';
+import { createSessionReader, type SessionReader } from './security/session-cache.ts';
 import { createKeyStore, type KeyStore } from './security/signing-keys.ts';
 
 /** The result of one dependency check in `/health/detailed`. */
@@ -31,6 +32,8 @@ export interface AppContext {
   readonly keys: KeyStore;
   readonly accessTokens: AccessTokens;
   readonly passwords: PasswordHasher;
+  /** The session and user behind a verified token (the guard's read; cached on PostgreSQL). */
+  readonly sessions: SessionReader;
   /** Mail goes out only through the outbox; its worker is started by startService. */
   readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
   /** The external OpenID provider (API.md §7); null when OIDC_ISSUER is not set. */
@@ -81,6 +84,11 @@ export async function createContext(config: Config, database: Database, log: Log
       maxConcurrent: config.passwordHashConcurrency ?? undefined,
       maxQueue: config.passwordHashQueue ?? undefined,
     }),
+    sessions: createSessionReader(database, {
+      listenUrl: config.databaseListenUrl,
+      size: config.sessionCacheSize,
+      log,
+    }),
     mail: { transport, outbox },
     oidc,
     startedAt: Date.now(),
@@ -105,6 +113,7 @@ export async function createContext(config: Config, database: Database, log: Log
   }, 60_000);
   keyReload.unref();
   ctx.closers.push(
+    () => ctx.sessions.close(),
     () => transport.close(),
     () => clearInterval(poll),
     () => clearInterval(keyReload),

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import { type MigrationResultSet, Migrator } from 'kysely/migration';
 import type pg from 'pg';
+import { type AuthWrites, createAuthWrites } from './auth-writes.ts';
 import { type DialectName, dialectOf } from './dialect.ts';
 import { migrations } from './migrations/index.ts';
 import { pgDriver } from './pg-driver.ts';
@@ -15,6 +16,8 @@ export interface Database {
   readonly dialect: DialectName;
   /** The pg pool (PostgreSQL only), for LISTEN/NOTIFY and pool metrics. */
   readonly pool: pg.Pool | null;
+  /** PostgreSQL only: this process's writes to users and sessions, seen at the driver (the session cache). */
+  readonly authWrites: AuthWrites | null;
   /** Round-trips `select 1`; resolves to the latency in milliseconds. */
   ping(): Promise<number>;
   close(): Promise<void>;
@@ -42,11 +45,11 @@ function openSqlite(path: string): Database {
   if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
   const connection = sqliteConnection(path, memory);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: connection.database }) });
-  readers.set(db, connection.reader);
   return {
     db,
     dialect: 'sqlite',
     pool: null,
+    authWrites: null,
     ping: () => timed(() => sql`select 1`.execute(db)),
     close: () => db.destroy(),
     ...(memory ? {} : { dropConnection: connection.drop }),
@@ -85,19 +88,11 @@ const FILE_FAILURE = /^SQLITE_(IOERR|CANTOPEN|NOTADB)/;
  * the handle and is dropped with it. A statement still iterating (a streamed query) is busy and
  * cannot run twice, so a fresh one is made then.
  */
-function sqliteConnection(
-  path: string,
-  memory: boolean,
-): { database: SqliteDatabase; reader: SqliteReader; drop: () => void } {
+function sqliteConnection(path: string, memory: boolean): { database: SqliteDatabase; drop: () => void } {
   let handle: SQLite.Database | null = configureSqlite(new SQLite(memory ? ':memory:' : path));
   let broken = false;
   let closed = false;
   const cache = new Map<string, SQLite.Statement>();
-  // The write mark (SqliteReader.writeMark): bumped on every new handle and on every commit another
-  // connection makes; `dataVersion` is that connection's last PRAGMA data_version reading.
-  let epoch = 0;
-  let dataVersion: number | null = null;
-  let dataVersionAt = Number.NEGATIVE_INFINITY;
 
   const release = () => {
     if (handle?.open) handle.close();
@@ -110,8 +105,6 @@ function sqliteConnection(
     if (!handle) {
       handle = configureSqlite(new SQLite(path, { fileMustExist: true }));
       broken = false;
-      epoch++;
-      dataVersion = null;
     }
     return handle;
   };
@@ -152,64 +145,7 @@ function sqliteConnection(
       release();
     },
   };
-  const reader: SqliteReader = {
-    get inTransaction() {
-      return handle?.inTransaction ?? false;
-    },
-    get epoch() {
-      return epoch;
-    },
-    prepare,
-    writeMark() {
-      const changes = prepare(TOTAL_CHANGES).get() as { n: number };
-      const now = Date.now();
-      if (now - dataVersionAt >= OTHER_WRITERS_CHECK_MS) {
-        dataVersionAt = now;
-        const version = prepare(DATA_VERSION).get() as { data_version: number };
-        if (dataVersion !== null && version.data_version !== dataVersion) epoch++;
-        dataVersion = version.data_version;
-      }
-      return changes.n;
-    },
-  };
-  return { database, reader, drop: release };
-}
-
-/** Synchronous reads on the connection behind a Kysely instance (SQLite only). */
-export interface SqliteReader {
-  /** True while a Kysely transaction holds the connection: read through Kysely then, and wait. */
-  readonly inTransaction: boolean;
-  prepare(text: string): SQLite.Statement;
-  /**
-   * Rows this connection has changed since it opened (SQLite's total_changes(): every INSERT,
-   * UPDATE and DELETE, trigger programs included). With `epoch`, it tells a cache of rows whether
-   * anything may have been written since it read them: the number only grows while `epoch` stays.
-   */
-  writeMark(): number;
-  /**
-   * Changes when the handle is reopened (the count restarts) and when another connection's commit
-   * is seen — PRAGMA data_version, read at most every OTHER_WRITERS_CHECK_MS, because it costs ten
-   * times total_changes(). Only the CLI writes from outside (docs/deployment.md: one instance per
-   * SQLite file), and none of its commands revokes a session or disables a user.
-   */
-  readonly epoch: number;
-}
-
-const TOTAL_CHANGES = 'select total_changes() as n';
-const DATA_VERSION = 'pragma data_version';
-const OTHER_WRITERS_CHECK_MS = 250;
-
-const readers = new WeakMap<Kysely<DB>, SqliteReader>();
-
-/**
- * The synchronous reader behind a SQLite Kysely instance, for the hottest reads (the guard's):
- * Kysely's promise and connection-lock round trip per query was a tenth of a verify-token request.
- * Only safe outside transactions — Kysely runs a query whole without yielding, so when no
- * transaction is open, nothing else is using the connection. Undefined for PostgreSQL and for
- * transaction objects.
- */
-export function sqliteReader(db: Kysely<DB>): SqliteReader | undefined {
-  return readers.get(db);
+  return { database, drop: release };
 }
 
 /** Most statements Gatehouse issues are a few dozen fixed texts; this many covers them all. */
@@ -233,8 +169,10 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   // pg-pool listens for client errors only while a client is idle: one that dies while checked out
   // (mid-query, between a transaction's statements) would emit an unhandled 'error' and kill the
   // process. The failing query rejects on its own and the pool drops the dead client on release.
+  const authWrites = createAuthWrites();
   pool.on('connect', (client) => {
     client.on('error', ignoreCheckedOutClientError);
+    authWrites.watch(client);
     superviseQueries(client, statementTimeoutMs > 0 ? statementTimeoutMs + READ_DEADLINE_MARGIN_MS : 0);
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
@@ -242,6 +180,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
     db,
     dialect: 'postgres',
     pool,
+    authWrites: authWrites.writes,
     ping: () => timed(() => sql`select 1`.execute(db)),
     close: () => db.destroy(),
   };

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
 
 /*
  * Table shapes shared by both dialects. Timestamps are epoch milliseconds (bigint on PostgreSQL,
@@ -167,3 +167,6 @@ export type UserRow = Selectable<UsersTable>;
 export type NewUserRow = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
+
+/** A database handle or an open transaction: what every query function takes. */
+export type Db = Kysely<DB> | Transaction<DB>;
