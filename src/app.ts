@@ -19,7 +19,7 @@ import { ProblemSchema } from './problem.schemas.ts';
 import { requestIdFor } from './request-id.ts';
 import { createAuthenticator, guardFor } from './security/guard.ts';
 import { registerLoadShedding } from './security/load-shedding.ts';
-import { headerWriter, securityHeaders } from './security/security-headers.ts';
+import { securityHeaders } from './security/security-headers.ts';
 import { sharedSerializerFactory } from './serializers.ts';
 import { createValidatorCompiler, refuseNulCharacters } from './validation.ts';
 import { VERSION } from './version.ts';
@@ -30,7 +30,7 @@ const BODY_LIMIT = 64 * 1024;
 // and six other headers (COOP, Origin-Agent-Cluster, X-DNS-Prefetch-Control,
 // X-Download-Options, X-Permitted-Cross-Domain-Policies, X-XSS-Protection) govern documents, which
 // Gatehouse never serves outside /docs. Referrer-Policy stays: a link followed from /docs or an
-// error page must not leak a URL. Each header costs every response (docs/benchmarks.md).
+// error page must not leak a URL.
 const SECURITY_HEADERS = securityHeaders({
   // The strictest policy; /docs loosens it for its own page only.
   contentSecurityPolicy: {
@@ -47,7 +47,6 @@ const SECURITY_HEADERS = securityHeaders({
   xPermittedCrossDomainPolicies: false,
   xXssProtection: false,
 });
-const writeSecurityHeaders = headerWriter(SECURITY_HEADERS);
 
 /** Builds the Fastify app on a context: plugins, every module's endpoints, the index. Never listens. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
@@ -94,7 +93,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // request carries them too, then the load-shedding check (src/security/load-shedding.ts).
   const shed = await registerLoadShedding(app, ctx.config);
   app.addHook('onRequest', (request, reply, done) => {
-    writeSecurityHeaders(reply, request.id);
+    reply.headers(SECURITY_HEADERS).header('x-request-id', request.id);
     done(shed(request));
   });
   installRequestMetrics(app, ctx);
@@ -148,7 +147,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     const disabled = `The ${module} module is disabled`;
     const noStore = endpoint.access !== 'public' || endpoint.issuesTokens === true;
     const onRequest = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
-      request.routePattern = endpoint.path;
       if (noStore) reply.header('cache-control', 'no-store');
       if (!ctx.modules.isEnabled(module)) done(new ApiError('module_disabled', { detail: disabled }));
       else if (guard === null) done();

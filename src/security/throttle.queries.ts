@@ -1,8 +1,5 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
-import { preparedQuery } from '../db/prepared-query.ts';
-import type { DB } from '../db/schema.ts';
-
-type Db = Kysely<DB> | Transaction<DB>;
+import { sql } from 'kysely';
+import type { Db } from '../db/schema.ts';
 
 /** A counter row as stored: failures counted since `window_started_at`. */
 export interface CounterRow {
@@ -11,16 +8,13 @@ export interface CounterRow {
   window_started_at: number;
 }
 
-const counterPair = preparedQuery((db, p: { first: string; second: string }) =>
-  db
-    .selectFrom('throttle_counters')
-    .select(['key', 'count', 'window_started_at'])
-    .where('key', 'in', [p.first, p.second]),
-);
-
 /** The counters of two keys (every login reads an account's and an address's), in one round trip; rows may be absent or stale. */
 export async function readCounters(db: Db, keys: readonly [string, string]): Promise<CounterRow[]> {
-  return (await counterPair(db, { first: keys[0], second: keys[1] })).rows;
+  return db
+    .selectFrom('throttle_counters')
+    .select(['key', 'count', 'window_started_at'])
+    .where('key', 'in', [keys[0], keys[1]])
+    .execute();
 }
 
 /**
@@ -57,13 +51,9 @@ export async function incrementCounters(
     .execute();
 }
 
-const counterDeletion = preparedQuery((db, p: { key: string }) =>
-  db.deleteFrom('throttle_counters').where('key', '=', p.key),
-);
-
 /** Deletes one counter (a successful login clears its account's count). */
 export async function deleteCounter(db: Db, key: string): Promise<void> {
-  await counterDeletion(db, { key });
+  await db.deleteFrom('throttle_counters').where('key', '=', key).execute();
 }
 
 /** Deletes counters whose window began before `before`; returns how many went. */

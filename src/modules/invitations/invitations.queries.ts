@@ -1,8 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { dialectOf } from '../../db/dialect.ts';
-import type { DB, InvitationsTable, UserRow } from '../../db/schema.ts';
-
-type Db = Kysely<DB> | Transaction<DB>;
+import type { DB, Db, InvitationsTable, UserRow } from '../../db/schema.ts';
 
 export type InvitationRow = Selectable<InvitationsTable>;
 
@@ -38,7 +36,7 @@ export function findUserByEmailForUpdate(db: Transaction<DB>, email: string): Pr
     .selectFrom('users')
     .selectAll()
     .where('email', '=', email)
-    .$if(dialectOf(db as unknown as Kysely<unknown>) === 'postgres', (qb) => qb.forUpdate())
+    .$if(dialectOf(db) === 'postgres', (qb) => qb.forUpdate())
     .executeTakeFirst();
 }
 

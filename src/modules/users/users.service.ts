@@ -1,7 +1,8 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
-import type { DB, UserRow, UserUpdate } from '../../db/schema.ts';
+import { isUniqueViolation } from '../../db/dialect.ts';
+import type { DB, Db, UserRow, UserUpdate } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { type AuditActor, type AuditEvent, recordAudit } from '../audit/audit.queries.ts';
@@ -15,8 +16,6 @@ import { parseUserId } from './users-list.service.ts';
 /*
  * Reading and changing single users (API.md §6). Rules where the API is silent: docs/users.md.
  */
-
-type Db = Kysely<DB> | Transaction<DB>;
 
 /** Who asks for a change and from where: the audit entries written with it name them. */
 export interface ChangedBy {
@@ -252,10 +251,4 @@ function emailOr400(raw: string): string {
 function checkPassword(ctx: AppContext, password: string, email: string): void {
   const verdict = checkPasswordPolicy(password, { minLength: ctx.config.passwordMinLength, email });
   if (!verdict.ok) throw new ApiError('weak_password', { detail: verdict.reason });
-}
-
-/** A unique-constraint failure on either engine (users.email is the only unique user column we write). */
-export function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
