@@ -120,8 +120,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       exposedHeaders: ['x-request-id', 'retry-after', 'location', 'www-authenticate'],
     });
 
-  // /openapi.json and /docs; what serves them is loaded on their first request (src/docs.ts).
-  registerDocs(app, {
+  await registerDocs(app, {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Gatehouse', version: VERSION, description: 'User and access service — API v1' },

@@ -113,6 +113,8 @@ export function problemBody(err: ApiError, requestId: string): ProblemBody {
 
 /** Writes an ApiError as problem+json on a reply. */
 export function sendProblem(reply: FastifyReply, err: ApiError): FastifyReply {
+  // A problem is never a page, whichever route's CSP was set before it (the /docs assets' own).
+  reply.header('content-security-policy', BASELINE_HEADERS['content-security-policy']);
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
   return reply
     .status(err.status)
@@ -272,7 +274,7 @@ export function installErrorHandlers(app: FastifyInstance, methodsForPath: (path
 /** Headers every response carries, also those written before any hook runs (see below). */
 export const BASELINE_HEADERS = {
   'x-content-type-options': 'nosniff',
-  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'content-security-policy': "default-src 'none';frame-ancestors 'none'",
 } as const;
 
 /**

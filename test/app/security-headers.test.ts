@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import Fastify from 'fastify';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, buildTestApp, type TestApp } from '../helpers/app.ts';
 
 // A JSON API's set, computed once at start (bench hot spot): the strict CSP exactly as written

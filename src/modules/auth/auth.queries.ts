@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import type { DB, Db, UserRow } from '../../db/schema.ts';
 import { JOINED_USER_COLUMNS, pickUser } from '../users/users.queries.ts';
