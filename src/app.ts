@@ -8,7 +8,8 @@ import Fastify, {
 } from 'fastify';
 import type { AppContext } from './context.ts';
 import { registerDocs } from './docs.ts';
-import { ApiError, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './errors.ts';
+import { ApiError, installErrorHandlers } from './errors.ts';
+import { clientErrorHandler, frameworkErrorHandler } from './http-errors.ts';
 import { IndexResponse } from './index.schemas.ts';
 import { parseJsonBody } from './json-body.ts';
 import { lazyChildLogger } from './logger.ts';

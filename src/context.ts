@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
+import type { HealthCheck } from './health-check.ts';
 import { createMailTransport, type MailTransport } from './mail/mailer.ts';
 import { createOutbox, type Outbox } from './mail/outbox.ts';
 import { createOidcClient, type OidcClient } from './modules/idp/oidc-client.ts';
@@ -13,11 +14,7 @@ import { createPasswordHasher, type PasswordHasher } from './security/passwords.
 import { createSessionReader, type SessionReader } from './security/session-cache.ts';
 import { createKeyStore, type KeyStore } from './security/signing-keys.ts';
 
-/** The result of one dependency check in `/health/detailed`. */
-export interface HealthCheck {
-  status: 'ok' | 'error' | 'disabled';
-  [detail: string]: unknown;
-}
+export type { HealthCheck } from './health-check.ts';
 
 /**
  * Everything a module needs, built once per process (or per test app): config, database,

@@ -9,17 +9,11 @@ import { healthEndpoints } from './health/health.routes.ts';
 import { idpEndpoints } from './idp/idp.routes.ts';
 import { invitationEndpoints } from './invitations/invitations.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
-import type { ModuleInfo, ModuleName } from './module-state.ts';
+import type { ModuleCatalog, ModuleInfo, ModuleName } from './module-state.ts';
 import { userAdminEndpoints } from './user-admin/user-admin.routes.ts';
 import { usersEndpoints } from './users/users.routes.ts';
 
-/** A module's public description, as the admin module list and the index show it. */
-export type ModuleCatalog = Array<{
-  name: ModuleName;
-  required: boolean;
-  description: string;
-  endpoints: string[];
-}>;
+export type { ModuleCatalog } from './module-state.ts';
 
 type EndpointFactory = (ctx: AppContext, catalog: () => ModuleCatalog) => Endpoint[];
 
