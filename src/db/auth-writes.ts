@@ -3,14 +3,19 @@ import type pg from 'pg';
 /**
  * What this process has written to the rows that authenticate a request (`users`, `sessions`),
  * seen at the driver, so that no call site has to remember to report its write. The session
- * cache (src/security/session-cache.ts) reads it; other instances learn of the same writes from
- * the PostgreSQL triggers of migration 20261125060000.
+ * cache (src/security/session-cache.ts) reads it; other writers are seen through PostgreSQL's
+ * triggers (migration 20261125060000) or SQLite's `PRAGMA data_version`.
  */
 export interface AuthWrites {
   /** Bumped when such a write starts and again when it is committed (or rolled back). */
   readonly version: number;
   /** Writes started and not yet committed or rolled back: while any is open, cached rows may be stale. */
   readonly open: number;
+  /**
+   * SQLite: a number that changes whenever another connection (another process: the CLI) commits
+   * to the file; it throws when the file cannot be read. Absent on PostgreSQL.
+   */
+  otherWriters?: () => number;
 }
 
 // A statement that changes an existing user or session row. Inserts create rows nobody has cached;
@@ -20,9 +25,17 @@ const WRITES_AUTH_ROWS =
 const BEGINS = /^\s*(?:begin|start\s+transaction)\b/i;
 const ENDS = /^\s*(?:commit|end|rollback)\b(?!\s+to\b)/i;
 
-/** The counters, and the hook that makes every pooled pg client report into them. */
-export function createAuthWrites(): { writes: AuthWrites; watch(client: pg.PoolClient): void } {
-  const writes = { version: 0, open: 0 };
+/** Tracks one connection: `statement` before each statement runs, its result after it settles. */
+export interface ConnectionWatch {
+  /** Returns what to call once the statement has settled (ran or failed), if anything. */
+  statement(text: string): (() => void) | undefined;
+  /** The connection is gone: an open transaction on it never commits. */
+  ended(): void;
+}
+
+/** The counters, and a watch per connection that reports into them. */
+export function createAuthWrites(): { writes: AuthWrites; connection(): ConnectionWatch } {
+  const writes: { version: number; open: number; otherWriters?: () => number } = { version: 0, open: 0 };
   const started = () => {
     writes.open++;
     writes.version++;
@@ -31,8 +44,7 @@ export function createAuthWrites(): { writes: AuthWrites; watch(client: pg.PoolC
     writes.version++;
     writes.open--;
   };
-
-  const watch = (client: pg.PoolClient): void => {
+  const connection = (): ConnectionWatch => {
     let inTransaction = false;
     let dirty = false;
     const endTransaction = () => {
@@ -40,35 +52,41 @@ export function createAuthWrites(): { writes: AuthWrites; watch(client: pg.PoolC
       inTransaction = false;
       dirty = false;
     };
-    // A client that dies inside a transaction never commits it: what it wrote is gone.
-    client.on('end', endTransaction);
-    const query = client.query;
-    client.query = ((...args: unknown[]): unknown => {
-      const first = args[0];
-      const text =
-        typeof first === 'string' ? first : ((first as { text?: unknown } | null)?.text ?? undefined);
-      if (typeof text !== 'string') return Reflect.apply(query, client, args);
-      let after: (() => void) | undefined;
-      if (BEGINS.test(text)) inTransaction = true;
-      else if (ENDS.test(text)) after = endTransaction;
-      else if (WRITES_AUTH_ROWS.test(text)) {
-        if (!inTransaction) {
-          started();
-          after = settled;
-        } else if (!dirty) {
-          dirty = true;
-          started();
-        } else {
-          writes.version++;
+    return {
+      statement(text) {
+        if (BEGINS.test(text)) inTransaction = true;
+        else if (ENDS.test(text)) return endTransaction;
+        else if (WRITES_AUTH_ROWS.test(text)) {
+          if (!inTransaction) {
+            started();
+            return settled;
+          }
+          if (!dirty) {
+            dirty = true;
+            started();
+          } else writes.version++;
         }
-      }
-      const result: unknown = Reflect.apply(query, client, args);
-      if (after !== undefined) {
-        if (result instanceof Promise) result.then(after, after);
-        else after();
-      }
-      return result;
-    }) as typeof client.query;
+        return undefined;
+      },
+      ended: endTransaction,
+    };
   };
-  return { writes, watch };
+  return { writes, connection };
+}
+
+/** Makes a pooled pg client report every statement it runs. */
+export function watchPgClient(client: pg.PoolClient, watch: ConnectionWatch): void {
+  client.on('end', () => watch.ended());
+  const query = client.query;
+  client.query = ((...args: unknown[]): unknown => {
+    const first = args[0];
+    const text = typeof first === 'string' ? first : (first as { text?: unknown } | null)?.text;
+    const after = typeof text === 'string' ? watch.statement(text) : undefined;
+    const result: unknown = Reflect.apply(query, client, args);
+    if (after !== undefined) {
+      if (result instanceof Promise) result.then(after, after);
+      else after();
+    }
+    return result;
+  }) as typeof client.query;
 }

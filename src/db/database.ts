@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import type pg from 'pg';
-import { type AuthWrites, createAuthWrites } from './auth-writes.ts';
+import { type AuthWrites, createAuthWrites, watchPgClient } from './auth-writes.ts';
 import { type DialectName, dialectOf } from './dialect.ts';
 import { pgDriver } from './pg-driver.ts';
 import type { DB } from './schema.ts';
@@ -14,8 +14,8 @@ export interface Database {
   readonly dialect: DialectName;
   /** The pg pool (PostgreSQL only), for LISTEN/NOTIFY and pool metrics. */
   readonly pool: pg.Pool | null;
-  /** PostgreSQL only: this process's writes to users and sessions, seen at the driver (the session cache). */
-  readonly authWrites: AuthWrites | null;
+  /** This process's writes to users and sessions, seen at the driver (for the session cache). */
+  readonly authWrites: AuthWrites;
   /** Round-trips `select 1`; resolves to the latency in milliseconds. */
   ping(): Promise<number>;
   close(): Promise<void>;
@@ -47,7 +47,7 @@ function openSqlite(path: string): Database {
     db,
     dialect: 'sqlite',
     pool: null,
-    authWrites: null,
+    authWrites: connection.authWrites,
     ping: () => timed(() => sql`select 1`.execute(db)),
     close: () => db.destroy(),
     ...(memory ? {} : { dropConnection: connection.drop }),
@@ -86,13 +86,19 @@ const FILE_FAILURE = /^SQLITE_(IOERR|CANTOPEN|NOTADB)/;
  * the handle and is dropped with it. A statement still iterating (a streamed query) is busy and
  * cannot run twice, so a fresh one is made then.
  */
-function sqliteConnection(path: string, memory: boolean): { database: SqliteDatabase; drop: () => void } {
+function sqliteConnection(
+  path: string,
+  memory: boolean,
+): { database: SqliteDatabase; drop: () => void; authWrites: AuthWrites } {
   let handle: SQLite.Database | null = configureSqlite(new SQLite(memory ? ':memory:' : path));
   let broken = false;
   let closed = false;
   const cache = new Map<string, SQLite.Statement>();
+  const auth = createAuthWrites();
+  const watch = auth.connection();
 
   const release = () => {
+    watch.ended();
     if (handle?.open) handle.close();
     handle = null;
     cache.clear();
@@ -128,13 +134,22 @@ function sqliteConnection(path: string, memory: boolean): { database: SqliteData
       return statement;
     });
 
+  // Every statement is reported to the auth-write watch as it runs (begin/commit included).
+  const reported = <T>(text: string, run: () => T): T => {
+    const after = watch.statement(text);
+    try {
+      return watched(run);
+    } finally {
+      after?.();
+    }
+  };
   const database: SqliteDatabase = {
     prepare(text) {
       const statement = prepare(text);
       return {
         reader: statement.reader,
-        all: (parameters) => watched(() => statement.all(parameters)),
-        run: (parameters) => watched(() => statement.run(parameters)),
+        all: (parameters) => reported(text, () => statement.all(parameters)),
+        run: (parameters) => reported(text, () => statement.run(parameters)),
         iterate: (parameters) => watched(() => statement.iterate(parameters)),
       };
     },
@@ -143,7 +158,12 @@ function sqliteConnection(path: string, memory: boolean): { database: SqliteData
       release();
     },
   };
-  return { database, drop: release };
+  // PRAGMA data_version changes when another connection commits to the file (SQLite docs,
+  // "PRAGMA data_version"), and restarts with a reopened handle: either way cached rows go.
+  const authWrites: AuthWrites = Object.assign(auth.writes, {
+    otherWriters: () => watched(() => current().pragma('data_version', { simple: true }) as number),
+  });
+  return { database, drop: release, authWrites };
 }
 
 /** Most statements Gatehouse issues are a few dozen fixed texts; this many covers them all. */
@@ -170,7 +190,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   const authWrites = createAuthWrites();
   pool.on('connect', (client) => {
     client.on('error', ignoreCheckedOutClientError);
-    authWrites.watch(client);
+    watchPgClient(client, authWrites.connection());
     superviseQueries(client, statementTimeoutMs > 0 ? statementTimeoutMs + READ_DEADLINE_MARGIN_MS : 0);
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { UserRow } from '../../src/db/schema.ts';
@@ -9,18 +10,16 @@ import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser, firstAdmin, sessionFor } from '../helpers/users.ts';
 
-// The guard reads a token's session and user through one cache (src/security/session-cache.ts; on
-// PostgreSQL only). Whatever path writes, the writing instance must refuse the token on the very
+// The guard reads a token's session and user through one cache (src/security/session-cache.ts). Whatever path writes, the writing instance must refuse the token on the very
 // next request: these go through every revoke path of the API, right after warming the cache.
 
 const PASSWORD = 'an entirely fresh passphrase 1';
 const NEW_PASSWORD = 'another entirely fresh passphrase 2';
 
-/** Waits (bounded) for the reader's LISTEN connection, so that the cache is really in use. */
+/** Waits (bounded) for the reader's LISTEN connection (PostgreSQL), so that the cache is really in use. */
 async function caching(t: TestApp): Promise<void> {
-  if (t.dialect !== 'postgres') return;
   for (let i = 0; i < 200 && !t.ctx.sessions.caching; i++) await sleep(25);
-  assert.equal(t.ctx.sessions.caching, true, 'the session cache is in use on PostgreSQL');
+  assert.equal(t.ctx.sessions.caching, true, 'the session cache is in use');
 }
 
 for (const dialect of DIALECTS) {
@@ -168,6 +167,21 @@ for (const dialect of DIALECTS) {
       assert.equal(res.statusCode, 200);
       assert.equal(json<{ user: { name: string } }>(await verify(token)).user.name, 'Renamed');
     });
+
+    if (dialect === 'sqlite') {
+      it('a commit by another process to the file (the CLI) is seen on the next request', async () => {
+        const token = await tokenOf(await createUser(t));
+        await warm(token);
+        const claims = await t.ctx.accessTokens.verify(token);
+        const other = new SQLite(t.databaseUrl.slice('sqlite:'.length));
+        try {
+          other.prepare('update sessions set revoked_at = ? where id = ?').run(Date.now(), claims.sid);
+        } finally {
+          other.close();
+        }
+        await refused(token);
+      });
+    }
 
     if (dialect === 'postgres') {
       it('answers from memory: with the triggers off, a write from outside goes unseen', async () => {
