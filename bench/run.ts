@@ -6,7 +6,7 @@
 // --database-url postgres://… (default BENCH_DATABASE_URL, TEST_DATABASE_URL, or the local server).
 import type { ChildProcess } from 'node:child_process';
 import { execSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -76,12 +76,29 @@ const spec = (name: string, url: string, extra: Partial<LoadSpec> = {}): LoadSpe
   ...extra,
 });
 
-async function startGatehouse(name: string, env: Record<string, string>): Promise<Server> {
+/** `npm start`'s command line: leading NAME=value assignments, node's flags, dist/src/main.js. */
+function startCommand(): { env: Record<string, string>; args: string[] } {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+  const words = (pkg.scripts.start ?? '').split(/\s+/).filter(Boolean);
+  const env: Record<string, string> = {};
+  while (words[0] !== undefined && /^[A-Za-z_]\w*=/.test(words[0])) {
+    const [name = '', ...value] = (words.shift() as string).split('=');
+    env[name] = value.join('=');
+  }
+  if (words.shift() !== 'node' || words.at(-1) !== 'dist/src/main.js')
+    throw new Error(`package.json "start" is not "[NAME=value…] node [flags] dist/src/main.js"`);
+  return { env, args: words };
+}
+
+/** Starts Gatehouse as `npm start` does (`plain`: `node dist/src/main.js` alone, the flags' A/B). */
+async function startGatehouse(name: string, env: Record<string, string>, plain = false): Promise<Server> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const child = spawnNode(SERVER_CPU, ['dist/src/main.js'], {
+  const start = plain ? { env: {}, args: ['dist/src/main.js'] } : startCommand();
+  const child = spawnNode(SERVER_CPU, start.args, {
     env: {
       ...process.env,
+      ...start.env,
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
       PORT: String(port),
@@ -183,6 +200,13 @@ async function main(): Promise<void> {
     const sqlite = await startGatehouse('sqlite', { DATABASE_URL: `sqlite:${join(dir, 'bench.db')}` });
     servers.push(sqlite);
     await addUsers(sqlite, 50);
+    const sqlitePlain = await startGatehouse(
+      'sqlite, plain node',
+      { DATABASE_URL: `sqlite:${join(dir, 'bench-plain.db')}` },
+      true,
+    );
+    servers.push(sqlitePlain);
+    await addUsers(sqlitePlain, 50);
     let postgres: Server | null = null;
     let uncached: Server | null = null;
     if (pgUrl) {
@@ -202,6 +226,8 @@ async function main(): Promise<void> {
       ['bare', spec('bare', `${bare.base}/health`)],
       ['verify sqlite', verifySpec(sqlite)],
       ['list sqlite', listSpec(sqlite)],
+      ['verify sqlite plain', verifySpec(sqlitePlain)],
+      ['list sqlite plain', listSpec(sqlitePlain)],
     ];
     if (postgres && uncached) {
       scenarios.push(
@@ -219,6 +245,11 @@ async function main(): Promise<void> {
         taken.get(name)?.push(figure(result));
       }
     }
+    // The flags' A/B: both SQLite servers have had the same load so far (the login phases go to one).
+    const afterRounds = {
+      flags: statusMb(sqlite.child.pid ?? 0, 'VmHWM') ?? Number.NaN,
+      plain: statusMb(sqlitePlain.child.pid ?? 0, 'VmHWM') ?? Number.NaN,
+    };
     const loginSpec = spec('login', `${sqlite.base}/api/v1/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -298,6 +329,14 @@ async function main(): Promise<void> {
           .map(([n, v]) => `${n} ${v?.toFixed(0)} MB`)
           .join(', '),
         pass: peak <= 150,
+      },
+      {
+        name: "A/B npm start's node flags: peak RSS, plain node / with the flags (same load)",
+        target: '≥ 1.1 to keep them',
+        ratio: afterRounds.plain / afterRounds.flags,
+        rounds: [],
+        detail: `${afterRounds.plain.toFixed(0)} vs ${afterRounds.flags.toFixed(0)} MB after the same rounds; verify-token ${ratioRow('', 'verify sqlite', 'verify sqlite plain', 0).ratio?.toFixed(2)}× and list ${ratioRow('', 'list sqlite', 'list sqlite plain', 0).ratio?.toFixed(2)}× the plain one's req/s`,
+        pass: afterRounds.plain / afterRounds.flags >= 1.1,
       },
       {
         name: 'A/B session cache: verify-token on PostgreSQL, cache on / off',

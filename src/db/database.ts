@@ -80,11 +80,6 @@ const FILE_FAILURE = /^SQLITE_(IOERR|CANTOPEN|NOTADB)/;
  * (an I/O error, the file replaced), it is closed at the next query outside a transaction and the
  * file reopened. Reopening never creates a file: a database that is missing answers 503 until it is
  * back, instead of a fresh, empty database being served. (An in-memory database is never reopened.)
- *
- * Prepared statements are reused by SQL text: Kysely's SQLite driver prepares every query anew,
- * and preparing was a tenth of a verify-token request (docs/benchmarks.md). The cache belongs to
- * the handle and is dropped with it. A statement still iterating (a streamed query) is busy and
- * cannot run twice, so a fresh one is made then.
  */
 function sqliteConnection(
   path: string,
@@ -93,7 +88,6 @@ function sqliteConnection(
   let handle: SQLite.Database | null = configureSqlite(new SQLite(memory ? ':memory:' : path));
   let broken = false;
   let closed = false;
-  const cache = new Map<string, SQLite.Statement>();
   const auth = createAuthWrites();
   const watch = auth.connection();
 
@@ -101,7 +95,6 @@ function sqliteConnection(
     watch.ended();
     if (handle?.open) handle.close();
     handle = null;
-    cache.clear();
   };
   const current = (): SQLite.Database => {
     if (closed) throw new Error('the database is closed');
@@ -121,18 +114,7 @@ function sqliteConnection(
       throw err;
     }
   };
-  const prepare = (text: string): SQLite.Statement =>
-    watched(() => {
-      const h = current();
-      const cached = cache.get(text);
-      if (cached !== undefined && !cached.busy) return cached;
-      const statement = h.prepare(text);
-      if (cached === undefined) {
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-        cache.set(text, statement);
-      }
-      return statement;
-    });
+  const prepare = (text: string): SQLite.Statement => watched(() => current().prepare(text));
 
   // Every statement is reported to the auth-write watch as it runs (begin/commit included).
   const reported = <T>(text: string, run: () => T): T => {
@@ -165,9 +147,6 @@ function sqliteConnection(
   });
   return { database, drop: release, authWrites };
 }
-
-/** Most statements Gatehouse issues are a few dozen fixed texts; this many covers them all. */
-const STATEMENT_CACHE_SIZE = 256;
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
   const statementTimeoutMs = options.statementTimeoutMs ?? 0;
