@@ -278,7 +278,9 @@ async function main(): Promise<void> {
       spec('health', `${sqlite.base}/health`, { connections: 2, overallRate: 200, durationS: 8, warmupS: 2 }),
     ]);
     const rss = Object.fromEntries(
-      servers.filter((s) => s !== bare).map((s) => [s.name, statusMb(s.child.pid ?? 0, 'VmHWM')]),
+      servers
+        .filter((s) => s !== bare && s !== sqlitePlain)
+        .map((s) => [s.name, statusMb(s.child.pid ?? 0, 'VmHWM')]),
     );
 
     const perRound = (a: string, b: string) =>

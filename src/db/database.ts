@@ -90,11 +90,14 @@ function sqliteConnection(
   let closed = false;
   const auth = createAuthWrites();
   const watch = auth.connection();
+  // Prepared once per handle: better-sqlite3's pragma() prepares anew on every call.
+  let dataVersion: SQLite.Statement | null = null;
 
   const release = () => {
     watch.ended();
     if (handle?.open) handle.close();
     handle = null;
+    dataVersion = null;
   };
   const current = (): SQLite.Database => {
     if (closed) throw new Error('the database is closed');
@@ -143,7 +146,12 @@ function sqliteConnection(
   // PRAGMA data_version changes when another connection commits to the file (SQLite docs,
   // "PRAGMA data_version"), and restarts with a reopened handle: either way cached rows go.
   const authWrites: AuthWrites = Object.assign(auth.writes, {
-    otherWriters: () => watched(() => current().pragma('data_version', { simple: true }) as number),
+    otherWriters: () =>
+      watched(() => {
+        const h = current();
+        dataVersion ??= h.prepare('pragma data_version').pluck();
+        return dataVersion.get() as number;
+      }),
   });
   return { database, drop: release, authWrites };
 }
