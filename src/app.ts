@@ -90,13 +90,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     }
   });
   app.decorateRequest('auth', null);
-  // Every request's one global hook: the security headers and request id first, so that a shed
-  // request carries them too, then the load-shedding check (src/security/load-shedding.ts).
-  const shed = await registerLoadShedding(app, ctx.config);
+  // The request id and security headers first, so that a shed request carries them too.
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(SECURITY_HEADERS).header('x-request-id', request.id);
-    done(shed(request));
+    done();
   });
+  await registerLoadShedding(app, ctx.config);
   installRequestMetrics(app, ctx);
   if (ctx.log.isLevelEnabled('debug')) {
     app.addHook('onResponse', (request, reply, done) => {
