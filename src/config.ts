@@ -43,6 +43,8 @@ export interface Config {
     readonly jwksCooldownS: number;
     /** Timeout of each request to the provider. */
     readonly httpTimeoutMs: number;
+    /** Oldest `iat` accepted: an ID token is exchanged right after it is issued (issue 17.9). */
+    readonly maxTokenAgeS: number;
   };
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
@@ -270,6 +272,7 @@ export function loadConfig(env: Env): Config {
       cacheTtlS: int('OIDC_CACHE_TTL_S', 3600, 1, 86_400),
       jwksCooldownS: int('OIDC_JWKS_COOLDOWN_S', 30, 0, 3600),
       httpTimeoutMs: int('OIDC_HTTP_TIMEOUT_MS', 3000, 100, 60_000),
+      maxTokenAgeS: int('OIDC_MAX_TOKEN_AGE_S', 600, 60, 86_400),
     },
     smtpUrl,
     mailFrom,
