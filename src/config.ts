@@ -17,6 +17,8 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   readonly apiForm: ApiForm;
   readonly publicUrl: string;
+  /** Whether PUBLIC_URL was given (the default names one port, so instances would disagree). */
+  readonly publicUrlSet: boolean;
   readonly adminEmail: string | null;
   readonly adminPassword: string | null;
   readonly accessTokenTtlS: number;
@@ -58,6 +60,8 @@ export interface Config {
   readonly trustProxy: boolean | string;
   readonly logLevel: string;
   readonly metricsToken: string | null;
+  /** `METRICS_PUBLIC=true`: serve `/metrics` without a token (API.md §10). */
+  readonly metricsPublic: boolean;
   readonly auditRetentionDays: number;
   /** Slow clients: a whole request must arrive within requestTimeoutMs, its headers within headersTimeoutMs. */
   readonly requestTimeoutMs: number;
@@ -248,6 +252,7 @@ export function loadConfig(env: Env): Config {
     databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
     apiForm: form,
     publicUrl,
+    publicUrlSet: str('PUBLIC_URL') !== undefined,
     adminEmail,
     adminPassword,
     accessTokenTtlS: int('ACCESS_TOKEN_TTL_S', 900, 1, 86_400),
@@ -282,6 +287,7 @@ export function loadConfig(env: Env): Config {
     trustProxy: trustProxy(str('TRUST_PROXY')),
     logLevel,
     metricsToken: str('METRICS_TOKEN') ?? null,
+    metricsPublic: bool('METRICS_PUBLIC', false),
     auditRetentionDays: int('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
     requestTimeoutMs,
     headersTimeoutMs,
