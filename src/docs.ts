@@ -5,6 +5,30 @@ import type { FastifyInstance } from 'fastify';
 /** The OpenAPI document's fixed part; the paths come from the app's routes. */
 export interface DocsOptions {
   openapi: Record<string, unknown>;
+  /**
+   * Whether operations tagged so (the first tag: the module) are listed now. Asked on every request
+   * for the document, so a module toggled off at run time leaves it at once (issue 17.9).
+   */
+  isListed?: (tag: string) => boolean;
+}
+
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, unknown>>;
+}
+
+/** The document without the operations whose module is off (a new object; the cached one stays whole). */
+export function listedOnly<T extends object>(doc: T, isListed: ((tag: string) => boolean) | undefined): T {
+  const { paths } = doc as OpenApiDocument;
+  if (!isListed || !paths) return doc;
+  const kept: Record<string, Record<string, unknown>> = {};
+  for (const [path, item] of Object.entries(paths)) {
+    const operations = Object.entries(item).filter(([, op]) => {
+      const tag = (op as { tags?: unknown } | null)?.tags;
+      return !(Array.isArray(tag) && typeof tag[0] === 'string' && !isListed(tag[0]));
+    });
+    if (operations.length > 0) kept[path] = Object.fromEntries(operations);
+  }
+  return { ...doc, paths: kept };
 }
 
 /**
@@ -15,7 +39,12 @@ export interface DocsOptions {
 export async function registerDocs(app: FastifyInstance, options: DocsOptions): Promise<void> {
   await app.register(swagger, { openapi: options.openapi });
   await app.register(async (scope) => {
-    await scope.register(swaggerUi, { routePrefix: '/docs', transformSpecificationClone: true });
+    await scope.register(swaggerUi, {
+      routePrefix: '/docs',
+      transformSpecificationClone: true,
+      // The page's own copy of the document (/docs/json, /docs/yaml) lists what /openapi.json lists.
+      transformSpecification: (spec: Record<string, unknown>) => listedOnly(spec, options.isListed),
+    });
     // The page's CSP (its inline script and style by hash: swagger-ui's own list), on what it
     // serves only: a problem (a missing asset) keeps the strict policy of every JSON answer.
     const { script, style } = scope.swaggerCSP;
@@ -25,5 +54,5 @@ export async function registerDocs(app: FastifyInstance, options: DocsOptions): 
       done(null, payload);
     });
   });
-  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, () => listedOnly(app.swagger(), options.isListed));
 }
