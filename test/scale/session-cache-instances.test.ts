@@ -67,7 +67,7 @@ describe('session cache across two instances [postgres]', {
       // Every LISTEN connection on the database is cut; b's cache must stop answering.
       await outside.query(
         `select pg_terminate_backend(pid) from pg_stat_activity
-          where datname = current_database() and query like 'LISTEN "gatehouse_auth"%'`,
+          where datname = current_database() and application_name = 'gatehouse listen gatehouse_auth'`,
       );
       for (let i = 0; i < 200 && b.ctx.sessions.caching; i++) await sleep(5);
       assert.equal(b.ctx.sessions.caching, false, 'the cache is off while the listener is down');
