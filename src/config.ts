@@ -45,6 +45,8 @@ export interface Config {
     readonly httpTimeoutMs: number;
   };
   readonly smtpUrl: string | null;
+  /** PEM certificates (SMTP_CA_FILE) trusted for the SMTP server's TLS, instead of the public CAs. */
+  readonly smtpCa: string | null;
   readonly mailFrom: string;
   readonly mailMaxAttempts: number;
   readonly mailRetryBaseS: number;
@@ -200,6 +202,7 @@ export function loadConfig(env: Env): Config {
 
   const smtpUrl = str('SMTP_URL') ?? null;
   if (smtpUrl !== null) url('SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
+  const smtpCa = readCaFile(str('SMTP_CA_FILE'), smtpUrl);
 
   // Browsers send `Origin` as scheme://host[:port], lower-case, no slash: stored the same way, so
   // `https://App.example.com/` matches instead of silently never matching.
@@ -272,6 +275,7 @@ export function loadConfig(env: Env): Config {
       httpTimeoutMs: int('OIDC_HTTP_TIMEOUT_MS', 3000, 100, 60_000),
     },
     smtpUrl,
+    smtpCa,
     mailFrom,
     mailMaxAttempts: int('MAIL_MAX_ATTEMPTS', 25, 1, 1000),
     mailRetryBaseS: int('MAIL_RETRY_BASE_S', 10, 1, 3600),
@@ -293,6 +297,28 @@ export function loadConfig(env: Env): Config {
     },
   };
   return deepFreeze(config);
+}
+
+/**
+ * SMTP_CA_FILE: a mail server with a private or self-signed certificate is verified against this
+ * PEM file (its CA, or the certificate itself) rather than switched to trusting anyone.
+ */
+function readCaFile(path: string | undefined, smtpUrl: string | null): string | null {
+  if (path === undefined) return null;
+  if (smtpUrl === null) throw new ConfigError('SMTP_CA_FILE is set but SMTP_URL is not');
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+    throw new ConfigError(`SMTP_CA_FILE cannot be read: ${path}: ${why}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ConfigError(`SMTP_CA_FILE must hold PEM certificates (-----BEGIN CERTIFICATE-----): ${path}`);
+  }
+  return pem;
 }
 
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];

@@ -59,6 +59,7 @@ export async function createContext(config: Config, database: Database, log: Log
     issuer !== null && clientId !== null ? createOidcClient({ ...config.oidc, issuer, clientId }, log) : null;
   const transport = createMailTransport({
     ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
+    ...(config.smtpCa ? { smtpCa: config.smtpCa } : {}),
     from: config.mailFrom,
     logger: log,
   });
