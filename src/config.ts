@@ -2,11 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parse as parseDotenv } from 'dotenv';
 
-/** The two deployment forms of API.md §2. */
-/** API.md §2: forms A and B as the seed specified; `FULL` (`API_FORM=full`) turns every optional module on but `registration`. */
+/** The two deployment forms of docs/api.md §2. */
+/** docs/api.md §2: forms A and B as the seed specified; `FULL` (`API_FORM=full`) turns every optional module on but `registration`. */
 export type ApiForm = 'A' | 'B' | 'FULL';
 
-/** Validated, frozen configuration: API.md §10 plus the operational settings documented in docs/configuration.md. */
+/** Validated, frozen configuration: docs/api.md §10 plus the operational settings documented in docs/configuration.md. */
 export interface Config {
   readonly port: number;
   readonly host: string;

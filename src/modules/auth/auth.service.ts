@@ -34,7 +34,7 @@ export function invalidCredentials(): ApiError {
 }
 
 /**
- * POST /login (API.md §5). Order matters: the throttle is read before any hashing, so a throttled
+ * POST /login (docs/api.md §5). Order matters: the throttle is read before any hashing, so a throttled
  * attempt costs one query and no argon2; unknown emails, accounts without a password and invited
  * accounts spend one dummy verification, so they take as long as a wrong password; `account_disabled`
  * is only said to someone who knows the password. Every outcome is counted in the metrics; a
@@ -143,7 +143,7 @@ type RotationOutcome =
   | { kind: 'reused'; sessionId: string };
 
 /**
- * POST /refresh-token (API.md §5): single-use rotation with reuse detection. The first use of a
+ * POST /refresh-token (docs/api.md §5): single-use rotation with reuse detection. The first use of a
  * token issues a successor and seals it under a key derived from the token; a repeat within
  * REFRESH_REUSE_GRACE_S opens that box and answers with the same pair; a repeat after it revokes
  * the session. The decision and its writes happen in one transaction on a locked row.

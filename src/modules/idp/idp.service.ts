@@ -19,10 +19,10 @@ import {
 } from './idp.queries.ts';
 import type { Discovery } from './oidc-client.ts';
 
-/** `GET /api/v1/idp/config` (API.md §7). */
+/** `GET /api/v1/idp/config` (docs/api.md §7). */
 export type IdpConfig = { enabled: false } | ({ enabled: true; client_id: string } & Discovery);
 
-/** The token response of API.md §5 plus whether the account was created by this sign-in. */
+/** The token response of docs/api.md §5 plus whether the account was created by this sign-in. */
 export type IdpSignInResponse = TokenResponse & { created: boolean };
 
 const MAX_NAME_CHARS = 200;

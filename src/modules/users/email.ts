@@ -5,7 +5,7 @@ const EMAIL =
   /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /**
- * The stored, comparable form of an email (API.md §5): trimmed, local part and domain lower-cased.
+ * The stored, comparable form of an email (docs/api.md §5): trimmed, local part and domain lower-cased.
  * Returns null when the value is not an address Gatehouse accepts.
  */
 export function normalizeEmail(input: string): string | null {
