@@ -1,4 +1,3 @@
-import { createLogger } from '../logger.ts';
 import { CliError, defineCommand } from './command.ts';
 import { withDatabase } from './database.ts';
 
@@ -18,6 +17,7 @@ export const createAdminCommand = defineCommand({
     const email = values.email ?? '';
     const password = env.ADMIN_PASSWORD ? env.ADMIN_PASSWORD : await promptPassword();
     await withDatabase(config, async (database) => {
+      const { createLogger } = await import('../logger.ts');
       const log = createLogger('silent');
       const { closeContext, createContext } = await import('../context.ts');
       const { createOrPromoteAdmin } = await import('../modules/auth/first-admin.ts');

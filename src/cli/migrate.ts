@@ -1,11 +1,11 @@
-import { checkConnection } from '../db/connection-check.ts';
-import { migrateToLatest, openDatabase } from '../db/database.ts';
 import { defineCommand } from './command.ts';
 
 export const migrateCommand = defineCommand({
   name: 'migrate',
   summary: 'apply pending database migrations and exit (they also run at every start)',
   async run({ config }) {
+    const { migrateToLatest, openDatabase } = await import('../db/database.ts');
+    const { checkConnection } = await import('../db/connection-check.ts');
     const database = openDatabase(config.databaseUrl, { poolMax: 2 });
     try {
       await checkConnection(database, config.databaseUrl);

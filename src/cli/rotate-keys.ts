@@ -1,5 +1,3 @@
-import { recordAudit } from '../modules/audit/audit.queries.ts';
-import { rotateSigningKey } from '../security/signing-keys.ts';
 import { defineCommand } from './command.ts';
 import { withDatabase } from './database.ts';
 
@@ -7,6 +5,8 @@ export const rotateKeysCommand = defineCommand({
   name: 'rotate-keys',
   summary: 'add a new access-token signing key; old keys verify until their tokens expire',
   async run({ config }) {
+    const { recordAudit } = await import('../modules/audit/audit.queries.ts');
+    const { rotateSigningKey } = await import('../security/signing-keys.ts');
     await withDatabase(config, async ({ db }) => {
       const kid = await db.transaction().execute(async (trx) => {
         const newKid = await rotateSigningKey(trx);

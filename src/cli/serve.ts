@@ -1,6 +1,4 @@
 import { createServer } from 'node:net';
-import { createLogger } from '../logger.ts';
-import { lowerWorkerPriority } from '../worker-priority.ts';
 import { CliError, defineCommand } from './command.ts';
 
 export const serveCommand = defineCommand({
@@ -13,6 +11,8 @@ export const serveCommand = defineCommand({
     // Before the database is opened: a port clash must not leave a freshly migrated database and a
     // printed one-time admin password behind it.
     await assertPortFree(config.port, config.host);
+    const { createLogger } = await import('../logger.ts');
+    const { lowerWorkerPriority } = await import('../worker-priority.ts');
     const log = createLogger(config.logLevel);
     // Loaded here, not at the top: the web stack is the slow part of starting, and the other
     // commands (import, export, migrate) do not need it.

@@ -1,7 +1,5 @@
 import { once } from 'node:events';
 import { createReadStream, statSync } from 'node:fs';
-import { formatFor, readRecords, TransferFileError } from '../modules/users/user-transfer.format.ts';
-import { exportUsers, ImportFailedError, importUsers } from '../modules/users/user-transfer.service.ts';
 import { CliError, defineCommand } from './command.ts';
 import { withDatabase } from './database.ts';
 
@@ -15,6 +13,10 @@ export const usersImportCommand = defineCommand({
   },
   positionals: [{ name: 'file', description: 'the file to import, or - for stdin', required: true }],
   async run({ values, positionals, config }) {
+    const { formatFor, readRecords, TransferFileError } = await import(
+      '../modules/users/user-transfer.format.ts'
+    );
+    const { ImportFailedError, importUsers } = await import('../modules/users/user-transfer.service.ts');
     const file = positionals[0] ?? '-';
     let format: ReturnType<typeof formatFor>;
     try {
@@ -68,6 +70,7 @@ export const usersExportCommand = defineCommand({
     format: { type: 'string', value: 'jsonl|csv', description: 'the output format (default jsonl)' },
   },
   async run({ values, config }) {
+    const { exportUsers } = await import('../modules/users/user-transfer.service.ts');
     const format = values.format ?? 'jsonl';
     if (format !== 'jsonl' && format !== 'csv')
       throw new CliError(`unknown format "${format}": use jsonl or csv`);
