@@ -4,6 +4,7 @@ import { migrateCommand } from './migrate.ts';
 import { rotateKeysCommand } from './rotate-keys.ts';
 import { serveCommand } from './serve.ts';
 import { usersExportCommand, usersImportCommand } from './users-transfer.ts';
+import { usersUnlockCommand } from './users-unlock.ts';
 
 /**
  * Every command of `gatehouse`, in the order its help lists them. A new command: a file in this
@@ -17,4 +18,5 @@ export const COMMANDS: readonly CliCommand[] = [
   rotateKeysCommand,
   usersImportCommand,
   usersExportCommand,
+  usersUnlockCommand,
 ];
