@@ -63,7 +63,7 @@ async function mint(env: NodeJS.ProcessEnv): Promise<string> {
   const { openDatabase } = await import('../src/db/database.ts');
   const { createContext, closeContext } = await import('../src/context.ts');
   const { createLogger } = await import('../src/logger.ts');
-  const { openSession } = await import('../src/modules/auth/sessions.service.ts');
+  const { openSession, PASSWORD_LOGIN } = await import('../src/modules/auth/sessions.service.ts');
   const config = loadConfig(env);
   const database = openDatabase(config.databaseUrl);
   const ctx = await createContext(config, database, createLogger('silent'));
@@ -73,7 +73,8 @@ async function mint(env: NodeJS.ProcessEnv): Promise<string> {
       .selectAll()
       .where('email', '=', ADMIN_EMAIL)
       .executeTakeFirstOrThrow();
-    return (await openSession(ctx, admin, { ip: '127.0.0.1', userAgent: 'bench' })).access_token;
+    return (await openSession(ctx, admin, { ip: '127.0.0.1', userAgent: 'bench' }, PASSWORD_LOGIN))
+      .access_token;
   } finally {
     await closeContext(ctx);
     await database.close();

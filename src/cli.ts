@@ -147,7 +147,7 @@ async function createAdmin(config: Config, args: string[], envPassword: string |
 async function rotateKeys(config: Config): Promise<void> {
   await withDatabase(config, async ({ db }) => {
     const kid = await db.transaction().execute(async (trx) => {
-      const newKid = await rotateSigningKey(trx);
+      const newKid = await rotateSigningKey(trx, config.accessTokenAlg);
       await recordAudit(trx, {
         action: 'keys.rotate',
         actor: { type: 'system' },
