@@ -3,6 +3,7 @@
 // measured in turns, each pinned like `npm run bench`, with server CPU time per response — a figure
 // that other load on the machine barely moves, unlike requests per second.
 //   node bench/compare.ts [--rounds 2] [--duration 4] [--cap 0.5] <build dir>...
+// The environment passes through (e.g. ACCESS_TOKEN_ALG=RS256; COMPARE_DATABASE_URL for PostgreSQL).
 // --cap holds each server to that share of its CPU (cgroup quota), so the server, not the load
 // generator, sets the pace (docs/benchmarks.md, "Server-bound").
 import { mkdtempSync, openSync, rmSync } from 'node:fs';
@@ -99,7 +100,8 @@ for (let round = 1; round <= rounds; round++) {
     const base = `http://127.0.0.1:${port}`;
     const env = {
       ...process.env,
-      DATABASE_URL: `sqlite:${join(dir, 'gatehouse.db')}`,
+      // COMPARE_DATABASE_URL=postgres://… measures on PostgreSQL (where every request reads the rows).
+      DATABASE_URL: process.env.COMPARE_DATABASE_URL ?? `sqlite:${join(dir, 'gatehouse.db')}`,
       PORT: String(port),
       PUBLIC_URL: base,
       ADMIN_EMAIL,
