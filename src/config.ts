@@ -23,6 +23,8 @@ export interface Config {
   readonly accessTokenAlg: 'ES256' | 'RS256' | 'EdDSA';
   /** The tokens' `client_id` claim (RFC 9068); defaults to the audience. */
   readonly accessTokenClientId: string;
+  /** Verified access tokens remembered until their exp (0: off; bench A/B, docs/benchmarks.md). */
+  readonly verifiedTokenCacheSize: number;
   readonly refreshTokenTtlS: number;
   readonly refreshReuseGraceS: number;
   /** Absolute session lifetime: refreshes slide a session's expiry, but never past login + this. */
@@ -257,6 +259,7 @@ export function loadConfig(env: Env): Config {
     accessTokenTtlS: int('ACCESS_TOKEN_TTL_S', 900, 1, 86_400),
     accessTokenAlg,
     accessTokenClientId: str('ACCESS_TOKEN_CLIENT_ID') ?? publicUrl,
+    verifiedTokenCacheSize: int('VERIFIED_TOKEN_CACHE_SIZE', 10_000, 0, 1_000_000),
     refreshTokenTtlS: int('REFRESH_TOKEN_TTL_S', 2_592_000, 60, 31_536_000),
     refreshReuseGraceS: int('REFRESH_REUSE_GRACE_S', 10, 0, 300),
     sessionMaxLifetimeS: int('SESSION_MAX_LIFETIME_S', 7_776_000, 60, 315_360_000),

@@ -56,6 +56,7 @@ export async function createContext(config: Config, database: Database, log: Log
     issuer: config.publicUrl,
     audience: config.publicUrl,
     clientId: config.accessTokenClientId,
+    cacheSize: config.verifiedTokenCacheSize,
     ttlS: config.accessTokenTtlS,
   });
   const { issuer, clientId } = config.oidc;

@@ -32,6 +32,8 @@ export interface AccessTokenSettings {
   /** RFC 9068 `client_id`: API.md §14 defaults it to the audience. */
   clientId?: string;
   ttlS: number;
+  /** Verified tokens remembered (least recently used go first); 0 turns the cache off. Default 10 000. */
+  cacheSize?: number;
 }
 
 /** What one token is issued for: its user and the session it belongs to. */
@@ -58,6 +60,8 @@ export interface AccessTokens {
 // required so that tokens issued before they existed keep verifying through an upgrade.
 const REQUIRED = ['iss', 'sub', 'aud', 'sid', 'role', 'iat', 'exp', 'jti'];
 
+const DEFAULT_CACHE_SIZE = 10_000;
+
 const invalid = (detail: string) => new ApiError('token_invalid', { detail });
 const MALFORMED = 'The token is malformed or not an access token';
 const WRONG_ALG = 'The token is signed with an algorithm that is not accepted';
@@ -74,11 +78,28 @@ function signatureOf(alg: AccessTokenAlg, input: Buffer, key: LoadedKey['private
   }
 }
 
-/** Signs access tokens with the key store's current key and verifies them with jose against every loaded key. */
+/**
+ * Signs access tokens with the key store's current key and verifies them with jose against every
+ * loaded key. A token's signature, header and claims never change, so a successful verification is
+ * remembered by the token string until the token's `exp` (or its key's unloading): jwtVerify was
+ * most of the CPU of authenticating a request that reads the session rows (PostgreSQL always,
+ * SQLite after any write), and the cache halved verify-token's CPU per response on PostgreSQL in a
+ * same-run A/B (docs/benchmarks.md, "Verified-token cache"). Only the signature work is saved:
+ * callers still check the session. `cacheSize: 0` (VERIFIED_TOKEN_CACHE_SIZE=0) turns it off.
+ */
 export function createAccessTokens(keys: KeyStore, settings: AccessTokenSettings): AccessTokens {
   const clientId = settings.clientId ?? settings.audience;
+  const cacheSize = settings.cacheSize ?? DEFAULT_CACHE_SIZE;
   // The kid each verified claims object was checked with (stillValid asks whether it is loaded).
   const kids = new WeakMap<AccessClaims, string>();
+  // A Map keeps insertion order: re-inserting on a hit makes its first key the least recently used.
+  const verified = new Map<string, AccessClaims>();
+
+  const stillValid = (claims: AccessClaims): boolean => {
+    const kid = kids.get(claims);
+    // jose's rule, no clock tolerance: expired once exp <= now (whole seconds).
+    return kid !== undefined && claims.exp > Math.floor(Date.now() / 1000) && keys.hasKey(kid);
+  };
 
   // jose calls this with the protected header: the key comes only from our own store, by kid, and
   // must be of the header's algorithm (jku, x5u and jwk headers are never consulted).
@@ -119,37 +140,51 @@ export function createAccessTokens(keys: KeyStore, settings: AccessTokenSettings
     },
 
     async verify(token) {
-      let verified: Awaited<ReturnType<typeof jwtVerify>>;
-      try {
-        verified = await jwtVerify(token, keyFor, {
-          algorithms: [...ACCESS_TOKEN_ALGS],
-          issuer: settings.issuer,
-          audience: settings.audience,
-          typ: 'at+jwt',
-          requiredClaims: REQUIRED,
-        });
-      } catch (err) {
-        throw refusal(err);
+      const hit = verified.get(token);
+      if (hit !== undefined) {
+        verified.delete(token);
+        if (stillValid(hit)) {
+          verified.set(token, hit);
+          return hit;
+        }
       }
-      const { payload, protectedHeader } = verified;
-      if (
-        typeof payload.sid !== 'string' ||
-        (payload.role !== 'admin' && payload.role !== 'user') ||
-        typeof payload.jti !== 'string'
-      ) {
-        throw invalid('The token lacks Gatehouse claims');
+      const claims = await verifyWithJose(token);
+      if (cacheSize > 0) {
+        if (verified.size >= cacheSize) verified.delete(verified.keys().next().value as string);
+        verified.set(token, claims);
       }
-      const claims = Object.freeze(payload) as unknown as AccessClaims;
-      kids.set(claims, protectedHeader.kid as string);
       return claims;
     },
 
-    stillValid(claims) {
-      const kid = kids.get(claims);
-      // jose's rule, no clock tolerance: expired once exp <= now (whole seconds).
-      return kid !== undefined && claims.exp > Math.floor(Date.now() / 1000) && keys.hasKey(kid);
-    },
+    stillValid,
   };
+
+  async function verifyWithJose(token: string): Promise<AccessClaims> {
+    let result: Awaited<ReturnType<typeof jwtVerify>>;
+    try {
+      result = await jwtVerify(token, keyFor, {
+        algorithms: [...ACCESS_TOKEN_ALGS],
+        issuer: settings.issuer,
+        audience: settings.audience,
+        typ: 'at+jwt',
+        requiredClaims: REQUIRED,
+      });
+    } catch (err) {
+      throw refusal(err);
+    }
+    const { payload, protectedHeader } = result;
+    if (
+      typeof payload.sid !== 'string' ||
+      (payload.role !== 'admin' && payload.role !== 'user') ||
+      typeof payload.jti !== 'string'
+    ) {
+      throw invalid('The token lacks Gatehouse claims');
+    }
+    // Frozen: the same object answers every later request with this token.
+    const claims = Object.freeze(payload) as unknown as AccessClaims;
+    kids.set(claims, protectedHeader.kid as string);
+    return claims;
+  }
 }
 
 function base64url(text: string): string {

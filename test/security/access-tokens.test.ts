@@ -29,7 +29,7 @@ for (const alg of ['ES256', 'RS256', 'EdDSA'] as const)
     let privateKey: KeyObject;
     let privateJwk: JWK;
     const tokens = () =>
-      createAccessTokens(t.ctx.keys, { issuer: PUBLIC_URL, audience: PUBLIC_URL, ttlS: 900 });
+      createAccessTokens(t.ctx.keys, { issuer: PUBLIC_URL, audience: PUBLIC_URL, ttlS: 900, cacheSize: 0 });
     const now = () => Math.floor(Date.now() / 1000);
     const good = () => ({
       iss: PUBLIC_URL,

@@ -8,9 +8,9 @@ import { buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts'
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser, sessionFor } from '../helpers/users.ts';
 
-// A token's lifetime and key on the request paths that skip work: the guard's remembered callers
-// (SQLite) must still see session revocation, disabling, an altered token, an expired token and an
-// unloaded key on the very next request. (They once pinned a verified-token cache, since removed.)
+// A token's lifetime and key on the request paths that skip work — the verified-token cache and the
+// guard's remembered callers (SQLite) — must still see session revocation, disabling, an altered
+// token, an expired token and an unloaded key on the very next request.
 
 async function code(promise: Promise<unknown>): Promise<string> {
   try {
@@ -116,6 +116,38 @@ describe('remembered callers and expiry', () => {
       }
     } finally {
       mock.timers.reset();
+    }
+  });
+
+  it('refuses a token remembered by the verified-token cache once it has expired', async () => {
+    mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    try {
+      const tokens = createAccessTokens(t.ctx.keys, { issuer: PUBLIC_URL, audience: PUBLIC_URL, ttlS: 60 });
+      const user = await createUser(t);
+      const { token } = await tokens.sign({
+        user,
+        session: { id: 's1', amr: ['pwd'], authTime: Date.now() },
+      });
+      assert.equal(await code(tokens.verify(token)), 'ok');
+      mock.timers.tick(59_000);
+      assert.equal(await code(tokens.verify(token)), 'ok');
+      mock.timers.tick(1_000);
+      assert.equal(await code(tokens.verify(token)), 'token_expired');
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  it('verifies the same with the cache turned off (VERIFIED_TOKEN_CACHE_SIZE=0)', async () => {
+    const off = await t.restart({ VERIFIED_TOKEN_CACHE_SIZE: '0' });
+    try {
+      const user = await createUser(off);
+      const { access_token } = await sessionFor(off, user);
+      assert.equal(await code(off.ctx.accessTokens.verify(access_token)), 'ok');
+      assert.equal(await code(off.ctx.accessTokens.verify(access_token)), 'ok');
+      assert.equal(await code(off.ctx.accessTokens.verify(`${access_token}x`)), 'token_invalid');
+    } finally {
+      await off.close();
     }
   });
 
