@@ -5,10 +5,11 @@ export const usersUnlockCommand = defineCommand({
   name: 'users unlock',
   summary: "clear an account's failed-login counts (a locked-out user can sign in again)",
   options: {
-    email: { type: 'string', value: 'address', description: "the account's e-mail address", required: true },
+    email: { type: 'string', value: 'address', description: 'the account to unlock', required: true },
   },
   async run({ values, config }) {
-    const raw = values.email ?? '';
+    const raw = values.email;
+    if (typeof raw !== 'string' || raw === '') throw new CliError('users unlock needs --email <address>');
     const { normalizeEmail } = await import('../modules/users/email.ts');
     const email = normalizeEmail(raw);
     if (email === null) throw new CliError(`"${raw}" is not a valid e-mail address`);
