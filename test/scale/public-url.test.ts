@@ -24,7 +24,7 @@ describe('PUBLIC_URL with PostgreSQL [postgres]', {
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
     LOG_LEVEL: 'silent',
-    // As testEnv (test/helpers/app.ts): event-loop shedding depends on the suite's own load.
+    // As every test app: load shedding depends on the machine's load, not on what is tested here.
     PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...extra,
   });

@@ -14,7 +14,7 @@ import { toPublicUser } from './users.schemas.ts';
 import { parseUserId } from './users-list.service.ts';
 
 /*
- * Reading and changing single users (API.md §6). Rules where the API is silent: docs/users.md.
+ * Reading and changing single users (docs/api.md §6). Rules where the API is silent: docs/users.md.
  */
 
 /** Who asks for a change and from where: the audit entries written with it name them. */
