@@ -19,6 +19,6 @@ export const migrations: Record<string, Migration> = {
   '20261121015000_outbox_attempts': outboxAttempts,
   // Landed after the three above; renumbered so databases that applied them accept it in order.
   '20261121016000_users_scale': usersScale,
-  '20261125060000_auth_notify': authNotify,
   '20261125010000_session_amr': sessionAmr,
+  '20261125060000_auth_notify': authNotify,
 };
