@@ -10,6 +10,7 @@ import { idpEndpoints } from './idp/idp.routes.ts';
 import { invitationEndpoints } from './invitations/invitations.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
 import type { ModuleInfo, ModuleName } from './module-state.ts';
+import { recoveryEndpoints } from './recovery/recovery.routes.ts';
 import { userAdminEndpoints } from './user-admin/user-admin.routes.ts';
 import { usersEndpoints } from './users/users.routes.ts';
 
@@ -38,7 +39,7 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   idp: idpEndpoints,
   invitations: invitationEndpoints,
   audit: auditEndpoints,
-  recovery: () => [],
+  recovery: recoveryEndpoints,
   email: () => [],
   registration: () => [],
   mfa: () => [],

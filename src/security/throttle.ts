@@ -45,9 +45,8 @@ export interface ThrottleLimits {
 export function createLoginThrottle(db: Kysely<DB>, limits: ThrottleLimits): LoginThrottle {
   return {
     async check(email, ip) {
-      const bucket = addressBucket(ip);
-      const accountKey = `login:acct:${digest(`${email}\u0000${bucket}`)}`;
-      const addressKey = `login:addr:${bucket}`;
+      const accountKey = loginAccountKey(email, ip);
+      const addressKey = loginAddressKey(ip);
       const now = Date.now();
       const rows = await readCounters(db, [accountKey, addressKey]);
       let retryAfterMs = 0;
@@ -85,9 +84,19 @@ export function createLoginThrottle(db: Kysely<DB>, limits: ThrottleLimits): Log
     },
 
     prune(now = Date.now()) {
-      return deleteCountersBefore(db, now - Math.max(ACCOUNT_WINDOW_MS, ADDRESS_WINDOW_MS));
+      return deleteCountersBefore(db, now - Math.max(ACCOUNT_WINDOW_MS, ADDRESS_WINDOW_MS), 'login:');
     },
   };
+}
+
+/** The counter of one account's failed passwords from one client address (shared by every password check). */
+export function loginAccountKey(email: string, ip: string | null): string {
+  return `login:acct:${digest(`${email}\u0000${addressBucket(ip)}`)}`;
+}
+
+/** The counter of one client address's failed passwords. */
+export function loginAddressKey(ip: string | null): string {
+  return `login:addr:${addressBucket(ip)}`;
 }
 
 /**
