@@ -21,6 +21,7 @@ Commands:
   users import <file|->      import users from JSONL or CSV (by extension, or --format jsonl|csv);
                              options: --dry-run (validate and report, write nothing)
   users export               write every user to stdout as JSONL (or --format csv), password hashes included
+  users reset-link --email <e>  print a one-time password reset link for the account (no mail is sent)
 
 Configuration comes from the environment and ./.env (see docs/configuration.md).`;
 
@@ -182,7 +183,29 @@ async function users(config: Config, args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   if (sub === 'import') return usersImport(config, rest);
   if (sub === 'export') return usersExport(config, rest);
-  throw new CliError(`users needs import or export\n\n${USAGE}`);
+  if (sub === 'reset-link') return usersResetLink(config, rest);
+  throw new CliError(`users needs import, export or reset-link\n\n${USAGE}`);
+}
+
+/** `users reset-link --email E`: prints a recovery link for an operator on the server (no mail is sent). */
+async function usersResetLink(config: Config, args: string[]): Promise<void> {
+  const { values, positional } = parseArgs(args, ['--email'], []);
+  const email = values['--email'];
+  if (!email || positional.length > 0) throw new CliError('users reset-link needs --email <address>');
+  await withDatabase(config, async (database) => {
+    const { closeContext, createContext } = await import('./context.ts');
+    const { cliResetLink } = await import('./modules/recovery/reset-link-admin.service.ts');
+    const ctx = await createContext(config, database, createLogger('silent'));
+    try {
+      const link = await cliResetLink(ctx, email).catch((err: unknown) => {
+        throw new CliError(err instanceof Error ? err.message : String(err));
+      });
+      console.log(link.url);
+      console.error(`works once, until ${link.expiresAt}`);
+    } finally {
+      await closeContext(ctx);
+    }
+  });
 }
 
 async function usersImport(config: Config, args: string[]): Promise<void> {

@@ -4,6 +4,7 @@ import { adminEndpoints } from './admin/admin.routes.ts';
 import { auditEndpoints } from './audit/audit.routes.ts';
 import { authEndpoints } from './auth/auth.routes.ts';
 import { coreEndpoints } from './core/core.routes.ts';
+import { emailEndpoints } from './email/email.routes.ts';
 import { describeEndpoint, type Endpoint } from './endpoint.ts';
 import { healthEndpoints } from './health/health.routes.ts';
 import { idpEndpoints } from './idp/idp.routes.ts';
@@ -11,6 +12,7 @@ import { invitationEndpoints } from './invitations/invitations.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
 import type { ModuleInfo, ModuleName } from './module-state.ts';
 import { recoveryEndpoints } from './recovery/recovery.routes.ts';
+import { registrationEndpoints } from './registration/registration.routes.ts';
 import { userAdminEndpoints } from './user-admin/user-admin.routes.ts';
 import { usersEndpoints } from './users/users.routes.ts';
 
@@ -40,8 +42,8 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   invitations: invitationEndpoints,
   audit: auditEndpoints,
   recovery: recoveryEndpoints,
-  email: () => [],
-  registration: () => [],
+  email: emailEndpoints,
+  registration: registrationEndpoints,
   mfa: () => [],
   passkeys: () => [],
   sessions: () => [],

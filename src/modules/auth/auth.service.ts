@@ -79,6 +79,14 @@ export async function login(
     countLogin(ctx, 'failure');
     throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
   }
+  if (ctx.config.requireVerifiedEmail && user.email_verified !== 1) {
+    // REQUIRE_VERIFIED_EMAIL (API.md §12): said only to someone who knows the password.
+    await recordAudit(ctx.db, loginFailure(user, tried, 'email_not_verified', client));
+    countLogin(ctx, 'failure');
+    throw new ApiError('email_not_verified', {
+      detail: 'Confirm your e-mail address first (POST /api/v1/email/verification sends a new link)',
+    });
+  }
 
   const newHash = await rehashIfNeeded(ctx, user.password_hash, input.password);
   const now = Date.now();
@@ -104,7 +112,7 @@ export async function login(
 function loginFailure(
   user: UserRow | undefined,
   email: string,
-  reason: 'invalid_credentials' | 'account_disabled',
+  reason: 'invalid_credentials' | 'account_disabled' | 'email_not_verified',
   client: ClientInfo,
 ): AuditEvent {
   return {
