@@ -179,13 +179,13 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(wrong.statusCode, 401);
       assert.equal(json(wrong).code, 'invalid_credentials');
-      const unknown = await post(t, '/api/v1/email/verification', {
+      const stranger = await post(t, '/api/v1/email/verification', {
         email: 'nobody@example.com',
         password: STRONG_PASSWORD,
       });
-      assert.equal(unknown.statusCode, 401);
+      assert.equal(stranger.statusCode, 401);
       assert.deepEqual(
-        { ...json(unknown), request_id: '' },
+        { ...json(stranger), request_id: '' },
         { ...json(wrong), request_id: '' },
         'unknown and wrong look alike',
       );
