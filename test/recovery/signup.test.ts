@@ -185,8 +185,8 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(stranger.statusCode, 401);
       assert.deepEqual(
-        { ...json(stranger), request_id: '' },
-        { ...json(wrong), request_id: '' },
+        { ...json<Record<string, unknown>>(stranger), request_id: '' },
+        { ...json<Record<string, unknown>>(wrong), request_id: '' },
         'unknown and wrong look alike',
       );
       const ask = await post(t, '/api/v1/email/verification', {
