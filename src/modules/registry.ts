@@ -14,6 +14,7 @@ import type { ModuleInfo, ModuleName } from './module-state.ts';
 import { recoveryEndpoints } from './recovery/recovery.routes.ts';
 import { registrationEndpoints } from './registration/registration.routes.ts';
 import { userAdminEndpoints } from './user-admin/user-admin.routes.ts';
+import { unlockEndpoints } from './users/unlock.routes.ts';
 import { usersEndpoints } from './users/users.routes.ts';
 
 /** A module's public description, as the admin module list and the index show it. */
@@ -41,7 +42,8 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   idp: idpEndpoints,
   invitations: invitationEndpoints,
   audit: auditEndpoints,
-  recovery: recoveryEndpoints,
+  // Password recovery (API.md §11) and the admin unlock of its lockouts (docs/security.md).
+  recovery: (ctx) => [...recoveryEndpoints(ctx), ...unlockEndpoints(ctx)],
   email: emailEndpoints,
   registration: registrationEndpoints,
   mfa: () => [],

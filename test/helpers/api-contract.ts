@@ -160,6 +160,7 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
     'auth.password_reset_open': 'GET /api/v1/password/reset/<token>',
     'auth.password_reset': 'POST /api/v1/password/reset/<token>',
     'users.password_reset': 'POST /api/v1/users/<id>/password-reset',
+    'users.unlock': 'POST /api/v1/users/<id>/unlock',
   },
   email: {
     'auth.email_verification': 'POST /api/v1/email/verification',

@@ -6,8 +6,7 @@ import { consumeLink, killLinks, linkInvalid, peekLinkReserved } from '../../lin
 import { enqueueNotice } from '../../mail/notices.ts';
 import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
-import { deleteCounter } from '../../security/throttle.queries.ts';
-import { loginAccountKey } from '../../security/throttle.ts';
+import { clearAccountCounters } from '../../security/throttle.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
 import { resendInvitation } from '../invitations/invitation-resend.ts';
@@ -81,7 +80,7 @@ export async function viewResetLink(
  * POST /password/reset/<token>. A weak password (422) leaves the link usable. On success, in one
  * transaction: the link used up (exactly one of concurrent uses wins), the new hash and
  * `email_verified`, every session revoked, every other recovery link dead, the account's failed
- * logins from this client address cleared, an audit entry and the "password changed" notice.
+ * logins cleared (from every client address), an audit entry and the "password changed" notice.
  */
 export async function resetPassword(
   ctx: AppContext,
@@ -110,7 +109,7 @@ export async function resetPassword(
     if (!(await setPasswordFromReset(trx, user.id, link.email, passwordHash, now))) throw linkInvalid();
     const sessionsRevoked = await revokeUserSessions(trx, user.id, 'password_reset');
     await killLinks(trx, user.id, ['password_reset'], now);
-    await deleteCounter(trx, loginAccountKey(user.email, client.ip));
+    await clearAccountCounters(trx, user.email);
     await recordAudit(trx, {
       action: 'password.reset',
       actor: { type: 'user', id: user.id },
