@@ -98,8 +98,12 @@ export async function updateUser(
     // One entry per action, each its own insert, all in this transaction (docs/operations.md).
     const entry = (action: AuditEvent['action'], details: Record<string, unknown>) =>
       recordAudit(trx, { action, actor: by.actor, target: { type: 'user', id }, client: by.client, details });
+    // email_verified is listed when an admin set it; its reset by an address change is implied.
     const fields = (['name', 'email', 'email_verified'] as const).filter(
-      (f) => patch[f] !== undefined && patch[f] !== before[f],
+      (f) =>
+        patch[f] !== undefined &&
+        patch[f] !== before[f] &&
+        (f !== 'email_verified' || body.email_verified !== undefined),
     );
     if (fields.length > 0) await entry('user.update', { fields });
     if (patch.role !== undefined && patch.role !== before.role) {
