@@ -2,11 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parse as parseDotenv } from 'dotenv';
 
-/** The two deployment forms of API.md §2. */
-/** API.md §2: forms A and B as the seed specified; `FULL` (`API_FORM=full`) turns every optional module on but `registration`. */
+/** The two deployment forms of docs/api.md §2. */
+/** docs/api.md §2: forms A and B as the seed specified; `FULL` (`API_FORM=full`) turns every optional module on but `registration`. */
 export type ApiForm = 'A' | 'B' | 'FULL';
 
-/** Validated, frozen configuration: API.md §10 plus the operational settings documented in docs/configuration.md. */
+/** Validated, frozen configuration: docs/api.md §10 plus the operational settings documented in docs/configuration.md. */
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -22,6 +22,12 @@ export interface Config {
   readonly adminEmail: string | null;
   readonly adminPassword: string | null;
   readonly accessTokenTtlS: number;
+  /** Signing algorithm of new access tokens (docs/api.md §14); every loaded key of any of them verifies. */
+  readonly accessTokenAlg: 'ES256' | 'RS256' | 'EdDSA';
+  /** The tokens' `client_id` claim (RFC 9068); defaults to the audience. */
+  readonly accessTokenClientId: string;
+  /** Verified access tokens remembered until their exp (0: off; bench A/B, docs/benchmarks.md). */
+  readonly verifiedTokenCacheSize: number;
   readonly refreshTokenTtlS: number;
   readonly refreshReuseGraceS: number;
   /** Absolute session lifetime: refreshes slide a session's expiry, but never past login + this. */
@@ -56,6 +62,8 @@ export interface Config {
     readonly maxTokenAgeS: number;
   };
   readonly smtpUrl: string | null;
+  /** PEM certificates (SMTP_CA_FILE) trusted for the SMTP server's TLS, instead of the public CAs. */
+  readonly smtpCa: string | null;
   readonly mailFrom: string;
   readonly mailMaxAttempts: number;
   readonly mailRetryBaseS: number;
@@ -67,7 +75,7 @@ export interface Config {
   readonly trustProxy: boolean | string;
   readonly logLevel: string;
   readonly metricsToken: string | null;
-  /** `METRICS_PUBLIC=true`: serve `/metrics` without a token (API.md §10). */
+  /** `METRICS_PUBLIC=true`: serve `/metrics` without a token (docs/api.md §10). */
   readonly metricsPublic: boolean;
   readonly auditRetentionDays: number;
   /** Slow clients: a whole request must arrive within requestTimeoutMs, its headers within headersTimeoutMs. */
@@ -175,6 +183,11 @@ export function loadConfig(env: Env): Config {
     'https:',
   ]).replace(/\/+$/, '');
 
+  const accessTokenAlg = str('ACCESS_TOKEN_ALG') ?? 'ES256';
+  if (accessTokenAlg !== 'ES256' && accessTokenAlg !== 'RS256' && accessTokenAlg !== 'EdDSA') {
+    throw new ConfigError(`ACCESS_TOKEN_ALG must be ES256, RS256 or EdDSA, got "${accessTokenAlg}"`);
+  }
+
   const adminEmail = str('ADMIN_EMAIL') ?? null;
   const adminPassword =
     env.ADMIN_PASSWORD === undefined || env.ADMIN_PASSWORD === '' ? null : env.ADMIN_PASSWORD;
@@ -229,6 +242,7 @@ export function loadConfig(env: Env): Config {
 
   const smtpUrl = str('SMTP_URL') ?? null;
   if (smtpUrl !== null) url('SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
+  const smtpCa = readCaFile(str('SMTP_CA_FILE'), smtpUrl);
 
   // Browsers send `Origin` as scheme://host[:port], lower-case, no slash: stored the same way, so
   // `https://App.example.com/` matches instead of silently never matching.
@@ -279,6 +293,9 @@ export function loadConfig(env: Env): Config {
     adminEmail,
     adminPassword,
     accessTokenTtlS: int('ACCESS_TOKEN_TTL_S', 900, 1, 86_400),
+    accessTokenAlg,
+    accessTokenClientId: str('ACCESS_TOKEN_CLIENT_ID') ?? publicUrl,
+    verifiedTokenCacheSize: int('VERIFIED_TOKEN_CACHE_SIZE', 10_000, 0, 1_000_000),
     refreshTokenTtlS: int('REFRESH_TOKEN_TTL_S', 2_592_000, 60, 31_536_000),
     refreshReuseGraceS: int('REFRESH_REUSE_GRACE_S', 10, 0, 300),
     sessionMaxLifetimeS: int('SESSION_MAX_LIFETIME_S', 7_776_000, 60, 315_360_000),
@@ -309,6 +326,7 @@ export function loadConfig(env: Env): Config {
       maxTokenAgeS: int('OIDC_MAX_TOKEN_AGE_S', 600, 60, 86_400),
     },
     smtpUrl,
+    smtpCa,
     mailFrom,
     mailMaxAttempts: int('MAIL_MAX_ATTEMPTS', 25, 1, 1000),
     mailRetryBaseS: int('MAIL_RETRY_BASE_S', 10, 1, 3600),
@@ -331,6 +349,28 @@ export function loadConfig(env: Env): Config {
     },
   };
   return deepFreeze(config);
+}
+
+/**
+ * SMTP_CA_FILE: a mail server with a private or self-signed certificate is verified against this
+ * PEM file (its CA, or the certificate itself) rather than switched to trusting anyone.
+ */
+function readCaFile(path: string | undefined, smtpUrl: string | null): string | null {
+  if (path === undefined) return null;
+  if (smtpUrl === null) throw new ConfigError('SMTP_CA_FILE is set but SMTP_URL is not');
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+    throw new ConfigError(`SMTP_CA_FILE cannot be read: ${path}: ${why}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ConfigError(`SMTP_CA_FILE must hold PEM certificates (-----BEGIN CERTIFICATE-----): ${path}`);
+  }
+  return pem;
 }
 
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { openSession, revokeSession } from '../../src/modules/auth/sessions.service.ts';
+import { openSession, PASSWORD_LOGIN, revokeSession } from '../../src/modules/auth/sessions.service.ts';
 import { findUserByEmail, insertUser } from '../../src/modules/users/users.queries.ts';
 import { type Service, startService } from '../../src/server.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv } from '../helpers/app.ts';
@@ -12,9 +12,9 @@ import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process.ts';
 
 // Two real Gatehouse processes on one PostgreSQL database, checked over HTTP only: whatever one
-// instance changes, the other honours (API.md §2 module toggles, §5 logout, throttling, rotation).
+// instance changes, the other honours (docs/api.md §2 module toggles, §5 logout, throttling, rotation).
 const base = process.env.TEST_DATABASE_URL;
-// API.md §2: a toggle reaches every instance within 5 s. Polled every 50 ms: 100 polls.
+// docs/api.md §2: a toggle reaches every instance within 5 s. Polled every 50 ms: 100 polls.
 const TOGGLE_POLLS = 100;
 
 interface Answer {
@@ -57,7 +57,7 @@ async function moduleSeen(proc: ServiceProcess, name: string): Promise<boolean |
   return modules[name];
 }
 
-/** Polls an instance until it reports the module's state, within the 5 s of API.md §2. */
+/** Polls an instance until it reports the module's state, within the 5 s of docs/api.md §2. */
 async function eventuallySeen(proc: ServiceProcess, name: string, enabled: boolean): Promise<boolean> {
   for (let i = 0; i < TOGGLE_POLLS; i++) {
     if ((await moduleSeen(proc, name)) === enabled) return true;
@@ -100,7 +100,9 @@ describe('two instances on one database [postgres]', {
     helper = await startService(config, createLogger('silent'));
     const admin = await findUserByEmail(helper.ctx.db, ADMIN_EMAIL);
     assert.ok(admin, 'the first admin exists');
-    adminToken = (await openSession(helper.ctx, admin, { ip: '127.0.0.1', userAgent: 'test' })).access_token;
+    adminToken = (
+      await openSession(helper.ctx, admin, { ip: '127.0.0.1', userAgent: 'test' }, PASSWORD_LOGIN)
+    ).access_token;
   });
 
   after(async () => {
@@ -154,7 +156,12 @@ describe('two instances on one database [postgres]', {
   it('a session revoked through one instance fails verify-token on the other at once', async () => {
     const admin = await findUserByEmail(helper.ctx.db, ADMIN_EMAIL);
     assert.ok(admin);
-    const session = await openSession(helper.ctx, admin, { ip: '127.0.0.1', userAgent: 'test' });
+    const session = await openSession(
+      helper.ctx,
+      admin,
+      { ip: '127.0.0.1', userAgent: 'test' },
+      PASSWORD_LOGIN,
+    );
     for (const proc of [a, b]) {
       assert.equal(
         (await call(proc, 'GET', '/api/v1/verify-token', { token: session.access_token })).status,
@@ -205,7 +212,12 @@ describe('two instances on one database [postgres]', {
     });
     const user = await findUserByEmail(helper.ctx.db, email);
     assert.ok(user);
-    const { access_token } = await openSession(helper.ctx, user, { ip: '127.0.0.1', userAgent: 'test' });
+    const { access_token } = await openSession(
+      helper.ctx,
+      user,
+      { ip: '127.0.0.1', userAgent: 'test' },
+      PASSWORD_LOGIN,
+    );
     for (const proc of [a, b]) {
       assert.equal((await call(proc, 'GET', '/api/v1/verify-token', { token: access_token })).status, 200);
     }

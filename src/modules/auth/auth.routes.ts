@@ -13,6 +13,7 @@ import {
   VerifyTokenResponse,
 } from './auth.schemas.ts';
 import { login, logout, pruneAuthState, refresh } from './auth.service.ts';
+import { discoveryEndpoints } from './discovery.routes.ts';
 import { clientInfo } from './sessions.service.ts';
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -21,7 +22,7 @@ const verifyBodies = new WeakMap<AuthContext, string>();
 // Spent counters and expired refresh tokens linger at most this long before they are deleted.
 const PRUNE_INTERVAL_MS = 10 * 60_000;
 
-/** The auth module (API.md §5): login, logout, refresh, token verification and the public keys. */
+/** The auth module (docs/api.md §5): login, logout, refresh, token verification and the public keys. */
 export function authEndpoints(ctx: AppContext): Endpoint[] {
   const throttle = createLoginThrottle(ctx.db, {
     failuresPerAddressPerMin: ctx.config.loginFailuresPerAddressPerMin,
@@ -110,5 +111,6 @@ export function authEndpoints(ctx: AppContext): Endpoint[] {
         return ctx.keys.jwks();
       },
     }),
+    ...discoveryEndpoints(ctx),
   ];
 }

@@ -1,15 +1,21 @@
 import { Type } from '@sinclair/typebox';
 import { UserSchema } from '../users/users.schemas.ts';
 
+/** Every claim of a Gatehouse access token (docs/api.md §14); the optional ones are missing only from older tokens. */
 export const ClaimsSchema = Type.Object({
   iss: Type.String(),
   sub: Type.String(),
   aud: Type.String(),
+  exp: Type.Integer(),
+  iat: Type.Integer(),
+  jti: Type.String(),
+  client_id: Type.Optional(Type.String()),
+  auth_time: Type.Optional(Type.Integer()),
   sid: Type.String(),
   role: Type.String(),
-  iat: Type.Integer(),
-  exp: Type.Integer(),
-  jti: Type.String(),
+  amr: Type.Optional(Type.Array(Type.String())),
+  email: Type.Optional(Type.String()),
+  email_verified: Type.Optional(Type.Boolean()),
 });
 
 export const VerifyTokenResponse = Type.Object({
@@ -24,7 +30,7 @@ export const JwksResponse = Type.Object({
   keys: Type.Array(Type.Object({}, { additionalProperties: true })),
 });
 
-/** The token response of API.md §5 (login, refresh, invitation set-password, idp verify). */
+/** The token response of docs/api.md §5 (login, refresh, invitation set-password, idp verify). */
 export const TokenResponse = Type.Object({
   access_token: Type.String(),
   token_type: Type.Literal('Bearer'),
@@ -35,7 +41,7 @@ export const TokenResponse = Type.Object({
 });
 
 /**
- * Passwords longer than the policy's 256 allow (API.md §5) cannot be anyone's password, so they are
+ * Passwords longer than the policy's 256 allow (docs/api.md §5) cannot be anyone's password, so they are
  * refused as malformed (400) before any throttle lookup or hashing.
  */
 export const LoginBody = Type.Object(

@@ -22,6 +22,7 @@ import {
 } from './auth.queries.ts';
 import {
   type ClientInfo,
+  PASSWORD_LOGIN,
   revokeSession,
   revokeUserSessions,
   startSession,
@@ -34,7 +35,7 @@ export function invalidCredentials(): ApiError {
 }
 
 /**
- * POST /login (API.md §5). Order matters: the attempt is reserved against the throttle's budgets
+ * POST /login (docs/api.md §5). Order matters: the attempt is reserved against the throttle's budgets
  * before any hashing (one conditional write each), so a throttled attempt costs no argon2 and
  * parallel guesses cannot outrun the budget; unknown emails, accounts without a password and
  * invited accounts spend one dummy verification, so they take as long as a wrong password;
@@ -102,7 +103,7 @@ export async function login(
   const tokens = await ctx.db.transaction().execute(async (trx) => {
     await recordLogin(trx, user.id, now, newHash);
     await throttle.succeed(ticket, trx);
-    const session = await startSession(ctx, current, client, trx);
+    const session = await startSession(ctx, current, client, PASSWORD_LOGIN, trx);
     await recordAudit(trx, {
       action: 'login.success',
       actor: { type: 'user', id: user.id },
@@ -163,7 +164,7 @@ type RotationOutcome =
   | { kind: 'reused'; sessionId: string };
 
 /**
- * POST /refresh-token (API.md §5): single-use rotation with reuse detection. The first use of a
+ * POST /refresh-token (docs/api.md §5): single-use rotation with reuse detection. The first use of a
  * token issues a successor and seals it under a key derived from the token; a repeat within
  * REFRESH_REUSE_GRACE_S opens that box and answers with the same pair; a repeat after it revokes
  * the session. The decision and its writes happen in one transaction on a locked row.
@@ -228,9 +229,12 @@ export async function refresh(
       expiresAt: refreshExpiresAt,
     });
     const { token, claims } = await ctx.accessTokens.sign({
-      userId: state.user.id,
-      sessionId: state.sessionId,
-      role: state.user.role,
+      user: state.user,
+      session: {
+        id: state.sessionId,
+        amr: state.sessionAmr === null ? null : (JSON.parse(state.sessionAmr) as string[]),
+        authTime: state.sessionAuthTime ?? state.sessionCreatedAt,
+      },
     });
     const successor: Successor = { accessToken: token, accessExp: claims.exp, refreshToken };
     await markRotated(trx, state.id, now, sealSuccessor(presented, state.id, successor));

@@ -7,7 +7,12 @@ import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { HashCapacityError } from '../../security/passwords.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
-import { type ClientInfo, openSession, type TokenResponse } from '../auth/sessions.service.ts';
+import {
+  type ClientInfo,
+  openSession,
+  PASSWORD_LOGIN,
+  type TokenResponse,
+} from '../auth/sessions.service.ts';
 import { normalizeEmail } from '../users/email.ts';
 import { findUserById, insertUser, updateUser } from '../users/users.queries.ts';
 import { iso, toPublicUser } from '../users/users.schemas.ts';
@@ -33,7 +38,7 @@ export function inviteUrl(template: string, token: string): string {
 }
 
 /**
- * Invites an address (API.md §6): creates the user as `invited` — or reuses an invited one, whose
+ * Invites an address (docs/api.md §6): creates the user as `invited` — or reuses an invited one, whose
  * pending invitation is replaced — and writes the invitation and its mail in one transaction.
  */
 export async function inviteUser(
@@ -139,7 +144,7 @@ export async function inviteUser(
   };
 }
 
-/** What an invitation link shows (API.md §6). Reads only: mail scanners open links too. */
+/** What an invitation link shows (docs/api.md §6). Reads only: mail scanners open links too. */
 export async function viewInvitation(ctx: AppContext, token: string): Promise<InvitationViewResult> {
   const invitation = await usableInvitation(ctx, token);
   const inviter = invitation.inviter_name?.trim();
@@ -194,7 +199,7 @@ export async function acceptInvitation(
       client,
       details: { user_id: user.id },
     });
-    return openSession(ctx, user, client, trx);
+    return openSession(ctx, user, client, PASSWORD_LOGIN, trx);
   });
 }
 
