@@ -37,6 +37,13 @@ export interface Config {
   readonly invitationTtlS: number;
   readonly inviteUrlTemplate: string;
   readonly passwordMinLength: number;
+  /** docs/api.md §11–12: link lifetimes, link templates (must contain `{token}`), the sign-in rule, the mails' product name. */
+  readonly passwordResetTtlS: number;
+  readonly emailLinkTtlS: number;
+  readonly requireVerifiedEmail: boolean;
+  readonly resetUrlTemplate: string;
+  readonly verifyEmailUrlTemplate: string;
+  readonly appName: string;
   readonly loginFailuresPerAddressPerMin: number;
   /** Password hashes running at once (null: the libuv threadpool size) and allowed to wait. */
   readonly passwordHashConcurrency: number | null;
@@ -200,6 +207,22 @@ export function loadConfig(env: Env): Config {
   // The link goes into mail as a clickable http(s) URL; anything else would fail at send time.
   url('INVITE_URL_TEMPLATE', inviteUrlTemplate.replaceAll('{token}', 'token'), ['http:', 'https:']);
 
+  // Mailed links default to the hosted pages (docs/api.md §15).
+  const linkTemplate = (name: string, path: string): string => {
+    const template = str(name) ?? `${publicUrl}${path}`;
+    if (!template.includes('{token}')) throw new ConfigError(`${name} must contain {token}`);
+    url(name, template.replaceAll('{token}', 'token'), ['http:', 'https:']);
+    return template;
+  };
+  const resetUrlTemplate = linkTemplate('RESET_URL_TEMPLATE', '/account/reset-password/{token}');
+  const verifyEmailUrlTemplate = linkTemplate('VERIFY_EMAIL_URL_TEMPLATE', '/account/verify-email/{token}');
+  const appName = (str('APP_NAME') ?? 'Gatehouse').replace(/\s+/g, ' ');
+  // It goes into mail subjects: no control characters, bounded.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  if (/[\u0000-\u001f\u007f]/.test(appName) || appName.length > 80) {
+    throw new ConfigError('APP_NAME must be at most 80 characters without control characters');
+  }
+
   const oidcIssuer = str('OIDC_ISSUER');
   const oidcClientId = str('OIDC_CLIENT_ID');
   if ((oidcIssuer === undefined) !== (oidcClientId === undefined)) {
@@ -282,6 +305,12 @@ export function loadConfig(env: Env): Config {
     invitationTtlS: int('INVITATION_TTL_S', 604_800, 1, 31_536_000),
     inviteUrlTemplate,
     passwordMinLength: int('PASSWORD_MIN_LENGTH', 15, 8, 256),
+    passwordResetTtlS: int('PASSWORD_RESET_TTL_S', 1800, 60, 604_800),
+    emailLinkTtlS: int('EMAIL_LINK_TTL_S', 86_400, 60, 2_592_000),
+    requireVerifiedEmail: bool('REQUIRE_VERIFIED_EMAIL', false),
+    resetUrlTemplate,
+    verifyEmailUrlTemplate,
+    appName,
     loginFailuresPerAddressPerMin: int('LOGIN_FAILURES_PER_ADDRESS_PER_MIN', 30, 1, 100_000),
     passwordHashConcurrency: str('PASSWORD_HASH_CONCURRENCY')
       ? int('PASSWORD_HASH_CONCURRENCY', 4, 1, 1024)

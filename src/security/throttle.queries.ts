@@ -13,11 +13,16 @@ export async function deleteCounter(db: Db, key: string): Promise<void> {
   await db.deleteFrom('throttle_counters').where('key', '=', key).execute();
 }
 
-/** Deletes counters whose window began before `before`; returns how many went. */
-export async function deleteCountersBefore(db: Db, before: number): Promise<number> {
+/**
+ * Deletes counters whose window began before `before`, only those whose key starts with `prefix`
+ * (each family of budgets has its own window: an hourly budget must not be pruned after 15 minutes);
+ * returns how many went.
+ */
+export async function deleteCountersBefore(db: Db, before: number, prefix = ''): Promise<number> {
   const result = await db
     .deleteFrom('throttle_counters')
     .where('window_started_at', '<', before)
+    .$if(prefix !== '', (qb) => qb.where('key', 'like', `${prefix}%`))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

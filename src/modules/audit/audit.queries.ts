@@ -20,6 +20,14 @@ export const AUDIT_ACTIONS = [
   'module.toggle',
   'identity.link',
   'keys.rotate',
+  'password.forgot',
+  'password.reset_link',
+  'password.reset',
+  'email.verification_send',
+  'email.verify',
+  'email.change_request',
+  'email.change',
+  'user.signup',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -89,3 +89,15 @@ export async function activateInvitedUser(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** The newest invitation of a user (its role and inviter carry over to a re-sent one). */
+export function findLatestInvitation(db: Db, userId: string): Promise<InvitationRow | undefined> {
+  return db
+    .selectFrom('invitations')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}

@@ -54,10 +54,8 @@ export async function updateUser(
   if (body.name !== undefined) patch.name = body.name.trim();
   if (body.role !== undefined) patch.role = body.role;
   if (body.status !== undefined) patch.status = body.status;
-  if (body.email !== undefined) {
-    patch.email = emailOr400(body.email);
-    patch.email_verified = 0;
-  }
+  if (body.email !== undefined) patch.email = emailOr400(body.email);
+  if (body.email_verified !== undefined) patch.email_verified = body.email_verified ? 1 : 0;
   if (body.password !== undefined) {
     // The policy needs the account's email; hashing happens before the transaction, which must
     // never wait on argon2 (on SQLite it would hold the only connection).
@@ -72,6 +70,10 @@ export async function updateUser(
     const activeAdmins = changesAdminSet ? await lockActiveAdmins(ctx, trx) : [];
     const before = await lockUser(ctx, trx, id);
     if (!before) throw notFound();
+    // A new address is unproven until a link proves it, unless the admin vouches in the same call.
+    if (patch.email !== undefined && patch.email !== before.email && body.email_verified === undefined) {
+      patch.email_verified = 0;
+    }
     const after = { ...before, ...patch };
     const wasActiveAdmin = before.role === 'admin' && before.status === 'active';
     const isActiveAdmin = after.role === 'admin' && after.status === 'active';
@@ -95,8 +97,12 @@ export async function updateUser(
     // One entry per action, each its own insert, all in this transaction (docs/operations.md).
     const entry = (action: AuditEvent['action'], details: Record<string, unknown>) =>
       recordAudit(trx, { action, actor: by.actor, target: { type: 'user', id }, client: by.client, details });
-    const fields = (['name', 'email'] as const).filter(
-      (f) => patch[f] !== undefined && patch[f] !== before[f],
+    // email_verified is listed when an admin set it; its reset by an address change is implied.
+    const fields = (['name', 'email', 'email_verified'] as const).filter(
+      (f) =>
+        patch[f] !== undefined &&
+        patch[f] !== before[f] &&
+        (f !== 'email_verified' || body.email_verified !== undefined),
     );
     if (fields.length > 0) await entry('user.update', { fields });
     if (patch.role !== undefined && patch.role !== before.role) {
