@@ -8,8 +8,11 @@ import { describeEndpoint, type Endpoint } from './endpoint.ts';
 import { healthEndpoints } from './health/health.routes.ts';
 import { idpEndpoints } from './idp/idp.routes.ts';
 import { invitationEndpoints } from './invitations/invitations.routes.ts';
+import { mfaEndpoints } from './mfa/mfa.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
 import type { ModuleInfo, ModuleName } from './module-state.ts';
+import { passkeyEndpoints } from './passkeys/passkeys.routes.ts';
+import { sessionEndpoints } from './sessions/sessions.routes.ts';
 import { userAdminEndpoints } from './user-admin/user-admin.routes.ts';
 import { usersEndpoints } from './users/users.routes.ts';
 
@@ -41,9 +44,9 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   recovery: () => [],
   email: () => [],
   registration: () => [],
-  mfa: () => [],
-  passkeys: () => [],
-  sessions: () => [],
+  mfa: mfaEndpoints,
+  passkeys: passkeyEndpoints,
+  sessions: sessionEndpoints,
   pages: () => [],
   console: () => [],
 };

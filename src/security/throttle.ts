@@ -45,9 +45,7 @@ export interface ThrottleLimits {
 export function createLoginThrottle(db: Kysely<DB>, limits: ThrottleLimits): LoginThrottle {
   return {
     async check(email, ip) {
-      const bucket = addressBucket(ip);
-      const accountKey = `login:acct:${digest(`${email}\u0000${bucket}`)}`;
-      const addressKey = `login:addr:${bucket}`;
+      const { accountKey, addressKey } = loginThrottleKeys(email, ip);
       const now = Date.now();
       const rows = await readCounters(db, [accountKey, addressKey]);
       let retryAfterMs = 0;
@@ -87,6 +85,22 @@ export function createLoginThrottle(db: Kysely<DB>, limits: ThrottleLimits): Log
     prune(now = Date.now()) {
       return deleteCountersBefore(db, now - Math.max(ACCOUNT_WINDOW_MS, ADDRESS_WINDOW_MS));
     },
+  };
+}
+
+/**
+ * The counter keys of one sign-in attempt: the account-and-address budget and the address budget.
+ * Every check that counts toward the login throttle (password, second factor) uses these keys, so
+ * they share one budget.
+ */
+export function loginThrottleKeys(
+  email: string,
+  ip: string | null,
+): { accountKey: string; addressKey: string } {
+  const bucket = addressBucket(ip);
+  return {
+    accountKey: `login:acct:${digest(`${email}\u0000${bucket}`)}`,
+    addressKey: `login:addr:${bucket}`,
   };
 }
 

@@ -1,0 +1,139 @@
+import type { AppContext } from '../../context.ts';
+import type { UserRow } from '../../db/schema.ts';
+import { ApiError } from '../../errors.ts';
+import { type Budget, release, reserveAttempt } from '../../security/attempt-budget.ts';
+import { hashOpaqueToken } from '../../security/opaque-tokens.ts';
+import { deleteCounter } from '../../security/throttle.queries.ts';
+import {
+  ACCOUNT_FAILURE_LIMIT,
+  ACCOUNT_WINDOW_MS,
+  ADDRESS_WINDOW_MS,
+  loginThrottleKeys,
+} from '../../security/throttle.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
+import { recordLogin } from '../auth/auth.queries.ts';
+import { type ClientInfo, startSession, type TokenResponse } from '../auth/sessions.service.ts';
+import { countLogin } from '../core/metrics.ts';
+import { findUserById } from '../users/users.queries.ts';
+import { MFA_TOKEN_MAX_TRIES, spendCode } from './factors.ts';
+import { consumeMfaToken, countMfaTokenTry, findMfaToken } from './mfa.queries.ts';
+
+/** A second factor presented to `POST /login/mfa`: a code, or a passkey assertion checked by `verifyPasskey`. */
+export type PresentedFactor =
+  | { kind: 'code'; code: string }
+  | {
+      kind: 'passkey';
+      /** Verifies the assertion for this user (before the sign-in transaction); its amr value or null. */
+      verify: (userId: string) => Promise<'hwk' | 'swk' | null>;
+    };
+
+/** Thrown inside the sign-in transaction to roll it back with a known outcome. */
+class Rollback extends Error {
+  readonly outcome: 'token_gone' | null;
+  constructor(outcome: 'token_gone' | null) {
+    super('rollback');
+    this.outcome = outcome;
+  }
+}
+
+const tokenInvalid = () =>
+  new ApiError('mfa_token_invalid', { detail: 'The mfa_token is unknown, used, expired or out of tries' });
+
+/** The login throttle's budgets for an account from an address (API.md §5), shared with the password check. */
+export function loginBudgets(ctx: AppContext, email: string, ip: string | null): Budget[] {
+  const { accountKey, addressKey } = loginThrottleKeys(email, ip);
+  return [
+    { key: accountKey, limit: ACCOUNT_FAILURE_LIMIT, windowMs: ACCOUNT_WINDOW_MS },
+    { key: addressKey, limit: ctx.config.loginFailuresPerAddressPerMin, windowMs: ADDRESS_WINDOW_MS },
+  ];
+}
+
+/**
+ * POST /login/mfa (API.md §13). Order: the token is looked up (unknown: 401); the login throttle
+ * reserves this attempt (spent: 429, before anything else is said); one conditional write counts a
+ * try on the token (dead or out of tries: 401); then the factor is checked and, when good, spent in
+ * the same transaction that consumes the token and opens the session. A wrong factor keeps both
+ * counts; a completed sign-in gives them back and clears the account's failures.
+ */
+export async function completeMfaLogin(
+  ctx: AppContext,
+  mfaToken: string,
+  factor: PresentedFactor,
+  client: ClientInfo,
+): Promise<TokenResponse> {
+  const row = await findMfaToken(ctx.db, hashOpaqueToken(mfaToken));
+  const user = row ? await findUserById(ctx.db, row.user_id) : undefined;
+  if (!row || !user) throw tokenInvalid();
+  const budgets = loginBudgets(ctx, user.email, client.ip);
+  const reserved = await reserveAttempt(ctx.db, budgets);
+  if (!reserved.ok) {
+    countLogin(ctx, 'rate_limited');
+    throw new ApiError('rate_limited', {
+      detail: 'Too many failed sign-in attempts; try again later',
+      retryAfterS: reserved.retryAfterMs / 1000,
+    });
+  }
+  const now = Date.now();
+  if (!(await countMfaTokenTry(ctx.db, row.id, now, MFA_TOKEN_MAX_TRIES))) {
+    // Not a check of a secret: the attempt does not count.
+    await release(ctx.db, reserved.reservation);
+    throw tokenInvalid();
+  }
+  if (user.status !== 'active') {
+    await release(ctx.db, reserved.reservation);
+    throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
+  }
+
+  const method = factor.kind === 'code' ? 'mfa_code' : 'passkey';
+  // The assertion's own writes (challenge, counter) are single conditional writes of their own.
+  const passkeyProved = factor.kind === 'passkey' ? await factor.verify(user.id) : null;
+  let outcome: TokenResponse | 'token_gone' | null;
+  try {
+    outcome = await ctx.db.transaction().execute(async (trx) => {
+      // Consumed first and rolled back with everything else when the factor fails: the token keeps
+      // its remaining tries, and a spent recovery code never outlives a sign-in that did not happen.
+      if (!(await consumeMfaToken(trx, row.id, Date.now()))) throw new Rollback('token_gone');
+      const proved = factor.kind === 'code' ? await spendCode(ctx, trx, user.id, factor.code) : passkeyProved;
+      if (proved === null) throw new Rollback(null);
+      const at = Date.now();
+      await recordLogin(trx, user.id, at, null);
+      await deleteCounter(trx, budgets[0]!.key);
+      const amr = [row.first_factor, proved];
+      const session = await startSession(ctx, { ...user, last_login_at: at } satisfies UserRow, client, trx);
+      await recordAudit(trx, {
+        action: 'login.success',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        client,
+        details: { method, amr, session_id: session.sessionId },
+      });
+      return session.tokens;
+    });
+  } catch (err) {
+    if (!(err instanceof Rollback)) throw err;
+    outcome = err.outcome;
+  }
+  if (outcome === 'token_gone') {
+    await release(ctx.db, reserved.reservation);
+    throw tokenInvalid();
+  }
+  if (outcome === null) {
+    await recordAudit(ctx.db, {
+      action: 'login.failure',
+      outcome: 'failure',
+      actor: { type: 'anonymous' },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { method, reason: factor.kind === 'code' ? 'mfa_code_invalid' : 'passkey_invalid' },
+    });
+    countLogin(ctx, 'failure');
+    if (factor.kind === 'code') {
+      throw new ApiError('mfa_code_invalid', { detail: 'The code is not correct, or was already used' });
+    }
+    throw new ApiError('passkey_invalid', { detail: 'The passkey could not be verified' });
+  }
+  // The address budget gets this attempt back; the account's count was cleared with the sign-in.
+  await release(ctx.db, { held: reserved.reservation.held.filter((h) => h.key !== budgets[0]!.key) });
+  countLogin(ctx, 'success');
+  return outcome;
+}
