@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { auditEntries } from '../helpers/audit.ts';
 import { DIALECTS } from '../helpers/databases.ts';
-import { createUser } from '../helpers/users.ts';
+import { createUser, firstAdmin, sessionFor } from '../helpers/users.ts';
 import {
   caller,
   enableTotp,
@@ -148,10 +148,7 @@ for (const dialect of DIALECTS) {
 
     it('confirming TOTP revokes every other session; a second enrolment is 409 mfa_already_enabled', async () => {
       const { user, token } = await userWithSession(t);
-      const other = await userWithSession(t, undefined);
-      void other;
-      const second = (await import('../helpers/users.ts')).sessionFor(t, user);
-      const otherToken = (await second).access_token;
+      const otherToken = (await sessionFor(t, user)).access_token;
       await enableTotp(t, token);
       const verifyOther = await caller(t, otherToken)('GET', '/api/v1/verify-token');
       assert.equal(verifyOther.statusCode, 401);
@@ -305,8 +302,7 @@ for (const dialect of DIALECTS) {
       const { user, token } = await userWithSession(t);
       await enableTotp(t, token);
       await passwordStep(t, user);
-      const admin = await (await import('../helpers/users.ts')).firstAdmin(t);
-      const adminToken = (await (await import('../helpers/users.ts')).sessionFor(t, admin)).access_token;
+      const adminToken = (await sessionFor(t, await firstAdmin(t))).access_token;
       const notAdmin = await caller(t, token)('DELETE', `/api/v1/users/${user.id}/mfa`);
       assert.equal(notAdmin.statusCode, 403);
       const res = await caller(t, adminToken)('DELETE', `/api/v1/users/${user.id}/mfa`);
