@@ -58,6 +58,8 @@ for (const dialect of DIALECTS) {
       );
       assert.equal(status.totp.enabled, true);
       assert.equal(status.recovery_codes_remaining, 10);
+      const profile = json<{ mfa?: unknown }>(await call('GET', '/api/v1/profile'));
+      assert.deepEqual(profile.mfa, json(await call('GET', '/api/v1/mfa')), 'the profile shows the factors');
 
       const step = await passwordStep(t, user);
       assert.equal(step.code, 'mfa_required');
