@@ -17,6 +17,8 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   readonly apiForm: ApiForm;
   readonly publicUrl: string;
+  /** Whether PUBLIC_URL was given (the default names one port, so instances would disagree). */
+  readonly publicUrlSet: boolean;
   readonly adminEmail: string | null;
   readonly adminPassword: string | null;
   readonly accessTokenTtlS: number;
@@ -43,6 +45,8 @@ export interface Config {
     readonly jwksCooldownS: number;
     /** Timeout of each request to the provider. */
     readonly httpTimeoutMs: number;
+    /** Oldest `iat` accepted: an ID token is exchanged right after it is issued (issue 17.9). */
+    readonly maxTokenAgeS: number;
   };
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
@@ -56,6 +60,8 @@ export interface Config {
   readonly trustProxy: boolean | string;
   readonly logLevel: string;
   readonly metricsToken: string | null;
+  /** `METRICS_PUBLIC=true`: serve `/metrics` without a token (API.md §10). */
+  readonly metricsPublic: boolean;
   readonly auditRetentionDays: number;
   /** Slow clients: a whole request must arrive within requestTimeoutMs, its headers within headersTimeoutMs. */
   readonly requestTimeoutMs: number;
@@ -262,6 +268,7 @@ export function loadConfig(env: Env): Config {
     databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
     apiForm: form,
     publicUrl,
+    publicUrlSet: str('PUBLIC_URL') !== undefined,
     adminEmail,
     adminPassword,
     accessTokenTtlS: int('ACCESS_TOKEN_TTL_S', 900, 1, 86_400),
@@ -286,6 +293,7 @@ export function loadConfig(env: Env): Config {
       cacheTtlS: int('OIDC_CACHE_TTL_S', 3600, 1, 86_400),
       jwksCooldownS: int('OIDC_JWKS_COOLDOWN_S', 30, 0, 3600),
       httpTimeoutMs: int('OIDC_HTTP_TIMEOUT_MS', 3000, 100, 60_000),
+      maxTokenAgeS: int('OIDC_MAX_TOKEN_AGE_S', 600, 60, 86_400),
     },
     smtpUrl,
     mailFrom,
@@ -295,6 +303,7 @@ export function loadConfig(env: Env): Config {
     trustProxy: trustProxy(str('TRUST_PROXY')),
     logLevel,
     metricsToken: str('METRICS_TOKEN') ?? null,
+    metricsPublic: bool('METRICS_PUBLIC', false),
     auditRetentionDays: int('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
     requestTimeoutMs,
     headersTimeoutMs,

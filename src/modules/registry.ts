@@ -14,6 +14,7 @@ import type { ModuleInfo, ModuleName } from './module-state.ts';
 import { passkeyEndpoints } from './passkeys/passkeys.routes.ts';
 import { sessionEndpoints } from './sessions/sessions.routes.ts';
 import { userAdminEndpoints } from './user-admin/user-admin.routes.ts';
+import { unlockEndpoints } from './users/unlock.routes.ts';
 import { usersEndpoints } from './users/users.routes.ts';
 
 /** A module's public description, as the admin module list and the index show it. */
@@ -41,7 +42,7 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   idp: idpEndpoints,
   invitations: invitationEndpoints,
   audit: auditEndpoints,
-  recovery: () => [],
+  recovery: unlockEndpoints,
   email: () => [],
   registration: () => [],
   mfa: mfaEndpoints,

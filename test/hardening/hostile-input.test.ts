@@ -37,6 +37,7 @@ for (const dialect of DIALECTS) {
       });
       await t.ctx.modules.set('audit', true);
       await t.ctx.modules.set('invitations', true);
+      await t.ctx.modules.set('recovery', true);
       for (const name of ['mfa', 'passkeys', 'sessions'] as const) await t.ctx.modules.set(name, true);
       const admin = await firstAdmin(t);
       adminId = admin.id;

@@ -1,15 +1,8 @@
 import type { AppContext } from '../../context.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
-import { type Budget, release, reserveAttempt } from '../../security/attempt-budget.ts';
 import { hashOpaqueToken } from '../../security/opaque-tokens.ts';
-import { deleteCounter } from '../../security/throttle.queries.ts';
-import {
-  ACCOUNT_FAILURE_LIMIT,
-  ACCOUNT_WINDOW_MS,
-  ADDRESS_WINDOW_MS,
-  loginThrottleKeys,
-} from '../../security/throttle.ts';
+import { createLoginThrottle, type LoginThrottle, type ThrottleTicket } from '../../security/throttle.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { recordLogin } from '../auth/auth.queries.ts';
 import { type ClientInfo, startSession, type TokenResponse } from '../auth/sessions.service.ts';
@@ -39,13 +32,23 @@ class Rollback extends Error {
 const tokenInvalid = () =>
   new ApiError('mfa_token_invalid', { detail: 'The mfa_token is unknown, used, expired or out of tries' });
 
-/** The login throttle's budgets for an account from an address (API.md §5), shared with the password check. */
-export function loginBudgets(ctx: AppContext, email: string, ip: string | null): Budget[] {
-  const { accountKey, addressKey } = loginThrottleKeys(email, ip);
-  return [
-    { key: accountKey, limit: ACCOUNT_FAILURE_LIMIT, windowMs: ACCOUNT_WINDOW_MS },
-    { key: addressKey, limit: ctx.config.loginFailuresPerAddressPerMin, windowMs: ADDRESS_WINDOW_MS },
-  ];
+/** The login throttle of API.md §5 (the password check's own: one budget for passwords and codes). */
+export function loginThrottle(ctx: AppContext): LoginThrottle {
+  return createLoginThrottle(ctx.db, { failuresPerAddressPerMin: ctx.config.loginFailuresPerAddressPerMin });
+}
+
+/** Reserves one attempt of an account's login throttle; spent: 429 (counted in the metrics). */
+export async function reserveLogin(
+  ctx: AppContext,
+  email: string,
+  ip: string | null,
+): Promise<ThrottleTicket> {
+  try {
+    return await loginThrottle(ctx).reserve(email, ip);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'rate_limited') countLogin(ctx, 'rate_limited');
+    throw err;
+  }
 }
 
 /**
@@ -64,23 +67,16 @@ export async function completeMfaLogin(
   const row = await findMfaToken(ctx.db, hashOpaqueToken(mfaToken));
   const user = row ? await findUserById(ctx.db, row.user_id) : undefined;
   if (!row || !user) throw tokenInvalid();
-  const budgets = loginBudgets(ctx, user.email, client.ip);
-  const reserved = await reserveAttempt(ctx.db, budgets);
-  if (!reserved.ok) {
-    countLogin(ctx, 'rate_limited');
-    throw new ApiError('rate_limited', {
-      detail: 'Too many failed sign-in attempts; try again later',
-      retryAfterS: reserved.retryAfterMs / 1000,
-    });
-  }
+  const throttle = loginThrottle(ctx);
+  const ticket = await reserveLogin(ctx, user.email, client.ip);
   const now = Date.now();
   if (!(await countMfaTokenTry(ctx.db, row.id, now, MFA_TOKEN_MAX_TRIES))) {
     // Not a check of a secret: the attempt does not count.
-    await release(ctx.db, reserved.reservation);
+    await throttle.release(ticket);
     throw tokenInvalid();
   }
   if (user.status !== 'active') {
-    await release(ctx.db, reserved.reservation);
+    await throttle.release(ticket);
     throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
   }
 
@@ -97,7 +93,8 @@ export async function completeMfaLogin(
       if (proved === null) throw new Rollback(null);
       const at = Date.now();
       await recordLogin(trx, user.id, at, null);
-      await deleteCounter(trx, budgets[0]!.key);
+      // The account's failures clear and the address gets this attempt back.
+      await throttle.succeed(ticket, trx);
       const amr = [row.first_factor, proved];
       const session = await startSession(ctx, { ...user, last_login_at: at } satisfies UserRow, client, trx);
       await recordAudit(trx, {
@@ -114,7 +111,7 @@ export async function completeMfaLogin(
     outcome = err.outcome;
   }
   if (outcome === 'token_gone') {
-    await release(ctx.db, reserved.reservation);
+    await throttle.release(ticket);
     throw tokenInvalid();
   }
   if (outcome === null) {
@@ -132,8 +129,6 @@ export async function completeMfaLogin(
     }
     throw new ApiError('passkey_invalid', { detail: 'The passkey could not be verified' });
   }
-  // The address budget gets this attempt back; the account's count was cleared with the sign-in.
-  await release(ctx.db, { held: reserved.reservation.held.filter((h) => h.key !== budgets[0]!.key) });
   countLogin(ctx, 'success');
   return outcome;
 }

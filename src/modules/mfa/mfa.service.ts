@@ -2,7 +2,6 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
-import { release } from '../../security/attempt-budget.ts';
 import type { AuthContext } from '../../security/guard.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
@@ -25,7 +24,7 @@ import {
   findTotp,
   upsertPendingTotp,
 } from './mfa.queries.ts';
-import { confirmCurrentPassword, reserveLoginAttempt } from './reauth.ts';
+import { confirmCurrentPassword, releaseLoginAttempt, reserveLoginAttempt } from './reauth.ts';
 import { queueSecurityNotice } from './security-notices.ts';
 import { matchingStep, newTotpSecret, otpauthUrl, qrSvg, totpSecretText } from './totp.ts';
 
@@ -107,7 +106,7 @@ export async function confirmTotpEnrollment(
   const reservation = await reserveLoginAttempt(ctx, user, client);
   const pending = await findTotp(ctx.db, user.id);
   if (!pending || pending.confirmed_at !== null || (pending.pending_expires_at ?? 0) <= Date.now()) {
-    await release(ctx.db, reservation);
+    await releaseLoginAttempt(ctx, reservation);
     if (pending?.confirmed_at != null)
       throw new ApiError('mfa_already_enabled', { detail: 'TOTP is already enabled' });
     throw codeInvalid('There is no pending TOTP enrolment (it may have expired); start again');
@@ -130,7 +129,7 @@ export async function confirmTotpEnrollment(
     return { issued };
   });
   if (codes === null) throw codeInvalid();
-  await release(ctx.db, reservation);
+  await releaseLoginAttempt(ctx, reservation);
   ctx.mail.outbox.nudge();
   return codes.issued === undefined ? {} : { recovery_codes: codes.issued };
 }
@@ -214,7 +213,7 @@ async function spendOrThrow(
     });
     throw codeInvalid();
   }
-  await release(ctx.db, reservation);
+  await releaseLoginAttempt(ctx, reservation);
   ctx.mail.outbox.nudge();
 }
 

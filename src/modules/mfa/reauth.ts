@@ -1,28 +1,26 @@
 import type { AppContext } from '../../context.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
-import { type Reservation, release, reserveAttempt } from '../../security/attempt-budget.ts';
+import type { ThrottleTicket } from '../../security/throttle.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import type { ClientInfo } from '../auth/sessions.service.ts';
-import { loginBudgets } from './mfa-login.service.ts';
+import { loginThrottle, reserveLogin } from './mfa-login.service.ts';
 
 /**
  * Reserves one attempt of the caller's login throttle before a secret is checked (API.md §13:
  * wrong codes and wrong current passwords count like failed logins). Spent: 429.
  */
-export async function reserveLoginAttempt(
+export function reserveLoginAttempt(
   ctx: AppContext,
   user: UserRow,
   client: ClientInfo,
-): Promise<Reservation> {
-  const result = await reserveAttempt(ctx.db, loginBudgets(ctx, user.email, client.ip));
-  if (!result.ok) {
-    throw new ApiError('rate_limited', {
-      detail: 'Too many failed attempts; try again later',
-      retryAfterS: result.retryAfterMs / 1000,
-    });
-  }
-  return result.reservation;
+): Promise<ThrottleTicket> {
+  return reserveLogin(ctx, user.email, client.ip);
+}
+
+/** Gives a reserved attempt back (the secret was right, or was never checked). */
+export function releaseLoginAttempt(ctx: AppContext, ticket: ThrottleTicket): Promise<void> {
+  return loginThrottle(ctx).release(ticket);
 }
 
 /**
@@ -51,5 +49,5 @@ export async function confirmCurrentPassword(
     });
     throw new ApiError('invalid_credentials', { detail: 'The current password is not correct' });
   }
-  await release(ctx.db, reservation);
+  await releaseLoginAttempt(ctx, reservation);
 }

@@ -2,11 +2,11 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
-import { type Reservation, release } from '../../security/attempt-budget.ts';
+import type { ThrottleTicket } from '../../security/throttle.ts';
 import type { ClientInfo } from '../auth/sessions.service.ts';
 import { type PasskeyProof, passkeyFactor } from '../passkeys/passkey-factor.ts';
 import { mfaRequired, secondFactors, spendCode } from './factors.ts';
-import { reserveLoginAttempt } from './reauth.ts';
+import { releaseLoginAttempt, reserveLoginAttempt } from './reauth.ts';
 
 /** What a password reset may carry as its second factor (API.md §11). */
 export interface ResetFactorInput {
@@ -38,8 +38,8 @@ export async function prepareResetFactor(
   const methods = await secondFactors(ctx, ctx.db, user.id);
   if (methods.length === 0) return null;
   if (input.mfa_code === undefined && input.passkey === undefined) throw mfaRequired(methods);
-  const reservation: Reservation = await reserveLoginAttempt(ctx, user, client);
-  const settle = () => release(ctx.db, reservation);
+  const reservation: ThrottleTicket = await reserveLoginAttempt(ctx, user, client);
+  const settle = () => releaseLoginAttempt(ctx, reservation);
   if (input.passkey !== undefined) {
     const proved = await passkeyFactor(ctx, input.passkey, 'reset')(user.id);
     if (proved === null)
