@@ -75,7 +75,7 @@ export interface Config {
   readonly appName: string;
   /** SECRETS_KEY (base64 of 32 bytes) that seals TOTP secrets; null: see src/security/secrets-key.ts. */
   readonly secretsKey: string | null;
-  /** API.md §13: relying party of passkeys. Whether the RP ID may be used is checked when `passkeys` is on. */
+  /** docs/api.md §13: relying party of passkeys. Whether the RP ID may be used is checked when `passkeys` is on. */
   readonly webauthn: {
     readonly rpId: string;
     readonly rpName: string;

@@ -64,11 +64,11 @@ export interface ApiErrorOptions {
   retryAfterS?: number;
   cause?: unknown;
   /**
-   * A status other than the table's, where API.md names one code with two statuses: `passkey_invalid`
+   * A status other than the table's, where docs/api.md names one code with two statuses: `passkey_invalid`
    * is 401 at sign-in but 400 for a registration that fails verification (§13).
    */
   status?: 400;
-  /** RFC 9457 extension members (API.md §13: `mfa_token`, `methods` of `mfa_required`). */
+  /** RFC 9457 extension members (docs/api.md §13: `mfa_token`, `methods` of `mfa_required`). */
   extensions?: ProblemExtensions;
 }
 

@@ -146,7 +146,7 @@ export interface UserLoginDaysTable {
   n: number;
 }
 
-/** A user's TOTP factor (API.md §13): pending until confirmed, its secret sealed with SECRETS_KEY. */
+/** A user's TOTP factor (docs/api.md §13): pending until confirmed, its secret sealed with SECRETS_KEY. */
 export interface MfaTotpTable {
   user_id: string;
   secret_box: string;

@@ -495,7 +495,7 @@ export function hostileEndpoints(fx: Fixtures): EndpointRows[] {
         ),
       ],
     },
-    // Second factors, passkeys and sessions (API.md §13); the admin has no factor.
+    // Second factors, passkeys and sessions (docs/api.md §13); the admin has no factor.
     {
       method: 'POST',
       path: '/api/v1/login/mfa',

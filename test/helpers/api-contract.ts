@@ -98,7 +98,7 @@ export const LATER_MODULES: readonly string[] = [
 ];
 
 /**
- * API.md §3's entries of the later modules, `group.label` → `METHOD /path`, per module. A module
+ * docs/api.md §3's entries of the later modules, `group.label` → `METHOD /path`, per module. A module
  * that is built adds its entries here; the `full` index must list exactly the entries of the built
  * modules that are on.
  */

@@ -28,7 +28,7 @@ for (const dialect of DIALECTS) {
     });
     after(() => full.destroy());
 
-    it('API_FORM=full lists every entry of mfa, passkeys and sessions exactly as API.md §3', async () => {
+    it('API_FORM=full lists every entry of mfa, passkeys and sessions exactly as docs/api.md §3', async () => {
       const doc = json<{ documentation: Documentation }>(await full.app.inject({ url: '/' })).documentation;
       for (const module of SECOND_FACTOR_MODULES) {
         assert.deepEqual(listedFor(doc, module), LATER_MODULE_ENDPOINTS[module], module);

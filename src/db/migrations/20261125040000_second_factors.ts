@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { bigintType, dialectOf } from '../dialect.ts';
 
 /**
- * Second factors (API.md §13): a TOTP factor per user (its secret encrypted), recovery codes
+ * Second factors (docs/api.md §13): a TOTP factor per user (its secret encrypted), recovery codes
  * (hashed), passkeys, the short-lived `mfa_token`s of a half-finished sign-in, and WebAuthn
  * challenges (in the database so any instance can answer the second step).
  */

@@ -39,7 +39,7 @@ export const ProfileResponse = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    // While the `mfa` module is on: what GET /api/v1/mfa shows (API.md §13, "the profile shows what the user has").
+    // While the `mfa` module is on: what GET /api/v1/mfa shows (docs/api.md §13, "the profile shows what the user has").
     mfa: Type.Optional(MfaStatus),
   },
   { additionalProperties: false },

@@ -90,7 +90,7 @@ export async function login(
   const newHash = await rehashIfNeeded(ctx, user.password_hash, input.password);
   const methods = await secondFactors(ctx, ctx.db, user.id);
   if (methods.length > 0) {
-    // A correct password alone resets nothing (API.md §13): the counts clear when the login
+    // A correct password alone resets nothing (docs/api.md §13): the counts clear when the login
     // completes. This attempt was no wrong guess, so it is given back.
     await throttle.release(ticket);
     const mfaToken = await ctx.db.transaction().execute(async (trx) => {

@@ -57,7 +57,7 @@ export async function startSession(
     expires_at: now + refreshTtlMs,
     revoked_at: null,
     revoked_reason: null,
-    // API.md §13: the header as sent, cut at 256 characters.
+    // docs/api.md §13: the header as sent, cut at 256 characters.
     user_agent: client.userAgent?.slice(0, 256) ?? null,
     ip: client.ip,
   });

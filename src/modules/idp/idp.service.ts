@@ -225,7 +225,7 @@ async function mapAndOpen(
   }
 
   // An account with second factors: the link (or update) commits, and the sign-in continues at
-  // POST /login/mfa with an mfa_token whose first factor is `fed` (API.md §13).
+  // POST /login/mfa with an mfa_token whose first factor is `fed` (docs/api.md §13).
   const methods = await secondFactors(ctx, trx, user.id);
   if (methods.length > 0) {
     events.push({

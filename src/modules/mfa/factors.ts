@@ -18,10 +18,10 @@ import { matchingStep, newRecoveryCodes, normalizeRecoveryCode } from './totp.ts
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-/** What `methods` lists (API.md §13), in this order. */
+/** What `methods` lists (docs/api.md §13), in this order. */
 export type SecondFactorMethod = 'totp' | 'recovery_code' | 'passkey';
 
-/** API.md §13: an mfa_token lives 5 minutes and allows 5 tries. */
+/** docs/api.md §13: an mfa_token lives 5 minutes and allows 5 tries. */
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
 export const MFA_TOKEN_MAX_TRIES = 5;
 
@@ -69,7 +69,7 @@ export function mfaRequired(methods: SecondFactorMethod[], mfaToken?: string): A
   });
 }
 
-/** The key, or 503 when the module was switched on where no key can be had (API.md §9 `unavailable`). */
+/** The key, or 503 when the module was switched on where no key can be had (docs/api.md §9 `unavailable`). */
 export function requireSecretsKey(ctx: AppContext): SecretsKey {
   const key = secretsKey(ctx);
   if (!key)
@@ -136,7 +136,7 @@ export async function regenerateRecoveryCodes(ctx: AppContext, trx: Db, userId: 
 }
 
 /**
- * API.md §13: the first factor a user adds issues recovery codes; a factor added while the user
+ * docs/api.md §13: the first factor a user adds issues recovery codes; a factor added while the user
  * holds codes issues none (undefined: `recovery_codes` stays out of the answer).
  */
 export async function recoveryCodesForNewFactor(

@@ -32,7 +32,7 @@ class Rollback extends Error {
 const tokenInvalid = () =>
   new ApiError('mfa_token_invalid', { detail: 'The mfa_token is unknown, used, expired or out of tries' });
 
-/** The login throttle of API.md §5 (the password check's own: one budget for passwords and codes). */
+/** The login throttle of docs/api.md §5 (the password check's own: one budget for passwords and codes). */
 export function loginThrottle(ctx: AppContext): LoginThrottle {
   return createLoginThrottle(ctx.db, { failuresPerAddressPerMin: ctx.config.loginFailuresPerAddressPerMin });
 }
@@ -52,7 +52,7 @@ export async function reserveLogin(
 }
 
 /**
- * POST /login/mfa (API.md §13). Order: the token is looked up (unknown: 401); the login throttle
+ * POST /login/mfa (docs/api.md §13). Order: the token is looked up (unknown: 401); the login throttle
  * reserves this attempt (spent: 429, before anything else is said); one conditional write counts a
  * try on the token (dead or out of tries: 401); then the factor is checked and, when good, spent in
  * the same transaction that consumes the token and opens the session. A wrong factor keeps both

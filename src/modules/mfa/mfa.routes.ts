@@ -30,7 +30,7 @@ import { completeMfaLogin } from './mfa-login.service.ts';
 
 const PRUNE_INTERVAL_MS = 10 * 60_000;
 
-/** The mfa module (API.md §13): TOTP, recovery codes, the second step of sign-in, the admin reset. */
+/** The mfa module (docs/api.md §13): TOTP, recovery codes, the second step of sign-in, the admin reset. */
 export function mfaEndpoints(ctx: AppContext): Endpoint[] {
   requireForModule(ctx, 'mfa', () => secretsKeyProblem(ctx));
   const prune = setInterval(() => {

@@ -28,7 +28,7 @@ import { confirmCurrentPassword, releaseLoginAttempt, reserveLoginAttempt } from
 import { queueSecurityNotice } from './security-notices.ts';
 import { matchingStep, newTotpSecret, otpauthUrl, qrSvg, totpSecretText } from './totp.ts';
 
-/** A pending enrolment lives 10 minutes (API.md §13). */
+/** A pending enrolment lives 10 minutes (docs/api.md §13). */
 const PENDING_TTL_MS = 10 * 60_000;
 
 const codeInvalid = (detail = 'The code is not correct, or was already used') =>

@@ -7,7 +7,7 @@ import type { ClientInfo } from '../auth/sessions.service.ts';
 import { loginThrottle, reserveLogin } from './mfa-login.service.ts';
 
 /**
- * Reserves one attempt of the caller's login throttle before a secret is checked (API.md §13:
+ * Reserves one attempt of the caller's login throttle before a secret is checked (docs/api.md §13:
  * wrong codes and wrong current passwords count like failed logins). Spent: 429.
  */
 export function reserveLoginAttempt(

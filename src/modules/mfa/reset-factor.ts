@@ -8,7 +8,7 @@ import { type PasskeyProof, passkeyFactor } from '../passkeys/passkey-factor.ts'
 import { mfaRequired, secondFactors, spendCode } from './factors.ts';
 import { releaseLoginAttempt, reserveLoginAttempt } from './reauth.ts';
 
-/** What a password reset may carry as its second factor (API.md §11). */
+/** What a password reset may carry as its second factor (docs/api.md §11). */
 export interface ResetFactorInput {
   mfa_code?: string | undefined;
   passkey?: PasskeyProof | undefined;
@@ -23,7 +23,7 @@ export interface ResetFactor {
 }
 
 /**
- * The second factor of a password reset (API.md §11), asked of the same function as login. Null when
+ * The second factor of a password reset (docs/api.md §11), asked of the same function as login. Null when
  * the user has no factor. Without one: 403 `mfa_required` with `methods` and no `mfa_token` (the link
  * is the proof). The attempt is reserved on the account's login throttle before any check (429 when
  * spent); a passkey is verified here, a code is spent by `spend` in the reset's transaction so that a

@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import { escapeHtml, formatReadableUtc, singleLine } from '../../mail/templates.ts';
 
 /**
- * The security notices of API.md §13 that second factors send. Kept in this one file so they can
+ * The security notices of docs/api.md §13 that second factors send. Kept in this one file so they can
  * move into the shared notices module as one piece. A notice says what happened and when, never a
  * secret or a code.
  */

@@ -9,7 +9,7 @@ import {
   recordPasskeyUse,
 } from './passkeys.queries.ts';
 
-/** API.md §13: a challenge lives 5 minutes. */
+/** docs/api.md §13: a challenge lives 5 minutes. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
 
 /** A passkey proof as the API receives it. */
@@ -111,7 +111,7 @@ export async function verifyAssertion(
 
 /**
  * A passkey as a second factor (login with mfa_token, password reset): user verification is not
- * required (API.md §13), the credential must be the user's. Returns the amr value or null.
+ * required (docs/api.md §13), the credential must be the user's. Returns the amr value or null.
  */
 export function passkeyFactor(
   ctx: AppContext,

@@ -64,7 +64,7 @@ export async function deletePasskey(db: Db, userId: string, id: string): Promise
 }
 
 /**
- * Records a use under the counter rule of API.md §13, as one compare-and-set: a stored 0 accepts
+ * Records a use under the counter rule of docs/api.md §13, as one compare-and-set: a stored 0 accepts
  * 0 (synced passkeys do not count), otherwise the counter must grow. Of two replays of one
  * assertion, at most one passes.
  */

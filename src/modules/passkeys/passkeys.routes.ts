@@ -25,14 +25,14 @@ import {
   removePasskey,
 } from './passkeys.service.ts';
 
-/** Why passkeys cannot run with this configuration (API.md §13: the RP ID must be a domain), or null. */
+/** Why passkeys cannot run with this configuration (docs/api.md §13: the RP ID must be a domain), or null. */
 export function rpIdProblem(ctx: AppContext): string | null {
   const { rpId } = ctx.config.webauthn;
   if (isIP(rpId) === 0) return null;
   return `WEBAUTHN_RP_ID must be a domain name (localhost works), not the IP address "${rpId}": passkeys need a domain; set WEBAUTHN_RP_ID or use a PUBLIC_URL with a host name`;
 }
 
-/** The passkeys module (API.md §13): registration, discoverable sign-in, list and delete. */
+/** The passkeys module (docs/api.md §13): registration, discoverable sign-in, list and delete. */
 export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
   requireForModule(ctx, 'passkeys', () => rpIdProblem(ctx));
   return [

@@ -21,7 +21,7 @@ const UserSessionParams = Type.Object({
   session_id: Type.String({ maxLength: 512 }),
 });
 
-/** The sessions module (API.md §13): a user's live sessions, for the user and for an admin. */
+/** The sessions module (docs/api.md §13): a user's live sessions, for the user and for an admin. */
 export function sessionEndpoints(ctx: AppContext): Endpoint[] {
   return [
     endpoint({
