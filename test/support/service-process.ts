@@ -43,8 +43,10 @@ export function freePort(): Promise<number> {
 export async function startServiceProcess(
   env: Record<string, string>,
   startAttempts = 300,
+  /** A port chosen beforehand (e.g. to put it in PUBLIC_URL); a free one otherwise. */
+  chosenPort?: number,
 ): Promise<ServiceProcess> {
-  const port = await freePort();
+  const port = chosenPort ?? (await freePort());
   const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-proc-'));
   const child = spawn(process.execPath, [MAIN], {
     cwd,

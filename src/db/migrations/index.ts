@@ -4,6 +4,7 @@ import * as authPruningIndexes from './20261121013700_auth_pruning_indexes.ts';
 import * as audit from './20261121014000_audit.ts';
 import * as outboxAttempts from './20261121015000_outbox_attempts.ts';
 import * as usersScale from './20261121016000_users_scale.ts';
+import * as sessionAmr from './20261125010000_session_amr.ts';
 import * as secondFactors from './20261125040000_second_factors.ts';
 
 /**
@@ -18,5 +19,6 @@ export const migrations: Record<string, Migration> = {
   '20261121015000_outbox_attempts': outboxAttempts,
   // Landed after the three above; renumbered so databases that applied them accept it in order.
   '20261121016000_users_scale': usersScale,
+  '20261125010000_session_amr': sessionAmr,
   '20261125040000_second_factors': secondFactors,
 };

@@ -96,7 +96,14 @@ export async function completeMfaLogin(
       // The account's failures clear and the address gets this attempt back.
       await throttle.succeed(ticket, trx);
       const amr = [row.first_factor, proved];
-      const session = await startSession(ctx, { ...user, last_login_at: at } satisfies UserRow, client, trx);
+      // auth_time is now: the sign-in completed with its last factor (docs/api.md §13).
+      const session = await startSession(
+        ctx,
+        { ...user, last_login_at: at } satisfies UserRow,
+        client,
+        { amr, authTime: at },
+        trx,
+      );
       await recordAudit(trx, {
         action: 'login.success',
         actor: { type: 'user', id: user.id },

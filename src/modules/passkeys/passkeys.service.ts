@@ -229,7 +229,13 @@ export async function loginWithPasskey(
   const tokens = await ctx.db.transaction().execute(async (trx) => {
     const at = Date.now();
     await recordLogin(trx, user.id, at, null);
-    const session = await startSession(ctx, { ...user, last_login_at: at }, client, trx);
+    const session = await startSession(
+      ctx,
+      { ...user, last_login_at: at },
+      client,
+      { amr, authTime: at },
+      trx,
+    );
     await recordAudit(trx, {
       action: 'login.success',
       actor: { type: 'user', id: user.id },

@@ -20,19 +20,15 @@ function toPublicSession(s: SessionRow, currentId: string) {
   };
 }
 
-/** The session's authentication methods (RFC 8176), as stored with it. */
+/** The session's authentication methods (RFC 8176), stored as JSON with it; [] for sessions older than that. */
 function sessionAmr(s: SessionRow): string[] {
-  const stored = (s as SessionRow & { amr?: unknown }).amr;
-  if (Array.isArray(stored)) return stored.map(String);
-  if (typeof stored === 'string' && stored !== '') {
-    try {
-      const parsed: unknown = JSON.parse(stored);
-      if (Array.isArray(parsed)) return parsed.map(String);
-    } catch {
-      return [];
-    }
+  if (s.amr === null) return [];
+  try {
+    const parsed: unknown = JSON.parse(s.amr);
+    return Array.isArray(parsed) ? parsed.map(String) : [];
+  } catch {
+    return [];
   }
-  return [];
 }
 
 /** GET /sessions and GET /users/<id>/sessions: live sessions only. */
