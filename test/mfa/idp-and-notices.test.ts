@@ -7,7 +7,7 @@ import { firstAdmin, sessionFor } from '../helpers/users.ts';
 import { type OidcHarness, startOidcProvider } from '../support/oidc-provider.ts';
 import { type SmtpHarness, startSmtpServer } from '../support/smtp-server.ts';
 import { SoftCredential } from '../support/webauthn-authenticator.ts';
-import { caller, enableTotp, loginMfa, PASSWORD, totpCode, userWithSession } from './helpers.ts';
+import { caller, claimsOf, enableTotp, loginMfa, PASSWORD, totpCode, userWithSession } from './helpers.ts';
 
 for (const dialect of DIALECTS) {
   describe(`second factors after identity-provider sign-in, and security notices [${dialect}]`, () => {
@@ -56,6 +56,7 @@ for (const dialect of DIALECTS) {
       const done = await loginMfa(t, body.mfa_token, totpCode(secret, 1));
       assert.equal(done.statusCode, 200, done.body);
       assert.equal(json<{ user: { id: string } }>(done).user.id, user.id);
+      assert.deepEqual(claimsOf(json<{ access_token: string }>(done).access_token).amr, ['fed', 'otp']);
 
       // Security notices: TOTP turned on (no code or secret in it).
       const mail = await waitForMail(user.email, /Authenticator app sign-in was turned on/);

@@ -4,7 +4,7 @@ import { buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts'
 import { DIALECTS } from '../helpers/databases.ts';
 import { firstAdmin, sessionFor } from '../helpers/users.ts';
 import { SoftCredential } from '../support/webauthn-authenticator.ts';
-import { caller, PASSWORD, passwordStep, totpCode, userWithSession } from './helpers.ts';
+import { caller, claimsOf, PASSWORD, passwordStep, totpCode, userWithSession } from './helpers.ts';
 
 interface Ceremony {
   challenge_id: string;
@@ -142,6 +142,7 @@ for (const dialect of DIALECTS) {
       assert.equal(res.statusCode, 200, res.body);
       const body = json<{ user: { id: string }; access_token: string }>(res);
       assert.equal(body.user.id, user.id);
+      assert.deepEqual(claimsOf(body.access_token).amr, ['hwk', 'user']);
 
       const noUv = await passkeyLogin(credential, { uv: false });
       assert.equal(noUv.statusCode, 401);
@@ -217,6 +218,7 @@ for (const dialect of DIALECTS) {
         passkey: { challenge_id: ceremony.challenge_id, response },
       });
       assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(claimsOf(json<{ access_token: string }>(res).access_token).amr, ['pwd', 'swk']);
       const dead = await caller(t)('POST', '/api/v1/passkeys/authentication/options', {
         mfa_token: step.mfa_token,
       });

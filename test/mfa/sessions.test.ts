@@ -56,7 +56,7 @@ for (const dialect of DIALECTS) {
       assert.equal(newest.ip, '198.51.100.9');
       assert.equal(oldest.user_agent, longAgent.slice(0, 256));
       assert.equal(oldest.ip, '203.0.113.7');
-      assert.ok(Array.isArray(newest.amr));
+      assert.deepEqual(newest.amr, ['pwd']);
 
       // Revoking one's own other session; it vanishes from the list (live sessions only).
       const revoke = await del(second, `/api/v1/sessions/${oldest.id}`);

@@ -6,6 +6,7 @@ import { DIALECTS } from '../helpers/databases.ts';
 import { createUser, firstAdmin, sessionFor } from '../helpers/users.ts';
 import {
   caller,
+  claimsOf,
   enableTotp,
   loginMfa,
   nextAddress,
@@ -69,7 +70,23 @@ for (const dialect of DIALECTS) {
 
       const done = await loginMfa(t, step.mfa_token, totpCode(body.secret, 1));
       assert.equal(done.statusCode, 200, done.body);
-      assert.equal(json<{ user: { id: string } }>(done).user.id, user.id);
+      const tokens = json<{ user: { id: string }; access_token: string; refresh_token: string }>(done);
+      assert.equal(tokens.user.id, user.id);
+      const claims = claimsOf(tokens.access_token);
+      assert.deepEqual(claims.amr, ['pwd', 'otp']);
+      assert.equal(typeof claims.auth_time, 'number');
+      const verified = json<{ claims: Record<string, unknown> }>(
+        await caller(t, tokens.access_token)('GET', '/api/v1/verify-token'),
+      );
+      assert.deepEqual(verified.claims.amr, ['pwd', 'otp']);
+      // A refresh keeps amr and auth_time unchanged.
+      const refreshed = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/refresh-token',
+        payload: { refresh_token: tokens.refresh_token },
+      });
+      const after = claimsOf(json<{ access_token: string }>(refreshed).access_token);
+      assert.deepEqual([after.amr, after.auth_time], [['pwd', 'otp'], claims.auth_time]);
       // The mfa_token is single-use.
       const again = await loginMfa(t, step.mfa_token, totpCode(body.secret, 1));
       assert.equal(json(again).code, 'mfa_token_invalid');
@@ -105,6 +122,7 @@ for (const dialect of DIALECTS) {
       const typed = ` ${code.toUpperCase().replace('-', ' ')} `;
       const first = await loginMfa(t, (await passwordStep(t, user)).mfa_token, typed);
       assert.equal(first.statusCode, 200, first.body);
+      assert.deepEqual(claimsOf(json<{ access_token: string }>(first).access_token).amr, ['pwd', 'mfa']);
       const second = await loginMfa(t, (await passwordStep(t, user)).mfa_token, code);
       assert.equal(second.statusCode, 401);
       assert.equal(json(second).code, 'mfa_code_invalid');
