@@ -86,6 +86,14 @@ export interface Config {
   /** Nice value for libuv's pool threads, where argon2 runs (Linux; 0 leaves them alone). */
   readonly workerNice: number;
   /** Load shedding (docs/benchmarks.md): over any limit, requests other than /health get 503. 0 = off. */
+  /** SECRETS_KEY (base64 of 32 bytes) that seals TOTP secrets; null: see src/security/secrets-key.ts. */
+  readonly secretsKey: string | null;
+  /** docs/api.md §13: relying party of passkeys. Whether the RP ID may be used is checked when `passkeys` is on. */
+  readonly webauthn: {
+    readonly rpId: string;
+    readonly rpName: string;
+    readonly origins: readonly string[];
+  };
   readonly pressure: {
     readonly maxEventLoopDelayMs: number;
     /** null: 90% of the V8 heap limit. */
@@ -282,6 +290,12 @@ export function loadConfig(env: Env): Config {
     );
   }
 
+  const secretsKey = str('SECRETS_KEY') ?? null;
+  if (secretsKey !== null && !isKey32(secretsKey)) {
+    throw new ConfigError('SECRETS_KEY must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)');
+  }
+  const webauthn = webauthnSettings(str('WEBAUTHN_RP_ID'), str('WEBAUTHN_ORIGINS'), publicUrl);
+
   const config: Config = {
     port,
     host,
@@ -342,6 +356,8 @@ export function loadConfig(env: Env): Config {
     requestTimeoutMs,
     headersTimeoutMs,
     workerNice: int('WORKER_NICE', 10, 0, 19),
+    secretsKey,
+    webauthn: { ...webauthn, rpName: singleLineName(str('WEBAUTHN_RP_NAME') ?? 'Gatehouse') },
     pressure: {
       maxEventLoopDelayMs: int('PRESSURE_MAX_EVENT_LOOP_DELAY_MS', 200, 0, 60_000),
       maxHeapUsedMb:
@@ -352,6 +368,57 @@ export function loadConfig(env: Env): Config {
     },
   };
   return deepFreeze(config);
+}
+
+function isKey32(value: string): boolean {
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) return false;
+  return Buffer.from(value, 'base64').length === 32;
+}
+
+/** A name shown in mails and authenticators: one line, bounded. */
+function singleLineName(value: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  if (/[\u0000-\u001f\u007f]/.test(value) || value.length > 64) {
+    throw new ConfigError('APP_NAME and WEBAUTHN_RP_NAME must be one line of at most 64 characters');
+  }
+  return value;
+}
+
+/**
+ * WEBAUTHN_RP_ID defaults to PUBLIC_URL's host, WEBAUTHN_ORIGINS to its origin. Every origin must be
+ * the RP ID's host or a subdomain of it (WebAuthn would refuse every ceremony otherwise). Whether
+ * the RP ID is an IP address is checked only when `passkeys` is enabled (src/modules/passkeys/).
+ */
+function webauthnSettings(
+  rpIdRaw: string | undefined,
+  originsRaw: string | undefined,
+  publicUrl: string,
+): { rpId: string; origins: string[] } {
+  const rpId = (rpIdRaw ?? new URL(publicUrl).hostname).toLowerCase().replace(/^\[|\]$/g, '');
+  if (!/^[a-z0-9.:-]+$/.test(rpId) || rpId.length > 253) {
+    throw new ConfigError(`WEBAUTHN_RP_ID must be a domain name such as example.com, got "${rpId}"`);
+  }
+  const origins = (originsRaw ?? new URL(publicUrl).origin)
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean)
+    .map((origin) => {
+      const parsed = URL.parse(origin);
+      if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.pathname !== '/') {
+        throw new ConfigError(
+          `WEBAUTHN_ORIGINS entries must be origins like https://app.example.com, got "${origin}"`,
+        );
+      }
+      const host = parsed.hostname.replace(/^\[|\]$/g, '');
+      if (host !== rpId && !host.endsWith(`.${rpId}`)) {
+        throw new ConfigError(
+          `WEBAUTHN_ORIGINS entry "${origin}" is not on WEBAUTHN_RP_ID "${rpId}" or a subdomain of it`,
+        );
+      }
+      return parsed.origin;
+    });
+  if (origins.length === 0) throw new ConfigError('WEBAUTHN_ORIGINS must name at least one origin');
+  return { rpId, origins };
 }
 
 /**

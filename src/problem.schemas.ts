@@ -10,4 +10,7 @@ export const ProblemSchema = Type.Object({
   detail: Type.Optional(Type.String()),
   errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
   request_id: Type.String(),
+  // Extension members (RFC 9457 §3.2) of `mfa_required` (docs/api.md §13).
+  mfa_token: Type.Optional(Type.String()),
+  methods: Type.Optional(Type.Array(Type.String())),
 });

@@ -169,6 +169,67 @@ export interface UserLoginDaysTable {
   n: number;
 }
 
+/** A user's TOTP factor (docs/api.md §13): pending until confirmed, its secret sealed with SECRETS_KEY. */
+export interface MfaTotpTable {
+  user_id: string;
+  secret_box: string;
+  created_at: number;
+  confirmed_at: number | null;
+  pending_expires_at: number | null;
+  /** The last time step accepted (-1: none yet); a code is accepted only for a later step. */
+  last_step: number;
+}
+
+/** One recovery code, stored as a keyed hash; `used_at` is set by the one write that consumes it. */
+export interface MfaRecoveryCodesTable {
+  id: string;
+  user_id: string;
+  code_hash: string;
+  created_at: number;
+  used_at: number | null;
+}
+
+/** The `mfa_token` of a sign-in waiting for its second factor (hash only; 5 minutes; 5 tries). */
+export interface MfaTokensTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  first_factor: string;
+  created_at: number;
+  expires_at: number;
+  tries: number;
+  used_at: number | null;
+}
+
+/** A registered WebAuthn credential. */
+export interface PasskeysTable {
+  id: string;
+  user_id: string;
+  /** base64url credential id, unique across users. */
+  credential_id: string;
+  /** base64url COSE public key. */
+  public_key: string;
+  counter: number;
+  /** JSON array of transports the authenticator reported. */
+  transports: string;
+  backed_up: number;
+  device_type: string;
+  name: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/** A WebAuthn challenge: 5 minutes, consumed once by a conditional write. */
+export interface WebauthnChallengesTable {
+  id: string;
+  challenge: string;
+  purpose: 'register' | 'login' | 'mfa' | 'reset';
+  user_id: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 /** Every table Kysely knows about. */
 export interface DB {
   users: UsersTable;
@@ -185,6 +246,11 @@ export interface DB {
   user_login_days: UserLoginDaysTable;
   audit_log: AuditLogTable;
   one_time_links: OneTimeLinksTable;
+  mfa_totp: MfaTotpTable;
+  mfa_recovery_codes: MfaRecoveryCodesTable;
+  mfa_tokens: MfaTokensTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

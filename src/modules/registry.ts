@@ -9,10 +9,13 @@ import { describeEndpoint, type Endpoint } from './endpoint.ts';
 import { healthEndpoints } from './health/health.routes.ts';
 import { idpEndpoints } from './idp/idp.routes.ts';
 import { invitationEndpoints } from './invitations/invitations.routes.ts';
+import { mfaEndpoints } from './mfa/mfa.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
 import type { ModuleCatalog, ModuleInfo, ModuleName } from './module-state.ts';
+import { passkeyEndpoints } from './passkeys/passkeys.routes.ts';
 import { recoveryEndpoints } from './recovery/recovery.routes.ts';
 import { registrationEndpoints } from './registration/registration.routes.ts';
+import { sessionEndpoints } from './sessions/sessions.routes.ts';
 import { userAdminEndpoints } from './user-admin/user-admin.routes.ts';
 import { unlockEndpoints } from './users/unlock.routes.ts';
 import { usersEndpoints } from './users/users.routes.ts';
@@ -40,9 +43,9 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   recovery: (ctx) => [...recoveryEndpoints(ctx), ...unlockEndpoints(ctx)],
   email: emailEndpoints,
   registration: registrationEndpoints,
-  mfa: () => [],
-  passkeys: () => [],
-  sessions: () => [],
+  mfa: mfaEndpoints,
+  passkeys: passkeyEndpoints,
+  sessions: sessionEndpoints,
   pages: () => [],
   console: () => [],
 };

@@ -8,6 +8,7 @@ import { createTestDatabase, type TestDatabase, type TestDialect } from './datab
 export const ADMIN_EMAIL = 'root@gatehouse.test';
 export const ADMIN_PASSWORD = 'correct horse battery staple 42';
 export const PUBLIC_URL = 'http://gatehouse.test';
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
 
 /** A Gatehouse app on its own fresh database, driven through app.inject(). */
 export interface TestApp {
@@ -42,6 +43,8 @@ export function testEnv(databaseUrl: string, env: Record<string, string> = {}): 
     // Load shedding on event-loop delay depends on timing, and the suite's own load (two files at
     // once on two cores, argon2, child processes) can trip it; test/app/load-shedding.test.ts turns it on.
     PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
+    // A fixed key for second-factor secrets: without one, `full` cannot start on PostgreSQL (docs/mfa.md).
+    SECRETS_KEY: TEST_SECRETS_KEY,
     ...env,
   };
 }

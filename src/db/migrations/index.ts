@@ -6,6 +6,7 @@ import * as outboxAttempts from './20261121015000_outbox_attempts.ts';
 import * as usersScale from './20261121016000_users_scale.ts';
 import * as sessionAmr from './20261125010000_session_amr.ts';
 import * as oneTimeLinks from './20261125030000_one_time_links.ts';
+import * as secondFactors from './20261125040000_second_factors.ts';
 import * as authNotify from './20261125060000_auth_notify.ts';
 
 /**
@@ -22,5 +23,6 @@ export const migrations: Record<string, Migration> = {
   '20261121016000_users_scale': usersScale,
   '20261125010000_session_amr': sessionAmr,
   '20261125030000_one_time_links': oneTimeLinks,
+  '20261125040000_second_factors': secondFactors,
   '20261125060000_auth_notify': authNotify,
 };

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { MfaStatus } from '../mfa/mfa.schemas.ts';
 import { UserSchema } from '../users/users.schemas.ts';
 
 /**
@@ -38,6 +39,8 @@ export const ProfileResponse = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    // While the `mfa` module is on: what GET /api/v1/mfa shows (docs/api.md §13, "the profile shows what the user has").
+    mfa: Type.Optional(MfaStatus),
   },
   { additionalProperties: false },
 );

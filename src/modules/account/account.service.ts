@@ -13,6 +13,7 @@ import {
   revokeUserSessions,
   type TokenResponse,
 } from '../auth/sessions.service.ts';
+import { mfaStatus } from '../mfa/mfa.service.ts';
 import { iso, toPublicUser } from '../users/users.schemas.ts';
 import { listIdentities, listLiveSessions, setPasswordHash } from './account.queries.ts';
 import type { ProfileResponse } from './account.schemas.ts';
@@ -89,5 +90,6 @@ export async function profile(ctx: AppContext, auth: AuthContext): Promise<Stati
       last_used_at: iso(s.last_used_at),
       current: s.id === auth.session.id,
     })),
+    ...(ctx.modules.isEnabled('mfa') && { mfa: await mfaStatus(ctx, auth.user) }),
   };
 }

@@ -4,6 +4,7 @@ import { recordAudit } from '../audit/audit.queries.ts';
 import { requestActor } from '../audit/audit.service.ts';
 import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
+import { moduleUnavailable } from '../module-availability.ts';
 import type { ModuleCatalog } from '../module-state.ts';
 import { ModuleList, ModuleObject, ModuleParams, ToggleBody } from './admin.schemas.ts';
 
@@ -40,6 +41,8 @@ export function adminEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): E
             detail: `The ${module.name} module is required and cannot be disabled`,
           });
         }
+        const unavailable = req.body.enabled && !module.enabled ? moduleUnavailable(ctx, module.name) : null;
+        if (unavailable !== null) throw new ApiError('module_unavailable', { detail: unavailable });
         await ctx.modules.set(module.name, req.body.enabled, (trx) =>
           recordAudit(trx, {
             action: 'module.toggle',

@@ -28,11 +28,28 @@ export const AUDIT_ACTIONS = [
   'email.change_request',
   'email.change',
   'user.signup',
+  'login.mfa_required',
+  'mfa.totp_enroll',
+  'mfa.totp_enable',
+  'mfa.totp_disable',
+  'mfa.recovery_codes_regenerate',
+  'mfa.reset',
+  'passkey.add',
+  'passkey.rename',
+  'passkey.remove',
+  'session.revoke',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export type AuditOutcome = 'success' | 'failure';
-export type AuditTargetType = 'user' | 'session' | 'module' | 'signing_key' | 'invitation' | 'identity';
+export type AuditTargetType =
+  | 'user'
+  | 'session'
+  | 'module'
+  | 'signing_key'
+  | 'invitation'
+  | 'identity'
+  | 'passkey';
 
 /** Who did it: a signed-in user, the service itself (CLI, background jobs), or nobody known yet. */
 export type AuditActor = { type: 'user'; id: string } | { type: 'system' } | { type: 'anonymous' };

@@ -9,8 +9,9 @@ import { openSuccessor, type Successor, sealSuccessor } from '../../security/suc
 import type { LoginThrottle, ThrottleTicket } from '../../security/throttle.ts';
 import { type AuditEvent, recordAudit } from '../audit/audit.queries.ts';
 import { countLogin } from '../core/metrics.ts';
+import { issueMfaToken, mfaRequired, secondFactors } from '../mfa/factors.ts';
 import { normalizeEmail } from '../users/email.ts';
-import { findUserByEmail } from '../users/users.queries.ts';
+import { findUserByEmail, updateUser } from '../users/users.queries.ts';
 import { toPublicUser } from '../users/users.schemas.ts';
 import {
   deleteExpiredRefreshTokens,
@@ -98,6 +99,24 @@ export async function login(
   }
 
   const newHash = await rehashIfNeeded(ctx, user.password_hash, input.password);
+  const methods = await secondFactors(ctx, ctx.db, user.id);
+  if (methods.length > 0) {
+    // A correct password alone resets nothing (docs/api.md §13): the counts clear when the login
+    // completes. This attempt was no wrong guess, so it is given back.
+    await throttle.release(ticket);
+    const mfaToken = await ctx.db.transaction().execute(async (trx) => {
+      if (newHash !== null) await updateUser(trx, user.id, { password_hash: newHash });
+      await recordAudit(trx, {
+        action: 'login.mfa_required',
+        actor: { type: 'anonymous' },
+        target: { type: 'user', id: user.id },
+        client,
+        details: { method: 'password', methods },
+      });
+      return issueMfaToken(trx, user.id, 'pwd');
+    });
+    throw mfaRequired(methods, mfaToken);
+  }
   const now = Date.now();
   const current: UserRow = { ...user, last_login_at: now, password_hash: newHash ?? user.password_hash };
   const tokens = await ctx.db.transaction().execute(async (trx) => {

@@ -82,7 +82,8 @@ export async function startSession(
     expires_at: now + refreshTtlMs,
     revoked_at: null,
     revoked_reason: null,
-    user_agent: client.userAgent?.slice(0, 512) ?? null,
+    // docs/api.md §13: the header as sent, cut at 256 characters.
+    user_agent: client.userAgent?.slice(0, 256) ?? null,
     ip: client.ip,
     amr: JSON.stringify(amr),
     auth_time: authTime,

@@ -12,6 +12,7 @@ import {
   type TokenResponse,
 } from '../auth/sessions.service.ts';
 import { countLogin } from '../core/metrics.ts';
+import { issueMfaToken, mfaRequired, type SecondFactorMethod, secondFactors } from '../mfa/factors.ts';
 import { hasCompatibilityCharacters, normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, findUserById, insertUser, updateUser } from '../users/users.queries.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
@@ -29,6 +30,11 @@ export type IdpConfig = { enabled: false } | ({ enabled: true; client_id: string
 
 /** The token response of docs/api.md §5 plus whether the account was created by this sign-in. */
 export type IdpSignInResponse = TokenResponse & { created: boolean };
+
+/** A verified sign-in of an account with second factors: committed, and answered 403 `mfa_required`. */
+interface SecondFactorDue {
+  mfa: { methods: SecondFactorMethod[]; token: string };
+}
 
 const MAX_NAME_CHARS = 200;
 
@@ -63,7 +69,7 @@ export async function signInWithIdToken(
   }
   const oidc = ctx.oidc;
   const seen: Attempt = { identity: null, userId: null };
-  let result: IdpSignInResponse;
+  let result: IdpSignInResponse | SecondFactorDue;
   try {
     const identity = await verifyIdToken(oidc, input.idToken, input.nonce);
     seen.identity = identity;
@@ -88,6 +94,7 @@ export async function signInWithIdToken(
     }
     throw err;
   }
+  if ('mfa' in result) throw mfaRequired(result.mfa.methods, result.mfa.token);
   countLogin(ctx, 'success');
   ctx.log.info({ user_id: result.user.id, created: result.created }, 'identity provider sign-in');
   return result;
@@ -117,7 +124,7 @@ async function mapAndOpen(
   identity: VerifiedIdentity,
   client: ClientInfo,
   seen: Attempt,
-): Promise<IdpSignInResponse> {
+): Promise<IdpSignInResponse | SecondFactorDue> {
   const now = Date.now();
   const email = identity.email === null ? null : normalizeEmail(identity.email);
   const { issuer, subject } = identity;
@@ -220,6 +227,21 @@ async function mapAndOpen(
         },
       );
     }
+  }
+
+  // An account with second factors: the link (or update) commits, and the sign-in continues at
+  // POST /login/mfa with an mfa_token whose first factor is `fed` (docs/api.md §13).
+  const methods = await secondFactors(ctx, trx, user.id);
+  if (methods.length > 0) {
+    events.push({
+      action: 'login.mfa_required',
+      actor: { type: 'anonymous' },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { method: 'idp', issuer, subject, methods },
+    });
+    await recordAudits(trx, events);
+    return { mfa: { methods, token: await issueMfaToken(trx, user.id, 'fed') } };
   }
 
   await touchLastLogin(trx, user.id, now);

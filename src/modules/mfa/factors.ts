@@ -1,0 +1,149 @@
+import type { Kysely, Transaction } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { AppContext } from '../../context.ts';
+import type { DB } from '../../db/schema.ts';
+import { ApiError } from '../../errors.ts';
+import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
+import { type SecretsKey, secretsKey } from '../../security/secrets-key.ts';
+import {
+  acceptTotpStep,
+  consumeRecoveryCode,
+  countPasskeys,
+  countRecoveryCodes,
+  findTotp,
+  insertMfaToken,
+  replaceRecoveryCodes,
+} from './mfa.queries.ts';
+import { matchingStep, newRecoveryCodes, normalizeRecoveryCode } from './totp.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** What `methods` lists (docs/api.md §13), in this order. */
+export type SecondFactorMethod = 'totp' | 'recovery_code' | 'passkey';
+
+/** docs/api.md §13: an mfa_token lives 5 minutes and allows 5 tries. */
+export const MFA_TOKEN_TTL_MS = 5 * 60_000;
+export const MFA_TOKEN_MAX_TRIES = 5;
+
+/**
+ * The one answer to "what second factors does this user have?" — login, identity-provider sign-in
+ * and password reset all ask here. Empty: no second factor is asked for. Factors count only while
+ * the `mfa` module is on (its endpoint completes the sign-in); passkeys also need `passkeys` on.
+ * Recovery codes are listed only beside a factor they back up.
+ */
+export async function secondFactors(ctx: AppContext, db: Db, userId: string): Promise<SecondFactorMethod[]> {
+  if (!ctx.modules.isEnabled('mfa')) return [];
+  const totp = await findTotp(db, userId);
+  const hasTotp = totp !== undefined && totp.confirmed_at !== null;
+  const hasPasskey = ctx.modules.isEnabled('passkeys') && (await countPasskeys(db, userId)) > 0;
+  if (!hasTotp && !hasPasskey) return [];
+  const methods: SecondFactorMethod[] = [];
+  if (hasTotp) methods.push('totp');
+  if ((await countRecoveryCodes(db, userId)) > 0) methods.push('recovery_code');
+  if (hasPasskey) methods.push('passkey');
+  return methods;
+}
+
+/** Issues an mfa_token for a sign-in whose first factor (`pwd`, `fed`) succeeded; stored as a hash. */
+export async function issueMfaToken(db: Db, userId: string, firstFactor: string): Promise<string> {
+  const token = newOpaqueToken();
+  const now = Date.now();
+  await insertMfaToken(db, {
+    id: uuidv7(),
+    token_hash: hashOpaqueToken(token),
+    user_id: userId,
+    first_factor: firstFactor,
+    created_at: now,
+    expires_at: now + MFA_TOKEN_TTL_MS,
+    tries: 0,
+    used_at: null,
+  });
+  return token;
+}
+
+/** The 403 `mfa_required` answer with its extension members. */
+export function mfaRequired(methods: SecondFactorMethod[], mfaToken?: string): ApiError {
+  return new ApiError('mfa_required', {
+    detail: 'A second factor is required to complete this sign-in',
+    extensions: { ...(mfaToken !== undefined && { mfa_token: mfaToken }), methods },
+  });
+}
+
+/** The key, or 503 when the module was switched on where no key can be had (docs/api.md §9 `unavailable`). */
+export function requireSecretsKey(ctx: AppContext): SecretsKey {
+  const key = secretsKey(ctx);
+  if (!key)
+    throw new ApiError('unavailable', { detail: 'Second factors need SECRETS_KEY on this deployment' });
+  return key;
+}
+
+/** The user's confirmed TOTP secret, decrypted; null when there is none. */
+export async function confirmedTotpSecret(ctx: AppContext, db: Db, userId: string): Promise<Buffer | null> {
+  const row = await findTotp(db, userId);
+  if (!row || row.confirmed_at === null) return null;
+  const secret = requireSecretsKey(ctx).open(row.secret_box, totpContext(userId));
+  if (!secret)
+    throw new Error('TOTP secret cannot be opened: SECRETS_KEY differs from the one that sealed it');
+  return secret;
+}
+
+/** The associated data a TOTP secret is sealed with: a box copied to another user does not open. */
+export function totpContext(userId: string): string {
+  return `totp:${userId}`;
+}
+
+/** The stored hash of a recovery code (keyed, and bound to the user). */
+export function recoveryCodeHash(key: SecretsKey, userId: string, canonical: string): string {
+  return key.hash(`recovery:${userId}:${canonical}`);
+}
+
+/**
+ * Checks a TOTP or recovery code and, when it is good, spends it in the caller's transaction: a TOTP
+ * step by the compare-and-set of the replay guard, a recovery code by its one conditional write.
+ * Returns the amr value it proves (`otp`, or `mfa` for a recovery code), or null. The caller has
+ * already reserved the attempt (login throttle, mfa_token tries).
+ */
+export async function spendCode(
+  ctx: AppContext,
+  trx: Db,
+  userId: string,
+  code: string,
+): Promise<'otp' | 'mfa' | null> {
+  const typed = code.trim();
+  if (/^\d{6}$/.test(typed)) {
+    const secret = await confirmedTotpSecret(ctx, trx, userId);
+    if (!secret) return null;
+    const step = matchingStep(secret, typed);
+    if (step === null) return null;
+    return (await acceptTotpStep(trx, userId, step)) ? 'otp' : null;
+  }
+  const canonical = normalizeRecoveryCode(typed);
+  if (canonical === null) return null;
+  const hash = recoveryCodeHash(requireSecretsKey(ctx), userId, canonical);
+  return (await consumeRecoveryCode(trx, userId, hash, Date.now())) ? 'mfa' : null;
+}
+
+/** A new set of 10 recovery codes replaces the user's set; returns the codes (shown once). */
+export async function regenerateRecoveryCodes(ctx: AppContext, trx: Db, userId: string): Promise<string[]> {
+  const key = requireSecretsKey(ctx);
+  const codes = newRecoveryCodes();
+  const rows = codes.map((c) => ({
+    id: uuidv7(),
+    code_hash: recoveryCodeHash(key, userId, normalizeRecoveryCode(c) as string),
+  }));
+  await replaceRecoveryCodes(trx, userId, rows, Date.now());
+  return codes;
+}
+
+/**
+ * docs/api.md §13: the first factor a user adds issues recovery codes; a factor added while the user
+ * holds codes issues none (undefined: `recovery_codes` stays out of the answer).
+ */
+export async function recoveryCodesForNewFactor(
+  ctx: AppContext,
+  trx: Db,
+  userId: string,
+): Promise<string[] | undefined> {
+  if ((await countRecoveryCodes(trx, userId)) > 0) return undefined;
+  return regenerateRecoveryCodes(ctx, trx, userId);
+}

@@ -1,0 +1,141 @@
+import type { AppContext } from '../../context.ts';
+import type { UserRow } from '../../db/schema.ts';
+import { ApiError } from '../../errors.ts';
+import { hashOpaqueToken } from '../../security/opaque-tokens.ts';
+import { createLoginThrottle, type LoginThrottle, type ThrottleTicket } from '../../security/throttle.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
+import { recordLogin } from '../auth/auth.queries.ts';
+import { type ClientInfo, startSession, type TokenResponse } from '../auth/sessions.service.ts';
+import { countLogin } from '../core/metrics.ts';
+import { findUserById } from '../users/users.queries.ts';
+import { MFA_TOKEN_MAX_TRIES, spendCode } from './factors.ts';
+import { consumeMfaToken, countMfaTokenTry, findMfaToken } from './mfa.queries.ts';
+
+/** A second factor presented to `POST /login/mfa`: a code, or a passkey assertion checked by `verifyPasskey`. */
+export type PresentedFactor =
+  | { kind: 'code'; code: string }
+  | {
+      kind: 'passkey';
+      /** Verifies the assertion for this user (before the sign-in transaction); its amr value or null. */
+      verify: (userId: string) => Promise<'hwk' | 'swk' | null>;
+    };
+
+/** Thrown inside the sign-in transaction to roll it back with a known outcome. */
+class Rollback extends Error {
+  readonly outcome: 'token_gone' | null;
+  constructor(outcome: 'token_gone' | null) {
+    super('rollback');
+    this.outcome = outcome;
+  }
+}
+
+const tokenInvalid = () =>
+  new ApiError('mfa_token_invalid', { detail: 'The mfa_token is unknown, used, expired or out of tries' });
+
+/** The login throttle of docs/api.md §5 (the password check's own: one budget for passwords and codes). */
+export function loginThrottle(ctx: AppContext): LoginThrottle {
+  return createLoginThrottle(ctx.db, { failuresPerAddressPerMin: ctx.config.loginFailuresPerAddressPerMin });
+}
+
+/** Reserves one attempt of an account's login throttle; spent: 429 (counted in the metrics). */
+export async function reserveLogin(
+  ctx: AppContext,
+  email: string,
+  ip: string | null,
+): Promise<ThrottleTicket> {
+  try {
+    return await loginThrottle(ctx).reserve(email, ip);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'rate_limited') countLogin(ctx, 'rate_limited');
+    throw err;
+  }
+}
+
+/**
+ * POST /login/mfa (docs/api.md §13). Order: the token is looked up (unknown: 401); the login throttle
+ * reserves this attempt (spent: 429, before anything else is said); one conditional write counts a
+ * try on the token (dead or out of tries: 401); then the factor is checked and, when good, spent in
+ * the same transaction that consumes the token and opens the session. A wrong factor keeps both
+ * counts; a completed sign-in gives them back and clears the account's failures.
+ */
+export async function completeMfaLogin(
+  ctx: AppContext,
+  mfaToken: string,
+  factor: PresentedFactor,
+  client: ClientInfo,
+): Promise<TokenResponse> {
+  const row = await findMfaToken(ctx.db, hashOpaqueToken(mfaToken));
+  const user = row ? await findUserById(ctx.db, row.user_id) : undefined;
+  if (!row || !user) throw tokenInvalid();
+  const throttle = loginThrottle(ctx);
+  const ticket = await reserveLogin(ctx, user.email, client.ip);
+  const now = Date.now();
+  if (!(await countMfaTokenTry(ctx.db, row.id, now, MFA_TOKEN_MAX_TRIES))) {
+    // Not a check of a secret: the attempt does not count.
+    await throttle.release(ticket);
+    throw tokenInvalid();
+  }
+  if (user.status !== 'active') {
+    await throttle.release(ticket);
+    throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
+  }
+
+  const method = factor.kind === 'code' ? 'mfa_code' : 'passkey';
+  // The assertion's own writes (challenge, counter) are single conditional writes of their own.
+  const passkeyProved = factor.kind === 'passkey' ? await factor.verify(user.id) : null;
+  let outcome: TokenResponse | 'token_gone' | null;
+  try {
+    outcome = await ctx.db.transaction().execute(async (trx) => {
+      // Consumed first and rolled back with everything else when the factor fails: the token keeps
+      // its remaining tries, and a spent recovery code never outlives a sign-in that did not happen.
+      if (!(await consumeMfaToken(trx, row.id, Date.now()))) throw new Rollback('token_gone');
+      const proved = factor.kind === 'code' ? await spendCode(ctx, trx, user.id, factor.code) : passkeyProved;
+      if (proved === null) throw new Rollback(null);
+      const at = Date.now();
+      await recordLogin(trx, user.id, at, null);
+      // The account's failures clear and the address gets this attempt back.
+      await throttle.succeed(ticket, trx);
+      const amr = [row.first_factor, proved];
+      // auth_time is now: the sign-in completed with its last factor (docs/api.md §13).
+      const session = await startSession(
+        ctx,
+        { ...user, last_login_at: at } satisfies UserRow,
+        client,
+        { amr, authTime: at },
+        trx,
+      );
+      await recordAudit(trx, {
+        action: 'login.success',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        client,
+        details: { method, amr, session_id: session.sessionId },
+      });
+      return session.tokens;
+    });
+  } catch (err) {
+    if (!(err instanceof Rollback)) throw err;
+    outcome = err.outcome;
+  }
+  if (outcome === 'token_gone') {
+    await throttle.release(ticket);
+    throw tokenInvalid();
+  }
+  if (outcome === null) {
+    await recordAudit(ctx.db, {
+      action: 'login.failure',
+      outcome: 'failure',
+      actor: { type: 'anonymous' },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { method, reason: factor.kind === 'code' ? 'mfa_code_invalid' : 'passkey_invalid' },
+    });
+    countLogin(ctx, 'failure');
+    if (factor.kind === 'code') {
+      throw new ApiError('mfa_code_invalid', { detail: 'The code is not correct, or was already used' });
+    }
+    throw new ApiError('passkey_invalid', { detail: 'The passkey could not be verified' });
+  }
+  countLogin(ctx, 'success');
+  return outcome;
+}

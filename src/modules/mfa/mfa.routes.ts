@@ -1,0 +1,130 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.ts';
+import { requireAuth } from '../../security/guard.ts';
+import { secretsKeyProblem } from '../../security/secrets-key.ts';
+import { TokenResponse } from '../auth/auth.schemas.ts';
+import { clientInfo } from '../auth/sessions.service.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import { requireForModule } from '../module-availability.ts';
+import { passkeyFactor } from '../passkeys/passkey-factor.ts';
+import { IdParams } from '../users/users.schemas.ts';
+import { deleteExpiredMfaState } from './mfa.queries.ts';
+import {
+  CodeBody,
+  CurrentPasswordBody,
+  LoginMfaBody,
+  MaybeRecoveryCodes,
+  MfaStatus,
+  RecoveryCodes,
+  TotpEnrollment,
+} from './mfa.schemas.ts';
+import {
+  confirmTotpEnrollment,
+  enrollTotp,
+  mfaStatus,
+  newRecoveryCodeSet,
+  removeTotp,
+  resetUserMfa,
+} from './mfa.service.ts';
+import { completeMfaLogin } from './mfa-login.service.ts';
+
+const PRUNE_INTERVAL_MS = 10 * 60_000;
+
+/** The mfa module (docs/api.md §13): TOTP, recovery codes, the second step of sign-in, the admin reset. */
+export function mfaEndpoints(ctx: AppContext): Endpoint[] {
+  requireForModule(ctx, 'mfa', () => secretsKeyProblem(ctx));
+  const prune = setInterval(() => {
+    deleteExpiredMfaState(ctx.db, Date.now()).catch((err: unknown) =>
+      ctx.log.warn({ err }, 'second-factor state pruning failed'),
+    );
+  }, PRUNE_INTERVAL_MS);
+  prune.unref();
+  ctx.closers.push(() => clearInterval(prune));
+
+  return [
+    endpoint({
+      group: 'auth',
+      label: 'login_mfa',
+      method: 'POST',
+      path: '/api/v1/login/mfa',
+      access: 'public',
+      issuesTokens: true,
+      summary: 'Complete a sign-in with a second factor (TOTP, recovery code or passkey) and the mfa_token',
+      schema: { body: LoginMfaBody, response: { 200: TokenResponse } },
+      handler: (req) => {
+        const body = req.body;
+        const factor =
+          'code' in body
+            ? { kind: 'code' as const, code: body.code }
+            : { kind: 'passkey' as const, verify: passkeyFactor(ctx, body.passkey, 'mfa') };
+        return completeMfaLogin(ctx, body.mfa_token, factor, clientInfo(req));
+      },
+    }),
+    endpoint({
+      group: 'auth',
+      label: 'mfa',
+      method: 'GET',
+      path: '/api/v1/mfa',
+      access: 'authenticated',
+      summary: "The caller's second factors",
+      schema: { response: { 200: MfaStatus } },
+      handler: (req) => mfaStatus(ctx, requireAuth(req).user),
+    }),
+    endpoint({
+      group: 'auth',
+      label: 'mfa_totp_enroll',
+      method: 'POST',
+      path: '/api/v1/mfa/totp',
+      access: 'authenticated',
+      summary: 'Start TOTP enrolment (current password required); pending for 10 minutes',
+      schema: { body: CurrentPasswordBody, response: { 200: TotpEnrollment } },
+      handler: (req) => enrollTotp(ctx, requireAuth(req), req.body.current_password, clientInfo(req)),
+    }),
+    endpoint({
+      group: 'auth',
+      label: 'mfa_totp_confirm',
+      method: 'POST',
+      path: '/api/v1/mfa/totp/confirm',
+      access: 'authenticated',
+      summary: 'Confirm TOTP with a code; returns recovery codes once and signs out other sessions',
+      schema: { body: CodeBody, response: { 200: MaybeRecoveryCodes } },
+      handler: (req) => confirmTotpEnrollment(ctx, requireAuth(req), req.body.code, clientInfo(req)),
+    }),
+    endpoint({
+      group: 'auth',
+      label: 'mfa_totp_delete',
+      method: 'DELETE',
+      path: '/api/v1/mfa/totp',
+      access: 'authenticated',
+      summary: 'Remove TOTP with a TOTP or recovery code',
+      schema: { body: CodeBody, response: { 204: Type.Null() } },
+      handler: async (req, reply) => {
+        await removeTotp(ctx, requireAuth(req), req.body.code, clientInfo(req));
+        return reply.status(204).send(null);
+      },
+    }),
+    endpoint({
+      group: 'auth',
+      label: 'mfa_recovery_codes',
+      method: 'POST',
+      path: '/api/v1/mfa/recovery-codes',
+      access: 'authenticated',
+      summary: 'Replace the recovery codes (a TOTP or recovery code required)',
+      schema: { body: CodeBody, response: { 200: RecoveryCodes } },
+      handler: (req) => newRecoveryCodeSet(ctx, requireAuth(req), req.body.code, clientInfo(req)),
+    }),
+    endpoint({
+      group: 'users',
+      label: 'mfa_reset',
+      method: 'DELETE',
+      path: '/api/v1/users/:id/mfa',
+      access: 'admin',
+      summary: "Remove every second factor of a user and end the user's sessions",
+      schema: { params: IdParams, response: { 204: Type.Null() } },
+      handler: async (req, reply) => {
+        await resetUserMfa(ctx, requireAuth(req), req.params.id, clientInfo(req));
+        return reply.status(204).send(null);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,42 @@
+import { Type } from '@sinclair/typebox';
+
+const Code = Type.String({ minLength: 1, maxLength: 64 });
+const Password = Type.String({ minLength: 1, maxLength: 256 });
+
+export const CodeBody = Type.Object({ code: Code }, { additionalProperties: false });
+export const CurrentPasswordBody = Type.Object(
+  { current_password: Password },
+  { additionalProperties: false },
+);
+
+/** A WebAuthn response JSON (validated by @simplewebauthn/server; only its outer shape here). */
+export const WebauthnResponse = Type.Object({}, { additionalProperties: true, maxProperties: 16 });
+export const PasskeyProof = Type.Object(
+  { challenge_id: Type.String({ minLength: 1, maxLength: 64 }), response: WebauthnResponse },
+  { additionalProperties: false },
+);
+
+export const LoginMfaBody = Type.Union([
+  Type.Object(
+    { mfa_token: Type.String({ minLength: 1, maxLength: 128 }), code: Code },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { mfa_token: Type.String({ minLength: 1, maxLength: 128 }), passkey: PasskeyProof },
+    { additionalProperties: false },
+  ),
+]);
+
+export const MfaStatus = Type.Object({
+  totp: Type.Object({ enabled: Type.Boolean(), created_at: Type.Union([Type.String(), Type.Null()]) }),
+  recovery_codes_remaining: Type.Integer(),
+  passkeys: Type.Integer(),
+});
+
+export const TotpEnrollment = Type.Object({
+  secret: Type.String(),
+  otpauth_url: Type.String(),
+  qr_svg: Type.String(),
+});
+export const RecoveryCodes = Type.Object({ recovery_codes: Type.Array(Type.String()) });
+export const MaybeRecoveryCodes = Type.Object({ recovery_codes: Type.Optional(Type.Array(Type.String())) });

@@ -1,0 +1,239 @@
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import type { DB, UserRow } from '../../db/schema.ts';
+import { ApiError } from '../../errors.ts';
+import type { AuthContext } from '../../security/guard.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
+import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
+import { findUserById } from '../users/users.queries.ts';
+import {
+  recoveryCodesForNewFactor,
+  regenerateRecoveryCodes,
+  requireSecretsKey,
+  secondFactors,
+  spendCode,
+  totpContext,
+} from './factors.ts';
+import {
+  confirmTotp,
+  countPasskeys,
+  countRecoveryCodes,
+  deleteRecoveryCodes,
+  deleteTotp,
+  deleteUserPasskeys,
+  findTotp,
+  upsertPendingTotp,
+} from './mfa.queries.ts';
+import { confirmCurrentPassword, releaseLoginAttempt, reserveLoginAttempt } from './reauth.ts';
+import { queueSecurityNotice } from './security-notices.ts';
+import { matchingStep, newTotpSecret, otpauthUrl, qrSvg, totpSecretText } from './totp.ts';
+
+/** A pending enrolment lives 10 minutes (docs/api.md §13). */
+const PENDING_TTL_MS = 10 * 60_000;
+
+const codeInvalid = (detail = 'The code is not correct, or was already used') =>
+  new ApiError('mfa_code_invalid', { detail });
+
+/** GET /mfa: what the caller has. */
+export async function mfaStatus(ctx: AppContext, user: UserRow) {
+  const totp = await findTotp(ctx.db, user.id);
+  const confirmed = totp !== undefined && totp.confirmed_at !== null;
+  return {
+    totp: {
+      enabled: confirmed,
+      created_at: confirmed ? new Date(totp.confirmed_at as number).toISOString() : null,
+    },
+    recovery_codes_remaining: await countRecoveryCodes(ctx.db, user.id),
+    passkeys: await countPasskeys(ctx.db, user.id),
+  };
+}
+
+/** POST /mfa/totp: a pending secret (replacing a pending one) after the current password. */
+export async function enrollTotp(
+  ctx: AppContext,
+  auth: AuthContext,
+  currentPassword: string,
+  client: ClientInfo,
+) {
+  const { user } = auth;
+  const key = requireSecretsKey(ctx);
+  const existing = await findTotp(ctx.db, user.id);
+  if (existing?.confirmed_at != null) {
+    throw new ApiError('mfa_already_enabled', {
+      detail: 'TOTP is already enabled; remove it first to enrol again',
+    });
+  }
+  await confirmCurrentPassword(ctx, user, currentPassword, client, 'totp_enroll');
+  const secret = newTotpSecret();
+  const now = Date.now();
+  const stored = await ctx.db.transaction().execute(async (trx) => {
+    const ok = await upsertPendingTotp(trx, {
+      user_id: user.id,
+      secret_box: key.seal(secret, totpContext(user.id)),
+      created_at: now,
+      confirmed_at: null,
+      pending_expires_at: now + PENDING_TTL_MS,
+      last_step: -1,
+    });
+    if (ok) {
+      await recordAudit(trx, {
+        action: 'mfa.totp_enroll',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        client,
+        details: { expires_at: now + PENDING_TTL_MS },
+      });
+    }
+    return ok;
+  });
+  if (!stored) throw new ApiError('mfa_already_enabled', { detail: 'TOTP is already enabled' });
+  const url = otpauthUrl(ctx.config.appName, user.email, secret);
+  return { secret: totpSecretText(secret), otpauth_url: url, qr_svg: await qrSvg(url) };
+}
+
+/**
+ * POST /mfa/totp/confirm: the first good code turns the pending secret on (its step counts as
+ * used), issues recovery codes when the user holds none, and signs out every other session.
+ */
+export async function confirmTotpEnrollment(
+  ctx: AppContext,
+  auth: AuthContext,
+  code: string,
+  client: ClientInfo,
+) {
+  const { user } = auth;
+  const key = requireSecretsKey(ctx);
+  const reservation = await reserveLoginAttempt(ctx, user, client);
+  const pending = await findTotp(ctx.db, user.id);
+  if (!pending || pending.confirmed_at !== null || (pending.pending_expires_at ?? 0) <= Date.now()) {
+    await releaseLoginAttempt(ctx, reservation);
+    if (pending?.confirmed_at != null)
+      throw new ApiError('mfa_already_enabled', { detail: 'TOTP is already enabled' });
+    throw codeInvalid('There is no pending TOTP enrolment (it may have expired); start again');
+  }
+  const secret = key.open(pending.secret_box, totpContext(user.id));
+  const step = secret === null ? null : matchingStep(secret, code.trim());
+  if (step === null) throw codeInvalid();
+  const codes = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await confirmTotp(trx, user.id, step, Date.now()))) return null;
+    const issued = await recoveryCodesForNewFactor(ctx, trx, user.id);
+    const revoked = await revokeUserSessions(trx, user.id, 'mfa_enabled', auth.session.id);
+    await recordAudit(trx, {
+      action: 'mfa.totp_enable',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { recovery_codes_issued: issued !== undefined, sessions_revoked: revoked },
+    });
+    await queueSecurityNotice(ctx, trx, user.email, 'totp_enabled');
+    return { issued };
+  });
+  if (codes === null) throw codeInvalid();
+  await releaseLoginAttempt(ctx, reservation);
+  ctx.mail.outbox.nudge();
+  return codes.issued === undefined ? {} : { recovery_codes: codes.issued };
+}
+
+/** DELETE /mfa/totp: removes TOTP after a TOTP or recovery code (and the recovery codes when no factor is left). */
+export async function removeTotp(
+  ctx: AppContext,
+  auth: AuthContext,
+  code: string,
+  client: ClientInfo,
+): Promise<void> {
+  const { user } = auth;
+  const totp = await findTotp(ctx.db, user.id);
+  if (!totp || totp.confirmed_at === null) throw new ApiError('not_found', { detail: 'TOTP is not enabled' });
+  await spendOrThrow(ctx, user, code, client, async (trx) => {
+    await deleteTotp(trx, user.id);
+    // Recovery codes back up factors: they go with the last one, and stay while passkeys remain.
+    const passkeysLeft = await countPasskeys(trx, user.id);
+    if (passkeysLeft === 0) await deleteRecoveryCodes(trx, user.id);
+    await recordAudit(trx, {
+      action: 'mfa.totp_disable',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { recovery_codes_removed: passkeysLeft === 0 },
+    });
+    await queueSecurityNotice(ctx, trx, user.email, 'totp_disabled');
+  });
+}
+
+/** POST /mfa/recovery-codes: a new set after a TOTP or recovery code; the old set dies. */
+export async function newRecoveryCodeSet(
+  ctx: AppContext,
+  auth: AuthContext,
+  code: string,
+  client: ClientInfo,
+) {
+  const { user } = auth;
+  if ((await secondFactors(ctx, ctx.db, user.id)).length === 0) {
+    throw new ApiError('not_found', { detail: 'Recovery codes back up a second factor, and there is none' });
+  }
+  let codes: string[] = [];
+  await spendOrThrow(ctx, user, code, client, async (trx) => {
+    codes = await regenerateRecoveryCodes(ctx, trx, user.id);
+    await recordAudit(trx, {
+      action: 'mfa.recovery_codes_regenerate',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      client,
+    });
+    await queueSecurityNotice(ctx, trx, user.email, 'recovery_codes_regenerated');
+  });
+  return { recovery_codes: codes };
+}
+
+/**
+ * Spends a TOTP or recovery code and runs `change` in the same transaction. The attempt is reserved
+ * on the login throttle first; a wrong code keeps it (401), a good one gives it back.
+ */
+async function spendOrThrow(
+  ctx: AppContext,
+  user: UserRow,
+  code: string,
+  client: ClientInfo,
+  change: (trx: Transaction<DB>) => Promise<void>,
+): Promise<void> {
+  const reservation = await reserveLoginAttempt(ctx, user, client);
+  const done = await ctx.db.transaction().execute(async (trx) => {
+    if ((await spendCode(ctx, trx, user.id, code)) === null) return false;
+    await change(trx);
+    return true;
+  });
+  if (!done) {
+    await recordAudit(ctx.db, {
+      action: 'login.failure',
+      outcome: 'failure',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { method: 'mfa_code', reason: 'mfa_code_invalid' },
+    });
+    throw codeInvalid();
+  }
+  await releaseLoginAttempt(ctx, reservation);
+  ctx.mail.outbox.nudge();
+}
+
+/** DELETE /users/<id>/mfa (admin): every second factor of the user goes, and every session. */
+export async function resetUserMfa(ctx: AppContext, admin: AuthContext, userId: string, client: ClientInfo) {
+  const user = await findUserById(ctx.db, userId);
+  if (!user) throw new ApiError('not_found', { detail: 'No such user' });
+  await ctx.db.transaction().execute(async (trx) => {
+    const hadTotp = await deleteTotp(trx, user.id);
+    const passkeys = await deleteUserPasskeys(trx, user.id);
+    await deleteRecoveryCodes(trx, user.id);
+    const revoked = await revokeUserSessions(trx, user.id, 'mfa_reset');
+    await recordAudit(trx, {
+      action: 'mfa.reset',
+      actor: { type: 'user', id: admin.user.id },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { totp_removed: hadTotp, passkeys_removed: passkeys, sessions_revoked: revoked },
+    });
+    await queueSecurityNotice(ctx, trx, user.email, 'mfa_reset');
+  });
+  ctx.mail.outbox.nudge();
+}

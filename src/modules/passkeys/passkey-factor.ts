@@ -1,0 +1,126 @@
+import { type AuthenticationResponseJSON, verifyAuthenticationResponse } from '@simplewebauthn/server';
+import { v7 as uuidv7 } from 'uuid';
+import type { AppContext } from '../../context.ts';
+import type { PasskeysTable, WebauthnChallengesTable } from '../../db/schema.ts';
+import {
+  consumeChallenge,
+  findPasskeyByCredential,
+  insertChallenge,
+  recordPasskeyUse,
+} from './passkeys.queries.ts';
+
+/** docs/api.md §13: a challenge lives 5 minutes. */
+export const CHALLENGE_TTL_MS = 5 * 60_000;
+
+/** A passkey proof as the API receives it. */
+export interface PasskeyProof {
+  challenge_id: string;
+  response: Record<string, unknown>;
+}
+
+/** Stores the challenge of a ceremony and returns its id (any instance may answer the next step). */
+export async function storeChallenge(
+  ctx: AppContext,
+  challenge: string,
+  purpose: WebauthnChallengesTable['purpose'],
+  userId: string | null,
+): Promise<string> {
+  const id = uuidv7();
+  const now = Date.now();
+  await insertChallenge(ctx.db, {
+    id,
+    challenge,
+    purpose,
+    user_id: userId,
+    created_at: now,
+    expires_at: now + CHALLENGE_TTL_MS,
+    used_at: null,
+  });
+  return id;
+}
+
+/** The amr value of a credential (RFC 8176): `swk` for a synced (backed-up) one, `hwk` otherwise. */
+export function passkeyAmr(backedUp: boolean): 'hwk' | 'swk' {
+  return backedUp ? 'swk' : 'hwk';
+}
+
+/** A verified assertion: which passkey, whose, and what it proved. */
+export interface VerifiedAssertion {
+  passkey: PasskeysTable;
+  amr: 'hwk' | 'swk';
+  userVerified: boolean;
+}
+
+/**
+ * Verifies an assertion: consumes its challenge (one conditional write, whatever the outcome),
+ * finds the credential, checks it belongs to the challenge's user (when the challenge names one),
+ * verifies signature, origin, RP ID and flags with @simplewebauthn/server, and records the use under
+ * the counter rule by a compare-and-set. Null on any failure (no oracle on which check failed).
+ */
+export async function verifyAssertion(
+  ctx: AppContext,
+  proof: PasskeyProof,
+  purpose: 'login' | 'mfa' | 'reset',
+  requireUserVerification: boolean,
+  expectedUserId?: string,
+): Promise<VerifiedAssertion | null> {
+  const now = Date.now();
+  const challenge = await consumeChallenge(ctx.db, proof.challenge_id, purpose, now);
+  if (!challenge) return null;
+  if (expectedUserId !== undefined && challenge.user_id !== expectedUserId) return null;
+  const response = proof.response as unknown as AuthenticationResponseJSON;
+  if (typeof response.id !== 'string' || response.id.length > 1024) return null;
+  const passkey = await findPasskeyByCredential(ctx.db, response.id);
+  if (!passkey) return null;
+  if (challenge.user_id !== null && passkey.user_id !== challenge.user_id) return null;
+  const handle = response.response?.userHandle;
+  if (handle && handle !== Buffer.from(passkey.user_id).toString('base64url')) return null;
+  const { rpId, origins } = ctx.config.webauthn;
+  let info: Awaited<ReturnType<typeof verifyAuthenticationResponse>>['authenticationInfo'];
+  try {
+    const result = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: challenge.challenge,
+      expectedOrigin: [...origins],
+      expectedRPID: rpId,
+      credential: {
+        id: passkey.credential_id,
+        publicKey: new Uint8Array(Buffer.from(passkey.public_key, 'base64url')),
+        counter: Number(passkey.counter),
+        transports: JSON.parse(passkey.transports),
+      },
+      requireUserVerification,
+    });
+    if (!result.verified) return null;
+    info = result.authenticationInfo;
+  } catch (err) {
+    ctx.log.info({ reason: err instanceof Error ? err.message : 'unknown' }, 'passkey assertion refused');
+    return null;
+  }
+  const counted = await recordPasskeyUse(
+    ctx.db,
+    passkey.id,
+    Number(passkey.counter),
+    info.newCounter,
+    info.credentialBackedUp,
+    Date.now(),
+  );
+  if (!counted) return null;
+  return { passkey, amr: passkeyAmr(info.credentialBackedUp), userVerified: info.userVerified };
+}
+
+/**
+ * A passkey as a second factor (login with mfa_token, password reset): user verification is not
+ * required (docs/api.md §13), the credential must be the user's. Returns the amr value or null.
+ */
+export function passkeyFactor(
+  ctx: AppContext,
+  proof: PasskeyProof,
+  purpose: 'mfa' | 'reset',
+): (userId: string) => Promise<'hwk' | 'swk' | null> {
+  return async (userId) => {
+    if (!ctx.modules.isEnabled('passkeys')) return null;
+    const verified = await verifyAssertion(ctx, proof, purpose, false, userId);
+    return verified?.amr ?? null;
+  };
+}

@@ -1,0 +1,109 @@
+import { isIP } from 'node:net';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.ts';
+import { requireAuth } from '../../security/guard.ts';
+import { TokenResponse } from '../auth/auth.schemas.ts';
+import { clientInfo } from '../auth/sessions.service.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import { CurrentPasswordBody } from '../mfa/mfa.schemas.ts';
+import { requireForModule } from '../module-availability.ts';
+import {
+  AuthenticationOptionsBody,
+  CeremonyOptions,
+  CreatedPasskey,
+  CreatePasskeyBody,
+  PasskeyIdParams,
+  PasskeyList,
+  PasskeyProof,
+} from './passkeys.schemas.ts';
+import {
+  authenticationOptions,
+  createPasskey,
+  loginWithPasskey,
+  passkeyList,
+  registrationOptions,
+  removePasskey,
+} from './passkeys.service.ts';
+
+/** Why passkeys cannot run with this configuration (docs/api.md §13: the RP ID must be a domain), or null. */
+export function rpIdProblem(ctx: AppContext): string | null {
+  const { rpId } = ctx.config.webauthn;
+  if (isIP(rpId) === 0) return null;
+  return `WEBAUTHN_RP_ID must be a domain name (localhost works), not the IP address "${rpId}": passkeys need a domain; set WEBAUTHN_RP_ID or use a PUBLIC_URL with a host name`;
+}
+
+/** The passkeys module (docs/api.md §13): registration, discoverable sign-in, list and delete. */
+export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
+  requireForModule(ctx, 'passkeys', () => rpIdProblem(ctx));
+  return [
+    endpoint({
+      group: 'auth',
+      label: 'passkey_options',
+      method: 'POST',
+      path: '/api/v1/passkeys/authentication/options',
+      access: 'public',
+      summary:
+        'Options for a passkey sign-in (discoverable), or for a passkey as second factor with mfa_token',
+      schema: { body: AuthenticationOptionsBody, response: { 200: CeremonyOptions } },
+      handler: (req) => authenticationOptions(ctx, req.body ?? {}),
+    }),
+    endpoint({
+      group: 'auth',
+      label: 'login_passkey',
+      method: 'POST',
+      path: '/api/v1/login/passkey',
+      access: 'public',
+      issuesTokens: true,
+      summary: 'Sign in with a user-verifying passkey',
+      schema: { body: PasskeyProof, response: { 200: TokenResponse } },
+      handler: (req) => loginWithPasskey(ctx, req.body, clientInfo(req)),
+    }),
+    endpoint({
+      group: 'auth',
+      label: 'passkeys',
+      method: 'GET',
+      path: '/api/v1/passkeys',
+      access: 'authenticated',
+      summary: "The caller's passkeys",
+      schema: { response: { 200: PasskeyList } },
+      handler: (req) => passkeyList(ctx, requireAuth(req).user.id),
+    }),
+    endpoint({
+      group: 'auth',
+      label: 'passkey_registration_options',
+      method: 'POST',
+      path: '/api/v1/passkeys/registration/options',
+      access: 'authenticated',
+      summary: 'Options to register a passkey (current password required)',
+      schema: { body: CurrentPasswordBody, response: { 200: CeremonyOptions } },
+      handler: (req) =>
+        registrationOptions(ctx, requireAuth(req), req.body.current_password, clientInfo(req)),
+    }),
+    endpoint({
+      group: 'auth',
+      label: 'passkey_create',
+      method: 'POST',
+      path: '/api/v1/passkeys',
+      access: 'authenticated',
+      summary: 'Register a passkey from the authenticator response',
+      schema: { body: CreatePasskeyBody, response: { 201: CreatedPasskey } },
+      handler: async (req, reply) => {
+        const created = await createPasskey(ctx, requireAuth(req), req.body, clientInfo(req));
+        return reply.status(201).header('location', `/api/v1/passkeys/${created.id}`).send(created);
+      },
+    }),
+    endpoint({
+      group: 'auth',
+      label: 'passkey_delete',
+      method: 'DELETE',
+      path: '/api/v1/passkeys/:id',
+      access: 'authenticated',
+      summary: 'Remove one of your passkeys',
+      schema: { params: PasskeyIdParams, response: { 204: Type.Null() } },
+      handler: async (req, reply) => {
+        await removePasskey(ctx, requireAuth(req), req.params.id, clientInfo(req));
+        return reply.status(204).send(null);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,45 @@
+import { Type } from '@sinclair/typebox';
+import { PasskeyProof, WebauthnResponse } from '../mfa/mfa.schemas.ts';
+
+export { PasskeyProof };
+
+export const PasskeySchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  created_at: Type.String(),
+  last_used_at: Type.Union([Type.String(), Type.Null()]),
+  backed_up: Type.Boolean(),
+  device_type: Type.String(),
+});
+
+export const CreatedPasskey = Type.Object({
+  ...PasskeySchema.properties,
+  recovery_codes: Type.Optional(Type.Array(Type.String())),
+});
+
+export const PasskeyList = Type.Object({ data: Type.Array(PasskeySchema) });
+
+export const CreatePasskeyBody = Type.Object(
+  {
+    challenge_id: Type.String({ minLength: 1, maxLength: 64 }),
+    response: WebauthnResponse,
+    name: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+
+/** Options JSON of a ceremony (PublicKeyCredential*OptionsJSON), passed through as built. */
+export const CeremonyOptions = Type.Object({
+  challenge_id: Type.String(),
+  options: Type.Object({}, { additionalProperties: true }),
+});
+
+export const AuthenticationOptionsBody = Type.Union([
+  Type.Object(
+    { mfa_token: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+]);
+
+export const PasskeyIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });

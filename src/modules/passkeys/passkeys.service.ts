@@ -1,0 +1,250 @@
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  type RegistrationResponseJSON,
+  verifyRegistrationResponse,
+} from '@simplewebauthn/server';
+import { v7 as uuidv7 } from 'uuid';
+import type { AppContext } from '../../context.ts';
+import type { PasskeysTable } from '../../db/schema.ts';
+import { ApiError } from '../../errors.ts';
+import { singleLine } from '../../mail/templates.ts';
+import type { AuthContext } from '../../security/guard.ts';
+import { hashOpaqueToken } from '../../security/opaque-tokens.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
+import { recordLogin } from '../auth/auth.queries.ts';
+import { type ClientInfo, startSession, type TokenResponse } from '../auth/sessions.service.ts';
+import { countLogin } from '../core/metrics.ts';
+import { MFA_TOKEN_MAX_TRIES, recoveryCodesForNewFactor } from '../mfa/factors.ts';
+import { deleteRecoveryCodes, findMfaToken, findTotp } from '../mfa/mfa.queries.ts';
+import { confirmCurrentPassword } from '../mfa/reauth.ts';
+import { queueSecurityNotice } from '../mfa/security-notices.ts';
+import { findUserById } from '../users/users.queries.ts';
+import { type PasskeyProof, storeChallenge, verifyAssertion } from './passkey-factor.ts';
+import {
+  consumeChallenge,
+  deletePasskey,
+  findPasskeyByCredential,
+  insertPasskey,
+  listPasskeys,
+} from './passkeys.queries.ts';
+
+/** A passkey as the API shows it (never key material). */
+export function toPublicPasskey(p: PasskeysTable) {
+  return {
+    id: p.id,
+    name: p.name,
+    created_at: new Date(Number(p.created_at)).toISOString(),
+    last_used_at: p.last_used_at === null ? null : new Date(Number(p.last_used_at)).toISOString(),
+    backed_up: p.backed_up === 1,
+    device_type: p.device_type,
+  };
+}
+
+const registrationInvalid = (detail = 'The passkey registration could not be verified') =>
+  new ApiError('passkey_invalid', { status: 400, detail });
+const signInInvalid = () => new ApiError('passkey_invalid', { detail: 'The passkey could not be verified' });
+
+/** POST /passkeys/registration/options: creation options after the current password. */
+export async function registrationOptions(
+  ctx: AppContext,
+  auth: AuthContext,
+  password: string,
+  client: ClientInfo,
+) {
+  const { user } = auth;
+  await confirmCurrentPassword(ctx, user, password, client, 'passkey_registration');
+  const existing = await listPasskeys(ctx.db, user.id);
+  const options = await generateRegistrationOptions({
+    rpName: ctx.config.webauthn.rpName,
+    rpID: ctx.config.webauthn.rpId,
+    userName: user.email,
+    userDisplayName: user.name || user.email,
+    userID: new Uint8Array(Buffer.from(user.id)),
+    attestationType: 'none',
+    excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: JSON.parse(p.transports) })),
+    authenticatorSelection: {
+      residentKey: 'required',
+      requireResidentKey: true,
+      userVerification: 'required',
+    },
+  });
+  const challengeId = await storeChallenge(ctx, options.challenge, 'register', user.id);
+  return { challenge_id: challengeId, options };
+}
+
+/** POST /passkeys: verifies the attestation and stores the passkey (and the first recovery codes). */
+export async function createPasskey(
+  ctx: AppContext,
+  auth: AuthContext,
+  input: { challenge_id: string; response: Record<string, unknown>; name?: string | undefined },
+  client: ClientInfo,
+) {
+  const { user } = auth;
+  const challenge = await consumeChallenge(ctx.db, input.challenge_id, 'register', Date.now());
+  if (!challenge || challenge.user_id !== user.id) {
+    throw registrationInvalid('The registration challenge is unknown, used or expired');
+  }
+  const { rpId, origins } = ctx.config.webauthn;
+  let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+  try {
+    verified = await verifyRegistrationResponse({
+      response: input.response as unknown as RegistrationResponseJSON,
+      expectedChallenge: challenge.challenge,
+      expectedOrigin: [...origins],
+      expectedRPID: rpId,
+      requireUserVerification: true,
+    });
+  } catch (err) {
+    ctx.log.info({ reason: err instanceof Error ? err.message : 'unknown' }, 'passkey registration refused');
+    throw registrationInvalid();
+  }
+  if (!verified.verified) throw registrationInvalid();
+  const info = verified.registrationInfo;
+  if (await findPasskeyByCredential(ctx.db, info.credential.id)) {
+    throw registrationInvalid('This passkey is already registered');
+  }
+  const now = Date.now();
+  const row: PasskeysTable = {
+    id: uuidv7(),
+    user_id: user.id,
+    credential_id: info.credential.id,
+    public_key: Buffer.from(info.credential.publicKey).toString('base64url'),
+    counter: info.credential.counter,
+    transports: JSON.stringify(info.credential.transports ?? []),
+    backed_up: info.credentialBackedUp ? 1 : 0,
+    device_type: info.credentialDeviceType,
+    name: singleLine(input.name ?? '', 64) || 'Passkey',
+    created_at: now,
+    last_used_at: null,
+  };
+  const codes = await ctx.db.transaction().execute(async (trx) => {
+    await insertPasskey(trx, row);
+    const issued = await recoveryCodesForNewFactor(ctx, trx, user.id);
+    await recordAudit(trx, {
+      action: 'passkey.add',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'passkey', id: row.id },
+      client,
+      details: {
+        name: row.name,
+        backed_up: info.credentialBackedUp,
+        recovery_codes_issued: issued !== undefined,
+      },
+    });
+    await queueSecurityNotice(ctx, trx, user.email, 'passkey_added', `Passkey: ${row.name}`);
+    return issued;
+  });
+  ctx.mail.outbox.nudge();
+  return { ...toPublicPasskey(row), ...(codes !== undefined && { recovery_codes: codes }) };
+}
+
+/** DELETE /passkeys/<id>: own passkeys only (another's: 404); recovery codes go with the last factor. */
+export async function removePasskey(ctx: AppContext, auth: AuthContext, id: string, client: ClientInfo) {
+  const { user } = auth;
+  const removed = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await deletePasskey(trx, user.id, id))) return false;
+    const left = (await listPasskeys(trx, user.id)).length;
+    const totp = await findTotp(trx, user.id);
+    const lastFactor = left === 0 && (totp === undefined || totp.confirmed_at === null);
+    if (lastFactor) await deleteRecoveryCodes(trx, user.id);
+    await recordAudit(trx, {
+      action: 'passkey.remove',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'passkey', id },
+      client,
+      details: { recovery_codes_removed: lastFactor },
+    });
+    await queueSecurityNotice(ctx, trx, user.email, 'passkey_removed');
+    return true;
+  });
+  if (!removed) throw new ApiError('not_found', { detail: 'No such passkey' });
+  ctx.mail.outbox.nudge();
+}
+
+/** GET /passkeys. */
+export async function passkeyList(ctx: AppContext, userId: string) {
+  return { data: (await listPasskeys(ctx.db, userId)).map(toPublicPasskey) };
+}
+
+/**
+ * POST /passkeys/authentication/options: for discoverable sign-in (no body fields), or as a second
+ * factor for the user an `mfa_token` names (its credentials allowed, user verification preferred).
+ */
+export async function authenticationOptions(ctx: AppContext, input: { mfa_token?: string | undefined }) {
+  const { rpId } = ctx.config.webauthn;
+  if (input.mfa_token === undefined) {
+    const options = await generateAuthenticationOptions({ rpID: rpId, userVerification: 'required' });
+    return { challenge_id: await storeChallenge(ctx, options.challenge, 'login', null), options };
+  }
+  const token = await findMfaToken(ctx.db, hashOpaqueToken(input.mfa_token));
+  const now = Date.now();
+  if (!token || token.used_at !== null || token.expires_at <= now || token.tries >= MFA_TOKEN_MAX_TRIES) {
+    throw new ApiError('mfa_token_invalid', {
+      detail: 'The mfa_token is unknown, used, expired or out of tries',
+    });
+  }
+  const passkeys = await listPasskeys(ctx.db, token.user_id);
+  const options = await generateAuthenticationOptions({
+    rpID: rpId,
+    userVerification: 'preferred',
+    allowCredentials: passkeys.map((p) => ({ id: p.credential_id, transports: JSON.parse(p.transports) })),
+  });
+  return { challenge_id: await storeChallenge(ctx, options.challenge, 'mfa', token.user_id), options };
+}
+
+/** POST /login/passkey: a user-verifying passkey is a complete sign-in (amr `[hwk|swk, user]`). */
+export async function loginWithPasskey(
+  ctx: AppContext,
+  proof: PasskeyProof,
+  client: ClientInfo,
+): Promise<TokenResponse> {
+  const verified = await verifyAssertion(ctx, proof, 'login', true);
+  const user = verified ? await findUserById(ctx.db, verified.passkey.user_id) : undefined;
+  if (!verified || !user || user.status === 'invited') {
+    await recordAudit(ctx.db, {
+      action: 'login.failure',
+      outcome: 'failure',
+      actor: { type: 'anonymous' },
+      target: user ? { type: 'user', id: user.id } : null,
+      client,
+      details: { method: 'passkey', reason: 'passkey_invalid' },
+    });
+    countLogin(ctx, 'failure');
+    throw signInInvalid();
+  }
+  if (user.status === 'disabled') {
+    await recordAudit(ctx.db, {
+      action: 'login.failure',
+      outcome: 'failure',
+      actor: { type: 'anonymous' },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { method: 'passkey', reason: 'account_disabled' },
+    });
+    countLogin(ctx, 'failure');
+    throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
+  }
+  const amr = [verified.amr, 'user'];
+  const tokens = await ctx.db.transaction().execute(async (trx) => {
+    const at = Date.now();
+    await recordLogin(trx, user.id, at, null);
+    const session = await startSession(
+      ctx,
+      { ...user, last_login_at: at },
+      client,
+      { amr, authTime: at },
+      trx,
+    );
+    await recordAudit(trx, {
+      action: 'login.success',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { method: 'passkey', amr, passkey_id: verified.passkey.id, session_id: session.sessionId },
+    });
+    return session.tokens;
+  });
+  countLogin(ctx, 'success');
+  return tokens;
+}

@@ -1,0 +1,78 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.ts';
+import { requireAuth } from '../../security/guard.ts';
+import { clientInfo } from '../auth/sessions.service.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import { IdParams } from '../users/users.schemas.ts';
+import { revokeUserSession, sessionList, userSessionList } from './sessions.service.ts';
+
+const SessionSchema = Type.Object({
+  id: Type.String(),
+  created_at: Type.String(),
+  last_used_at: Type.String(),
+  user_agent: Type.Union([Type.String(), Type.Null()]),
+  ip: Type.Union([Type.String(), Type.Null()]),
+  amr: Type.Array(Type.String()),
+  current: Type.Boolean(),
+});
+const SessionList = Type.Object({ data: Type.Array(SessionSchema) });
+const UserSessionParams = Type.Object({
+  id: Type.String({ maxLength: 512 }),
+  session_id: Type.String({ maxLength: 512 }),
+});
+
+/** The sessions module (docs/api.md §13): a user's live sessions, for the user and for an admin. */
+export function sessionEndpoints(ctx: AppContext): Endpoint[] {
+  return [
+    endpoint({
+      group: 'auth',
+      label: 'sessions',
+      method: 'GET',
+      path: '/api/v1/sessions',
+      access: 'authenticated',
+      summary: 'Your live sessions',
+      schema: { response: { 200: SessionList } },
+      handler: (req) => {
+        const auth = requireAuth(req);
+        return sessionList(ctx, auth.user.id, auth);
+      },
+    }),
+    endpoint({
+      group: 'auth',
+      label: 'session_delete',
+      method: 'DELETE',
+      path: '/api/v1/sessions/:id',
+      access: 'authenticated',
+      summary: 'End one of your sessions',
+      schema: { params: IdParams, response: { 204: Type.Null() } },
+      handler: async (req, reply) => {
+        const auth = requireAuth(req);
+        await revokeUserSession(ctx, auth, auth.user.id, req.params.id, clientInfo(req));
+        return reply.status(204).send(null);
+      },
+    }),
+    endpoint({
+      group: 'users',
+      label: 'sessions',
+      method: 'GET',
+      path: '/api/v1/users/:id/sessions',
+      access: 'admin',
+      summary: "A user's live sessions",
+      schema: { params: IdParams, response: { 200: SessionList } },
+      handler: (req) => userSessionList(ctx, req.params.id, requireAuth(req)),
+    }),
+    endpoint({
+      group: 'users',
+      label: 'session_delete',
+      method: 'DELETE',
+      path: '/api/v1/users/:id/sessions/:session_id',
+      access: 'admin',
+      summary: "End one of a user's sessions",
+      schema: { params: UserSessionParams, response: { 204: Type.Null() } },
+      handler: async (req, reply) => {
+        await revokeUserSession(ctx, requireAuth(req), req.params.id, req.params.session_id, clientInfo(req));
+        return reply.status(204).send(null);
+      },
+    }),
+  ];
+}

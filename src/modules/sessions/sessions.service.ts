@@ -1,0 +1,71 @@
+import type { AppContext } from '../../context.ts';
+import type { SessionRow } from '../../db/schema.ts';
+import { ApiError } from '../../errors.ts';
+import type { AuthContext } from '../../security/guard.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
+import { type ClientInfo, revokeSession } from '../auth/sessions.service.ts';
+import { findUserById } from '../users/users.queries.ts';
+import { findLiveSession, listLiveSessions } from './session-list.queries.ts';
+
+/** A session as the list shows it. */
+function toPublicSession(s: SessionRow, currentId: string) {
+  return {
+    id: s.id,
+    created_at: new Date(Number(s.created_at)).toISOString(),
+    last_used_at: new Date(Number(s.last_used_at)).toISOString(),
+    user_agent: s.user_agent,
+    ip: s.ip,
+    amr: sessionAmr(s),
+    current: s.id === currentId,
+  };
+}
+
+/** The session's authentication methods (RFC 8176), stored as JSON with it; [] for sessions older than that. */
+function sessionAmr(s: SessionRow): string[] {
+  if (s.amr === null) return [];
+  try {
+    const parsed: unknown = JSON.parse(s.amr);
+    return Array.isArray(parsed) ? parsed.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** GET /sessions and GET /users/<id>/sessions: live sessions only. */
+export async function sessionList(ctx: AppContext, userId: string, caller: AuthContext) {
+  const rows = await listLiveSessions(ctx.db, userId, Date.now());
+  return { data: rows.map((s) => toPublicSession(s, caller.session.id)) };
+}
+
+/** GET /users/<id>/sessions (admin): 404 for an unknown user. */
+export async function userSessionList(ctx: AppContext, userId: string, caller: AuthContext) {
+  if (!(await findUserById(ctx.db, userId))) throw new ApiError('not_found', { detail: 'No such user' });
+  return sessionList(ctx, userId, caller);
+}
+
+/**
+ * DELETE /sessions/<id> (own) and /users/<id>/sessions/<session_id> (admin): revoked through auth's
+ * revokeSession, the one place a session ends. A session that is not the user's, or not live: 404.
+ */
+export async function revokeUserSession(
+  ctx: AppContext,
+  caller: AuthContext,
+  userId: string,
+  sessionId: string,
+  client: ClientInfo,
+): Promise<void> {
+  const done = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await findLiveSession(trx, userId, sessionId, Date.now()))) return false;
+    const byAdmin = caller.user.id !== userId;
+    await revokeSession(trx, sessionId, byAdmin ? 'admin_revoked' : 'user_revoked');
+    await recordAudit(trx, {
+      action: 'session.revoke',
+      actor: { type: 'user', id: caller.user.id },
+      target: { type: 'session', id: sessionId },
+      client,
+      details: { user_id: userId, by_admin: byAdmin },
+    });
+    return true;
+  });
+  if (!done) throw new ApiError('not_found', { detail: 'No such session' });
+}
