@@ -10,6 +10,8 @@ import { clearAccountCounters } from '../../security/throttle.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
 import { resendInvitation } from '../invitations/invitation-resend.ts';
+import { secondFactors } from '../mfa/factors.ts';
+import { prepareResetFactor } from '../mfa/reset-factor.ts';
 import { normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, findUserById } from '../users/users.queries.ts';
 import { iso, type PublicUser, toPublicUser } from '../users/users.schemas.ts';
@@ -70,9 +72,8 @@ export async function viewResetLink(
   client: ClientInfo,
 ): Promise<{ email: string; expires_at: string; mfa_required: boolean }> {
   const { link, user } = await peekLinkReserved(ctx.db, token, ['password_reset'], client.ip);
-  // No second factor exists yet in this service, so none can be required. The `mfa` module
-  // answers this from its "does this user have factors?" function (DESIGN.md) when it lands.
-  const mfaRequired = false;
+  // The same "which factors does this user have?" that login asks (empty while `mfa` is off).
+  const mfaRequired = (await secondFactors(ctx, ctx.db, user.id)).length > 0;
   return { email: user.email, expires_at: iso(link.expires_at), mfa_required: mfaRequired };
 }
 
@@ -96,15 +97,17 @@ export async function resetPassword(
   if (!policy.ok) throw new ApiError('weak_password', { detail: policy.reason });
 
   // ── Second factor (docs/api.md §11) ──────────────────────────────────────────────────────────────
-  // The one place the `mfa` module inserts its check, before anything is hashed or consumed: when
-  // `user` has a factor, no `input.mfa_code` → 403 `mfa_required` (no mfa_token: the link is the
-  // proof), a wrong one → 401 `mfa_code_invalid`, reserved against the account's throttle first.
-  // Today no factor exists, so an `mfa_code` sent anyway is accepted by the schema and unused.
+  // Before anything is hashed or consumed: when `user` has a factor, no `input.mfa_code` → 403
+  // `mfa_required` (no mfa_token: the link is the proof); the attempt is reserved against the
+  // account's login throttle first, and the code is spent inside the reset's transaction, so a
+  // wrong one (401 `mfa_code_invalid`) rolls the whole reset back and the link stays usable.
+  const factor = await prepareResetFactor(ctx, user, { mfa_code: input.mfa_code }, client);
 
   const passwordHash = await ctx.passwords.hash(input.password);
   const updated = await ctx.db.transaction().execute(async (trx): Promise<UserRow> => {
     const now = Date.now();
     await consumeLink(trx, link, now);
+    await factor?.spend(trx);
     // Disabled or re-addressed since the link was opened: the link died with that change.
     if (!(await setPasswordFromReset(trx, user.id, link.email, passwordHash, now))) throw linkInvalid();
     const sessionsRevoked = await revokeUserSessions(trx, user.id, 'password_reset');
@@ -127,6 +130,7 @@ export async function resetPassword(
     if (!after) throw linkInvalid();
     return after;
   });
+  await factor?.settle();
   ctx.mail.outbox.nudge();
   return { user: toPublicUser(updated) };
 }
