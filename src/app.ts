@@ -15,6 +15,7 @@ import { lazyChildLogger } from './logger.ts';
 import { installRequestMetrics } from './modules/core/metrics.ts';
 import type { Endpoint } from './modules/endpoint.ts';
 import { documentation, loadModules } from './modules/registry.ts';
+import { installBrowserSession } from './pages/browser-session.ts';
 import { ProblemSchema } from './problem.schemas.ts';
 import { requestIdFor } from './request-id.ts';
 import { createAuthenticator, guardFor } from './security/guard.ts';
@@ -130,6 +131,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
   });
 
+  // Cookie mode for the hosted pages' token routes (docs/pages.md); hooks added as routes are.
+  installBrowserSession(app, ctx);
   const modules = loadModules(ctx);
   const allEndpoints = modules.flatMap((m) => m.endpoints.map((e) => ({ module: m.info.name, endpoint: e })));
   const routeTable = allEndpoints.map(({ endpoint: e }) => ({

@@ -56,6 +56,10 @@ export interface Config {
   readonly trustProxy: boolean | string;
   readonly logLevel: string;
   readonly metricsToken: string | null;
+  /** The product name in pages and mails (APP_NAME). */
+  readonly appName: string;
+  /** Hosted pages' branding (docs/pages.md): an optional logo (https URL or a path) and accent colour. */
+  readonly pages: { readonly logoUrl: string | null; readonly accentColor: string | null };
   readonly auditRetentionDays: number;
   /** Slow clients: a whole request must arrive within requestTimeoutMs, its headers within headersTimeoutMs. */
   readonly requestTimeoutMs: number;
@@ -172,7 +176,8 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
   }
 
-  const inviteUrlTemplate = str('INVITE_URL_TEMPLATE') ?? `${publicUrl}/api/v1/invite/{token}`;
+  // The hosted invitation page (API.md §10, §15); a team's own front end by setting the template.
+  const inviteUrlTemplate = str('INVITE_URL_TEMPLATE') ?? `${publicUrl}/account/invitation/{token}`;
   if (!inviteUrlTemplate.includes('{token}')) {
     throw new ConfigError('INVITE_URL_TEMPLATE must contain {token}');
   }
@@ -237,6 +242,21 @@ export function loadConfig(env: Env): Config {
     );
   }
 
+  const appName = str('APP_NAME') ?? 'Gatehouse';
+  // It becomes a page title and a mail header: one line of text, no markup-looking characters.
+  if (appName.length > 60 || /[\p{Cc}<>]/u.test(appName)) {
+    throw new ConfigError('APP_NAME must be one line of at most 60 characters without < or >');
+  }
+  const logoUrl = str('APP_LOGO_URL') ?? null;
+  if (logoUrl !== null && !logoUrl.startsWith('/')) url('APP_LOGO_URL', logoUrl, ['https:']);
+  if (logoUrl !== null && (/^\/\//.test(logoUrl) || /[\s"'<>]/.test(logoUrl))) {
+    throw new ConfigError('APP_LOGO_URL must be an https:// URL or a path starting with a single /');
+  }
+  const accentColor = str('APP_ACCENT_COLOR') ?? null;
+  if (accentColor !== null && !/^#[0-9a-fA-F]{6}$/.test(accentColor)) {
+    throw new ConfigError(`APP_ACCENT_COLOR must be a colour like #1f6feb, got "${accentColor}"`);
+  }
+
   const config: Config = {
     port,
     host,
@@ -279,6 +299,8 @@ export function loadConfig(env: Env): Config {
     trustProxy: trustProxy(str('TRUST_PROXY')),
     logLevel,
     metricsToken: str('METRICS_TOKEN') ?? null,
+    appName,
+    pages: { logoUrl, accentColor },
     auditRetentionDays: int('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
     requestTimeoutMs,
     headersTimeoutMs,
