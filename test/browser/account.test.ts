@@ -37,7 +37,7 @@ describe('hosted pages in Chromium: invitation, sign-in, /account', { skip: skip
       name: 'Ada',
     });
     assert.equal(invited.status, 201);
-    const link = await linkFromMail(stack.smtp, 1, 'ada@pages.test', '/account/invitation/');
+    const link = await linkFromMail(stack.smtp, 'ada@pages.test', '/account/invitation/');
     assert.ok(link.startsWith(`${stack.origin}/account/invitation/`));
 
     const tab = await openTab(stack);

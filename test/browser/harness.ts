@@ -186,20 +186,28 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOT_DIR).pathname, fullPage: true });
 }
 
-/** The first link under `path` in the newest mail to `to` (waits for `count` mails in all). */
-export async function linkFromMail(
-  smtp: SmtpHarness,
-  count: number,
-  to: string,
-  path: string,
-): Promise<string> {
-  const mails = await smtp.waitFor(count, 15_000);
-  const mail = [...mails].reverse().find((m) => m.envelope.to.includes(to));
-  assert.ok(mail, `no mail to ${to}`);
+const usedLinks = new Set<string>();
+
+/**
+ * The link under `path` in a mail to `to` that no earlier call returned, waiting for it to arrive
+ * (mails of one action may arrive in any order).
+ */
+export async function linkFromMail(smtp: SmtpHarness, to: string, path: string, timeoutMs = 15_000): Promise<string> {
   const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const match = new RegExp(`https?://[^\\s"<>]+${escaped}[A-Za-z0-9_-]+`).exec(mail.text ?? '');
-  assert.ok(match, `no ${path} link in the mail to ${to}: ${mail.text}`);
-  return match[0];
+  const pattern = new RegExp(`https?://[^\\s"<>]+${escaped}[A-Za-z0-9_-]+`);
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    for (const mail of smtp.messages) {
+      if (!mail.envelope.to.includes(to)) continue;
+      const link = pattern.exec(mail.text ?? '')?.[0];
+      if (link !== undefined && !usedLinks.has(link)) {
+        usedLinks.add(link);
+        return link;
+      }
+    }
+    assert.ok(performance.now() < deadline, `no new ${path} link in the mails to ${to}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
