@@ -51,20 +51,23 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   const port = await freePort();
   const origin = `http://localhost:${port}`;
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-browser-'));
-  const service = await startServiceProcess({
-    PORT: String(port),
-    PUBLIC_URL: origin,
-    API_FORM: 'full',
-    DATABASE_URL: `sqlite:${join(dir, 'gatehouse.db')}`,
-    ADMIN_EMAIL,
-    ADMIN_PASSWORD,
-    SMTP_URL: smtp.url,
-    MAIL_FROM: 'Gatehouse <no-reply@pages.test>',
-    MAIL_RETRY_BASE_S: '1',
-    LOG_LEVEL: 'warn',
-    SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
-    ...env,
-  });
+  const service = await startServiceProcess(
+    {
+      PUBLIC_URL: origin,
+      API_FORM: 'full',
+      DATABASE_URL: `sqlite:${join(dir, 'gatehouse.db')}`,
+      ADMIN_EMAIL,
+      ADMIN_PASSWORD,
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Gatehouse <no-reply@pages.test>',
+      MAIL_RETRY_BASE_S: '1',
+      LOG_LEVEL: 'warn',
+      SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+      ...env,
+    },
+    300,
+    port,
+  );
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });
   let adminToken: string | null = null;
   const adminApi = async (method: string, path: string, body?: unknown) => {
