@@ -1,21 +1,18 @@
-// `npm run bench`: Gatehouse's speed against baselines measured in the same run (docs/benchmarks.md).
-// Options: --json (print the results as JSON instead of the table), --write-docs (replace the table in
-// docs/benchmarks.md), --duration <s> (the whole-CPU runs and the login storm, default 6), --warmup <s> (default 2),
-// --rounds <n> (baseline/service turns behind each ratio, default 3), --round-duration <s> (default 3),
-// --no-build (measure the existing dist/), --no-hold (no server-bound runs: req/s ratios then measure
-// the load generator as much as the server; see docs/benchmarks.md, "Server-bound").
+// `npm run bench`: the targets of docs/benchmarks.md, each a ratio of two figures taken in the same
+// run, in turns. The servers (bare Fastify, Gatehouse on SQLite, on PostgreSQL, and on PostgreSQL
+// with the session cache off: the A/B) each run pinned to CPU 0 with `taskset -c 0` (node's threads
+// included); the load generator runs on CPU 1; PostgreSQL runs on the same machine, unpinned.
+// Options: --rounds <n> (3), --round-duration <s> (3), --no-build, --json,
+// --database-url postgres://… (default BENCH_DATABASE_URL, TEST_DATABASE_URL, or the local server).
 import type { ChildProcess } from 'node:child_process';
 import { execSync } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import type { LoadResult, LoadSpec } from './load.ts';
 import {
-  type CpuCap,
-  canBoost,
   canPin,
-  cpuCap,
-  cpuSeconds,
   firstJsonLine,
   freePort,
   LOAD_CPU,
@@ -26,123 +23,99 @@ import {
   stopChild,
   waitFor200,
 } from './processes.ts';
-import {
-  type Argon2Figure,
-  type BenchReport,
-  type Figure,
-  machineInfo,
-  renderTable,
-  type ServerLoad,
-  type Turn,
-  writeDocs,
-} from './report.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
-const num = (name: string, def: number) => {
+const option = (name: string) => {
   const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : def;
+  return i >= 0 ? args[i + 1] : undefined;
 };
-const DURATION_S = num('--duration', 6);
-const WARMUP_S = num('--warmup', 2);
-// Ratios come from rounds that take the baseline and the service in turns, each round's ratio
-// from figures taken seconds apart; the median round is reported. One ratio of two figures taken
-// a minute apart moved by ±10% on a VM whose speed drifts (docs/benchmarks.md, "Rounds").
-const ROUNDS = num('--rounds', 3);
-const ROUND_S = num('--round-duration', 3);
+const ROUNDS = Number(option('--rounds') ?? 3);
+const ROUND_S = Number(option('--round-duration') ?? 3);
 const CONNECTIONS = 16;
 const LOGIN_CONNECTIONS = 16;
-const STORM_CONNECTIONS = 32;
+const STORM_CONNECTIONS = 8;
 const ADMIN_EMAIL = 'bench-admin@gatehouse.test';
 const ADMIN_PASSWORD = 'correct horse battery staple 42';
-// The share of its CPU the server is held to in the server-bound runs. autocannon parses every
-// response in JavaScript and needed a whole CPU to keep up with the bare route: unheld, the req/s
-// ratios measured the load generator's cost of the extra response headers as much as the server.
-const HOLD_SHARE = 0.5;
+const PG_URL =
+  option('--database-url') ??
+  process.env.BENCH_DATABASE_URL ??
+  process.env.TEST_DATABASE_URL ??
+  'postgres://postgres@127.0.0.1:5432/postgres';
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
-/**
- * The service's command line and environment, as `npm start` runs it (node flags and leading
- * `NAME=value` assignments, such as the malloc setting, included): the bench measures production.
- */
-function serviceCommand(): { env: Record<string, string>; args: string[] } {
-  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
-  const words = (pkg.scripts.start ?? '').split(/\s+/).filter(Boolean);
-  const env: Record<string, string> = {};
-  for (let word = words[0]; word !== undefined && /^[A-Za-z_]\w*=/.test(word); word = words[0]) {
-    const at = word.indexOf('=');
-    env[word.slice(0, at)] = word.slice(at + 1);
-    words.shift();
-  }
-  const [node, ...args] = words;
-  if (node !== 'node' || args.at(-1) !== 'dist/src/main.js') {
-    throw new Error(
-      `package.json "start" is not "[NAME=value…] node [flags] dist/src/main.js": ${pkg.scripts.start}`,
-    );
-  }
-  return { env, args };
+interface Server {
+  name: string;
+  child: ChildProcess;
+  base: string;
+  token?: string;
 }
 
-/** Runs loads from a pinned generator against a server process and samples the server's CPU. */
-async function load(serverPid: number, specs: LoadSpec[]): Promise<ServerLoad> {
-  const warmup = Math.max(...specs.map((s) => s.warmupS));
-  const duration = Math.max(...specs.map((s) => s.durationS));
-  let before: number | null = null;
-  const sample = setTimeout(() => {
-    before = cpuSeconds(serverPid);
-  }, warmup * 1000);
-  const t0 = performance.now();
-  const out = await runNodeJson<{ results: LoadResult[]; cpuS: number }>(LOAD_CPU, [
+interface Figure {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/** One load (or several at once) from the pinned generator; returns each load's figures. */
+async function load(specs: LoadSpec[]): Promise<LoadResult[]> {
+  const out = await runNodeJson<{ results: LoadResult[] }>(LOAD_CPU, [
     'bench/load.ts',
     JSON.stringify(specs),
   ]);
-  clearTimeout(sample);
-  const after = cpuSeconds(serverPid);
-  const measuredS = (performance.now() - t0) / 1000 - warmup;
-  const cpuS = before !== null && after !== null ? after - before : null;
-  const responses = out.results.reduce((n, r) => n + r.allRps * r.durationS, 0);
-  return {
-    results: out.results,
-    serverCpu: cpuS === null ? null : cpuS / measuredS,
-    cpuUsPerRequest: cpuS === null ? null : (cpuS * 1e6) / responses,
-    loadCpu: out.cpuS / (warmup + duration),
-  };
+  return out.results;
 }
 
-function spec(name: string, url: string, extra: Partial<LoadSpec> = {}): LoadSpec {
-  return { name, url, connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, ...extra };
-}
+const spec = (name: string, url: string, extra: Partial<LoadSpec> = {}): LoadSpec => ({
+  name,
+  url,
+  connections: CONNECTIONS,
+  durationS: ROUND_S,
+  warmupS: 1,
+  ...extra,
+});
 
-/** Runs the loads with the server held to a share of its CPU (when a cap is given), then lets it go. */
-async function held(cap: CpuCap | null, serverPid: number, specs: LoadSpec[]): Promise<ServerLoad> {
-  if (cap === null) return load(serverPid, specs);
-  cap.hold(serverPid);
-  try {
-    return await load(serverPid, specs);
-  } finally {
-    cap.release(serverPid);
+/** `npm start`'s command line: leading NAME=value assignments, node's flags, dist/src/main.js. */
+function startCommand(): { env: Record<string, string>; args: string[] } {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+  const words = (pkg.scripts.start ?? '').split(/\s+/).filter(Boolean);
+  const env: Record<string, string> = {};
+  while (words[0] !== undefined && /^[A-Za-z_]\w*=/.test(words[0])) {
+    const [name = '', ...value] = (words.shift() as string).split('=');
+    env[name] = value.join('=');
   }
+  if (words.shift() !== 'node' || words.at(-1) !== 'dist/src/main.js')
+    throw new Error(`package.json "start" is not "[NAME=value…] node [flags] dist/src/main.js"`);
+  return { env, args: words };
 }
 
-/** The bare Fastify baseline, started once and measured in turns with the service. */
-async function startBareServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawnNode(SERVER_CPU, ['bench/baseline-server.ts']);
-  const { port } = await firstJsonLine<{ port: number }>(child);
-  return { child, url: `http://127.0.0.1:${port}/health` };
+/** Starts Gatehouse as `npm start` does (`plain`: `node dist/src/main.js` alone, the flags' A/B). */
+async function startGatehouse(name: string, env: Record<string, string>, plain = false): Promise<Server> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const start = plain ? { env: {}, args: ['dist/src/main.js'] } : startCommand();
+  const child = spawnNode(SERVER_CPU, start.args, {
+    env: {
+      ...process.env,
+      ...start.env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: base,
+      ADMIN_EMAIL,
+      ADMIN_PASSWORD,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdout: 'ignore',
+  });
+  await waitFor200(`${base}/health`, performance.now());
+  const server: Server = { name, child, base };
+  server.token = await login(base);
+  return server;
 }
 
-/** The raw argon2 baseline: its own pinned process, as many verifications in flight as login has connections. */
-function argon2Baseline(durationS: number, warmupS: number): Promise<Argon2Figure> {
-  return runNodeJson<Argon2Figure>(SERVER_CPU, [
-    'bench/argon2-baseline.ts',
-    String(LOGIN_CONNECTIONS),
-    String(durationS),
-    String(warmupS),
-  ]);
-}
-
-/** Logs in over HTTP as the bench admin; returns the access token. */
 async function login(base: string): Promise<string> {
   const res = await fetch(`${base}/api/v1/login`, {
     method: 'POST',
@@ -154,171 +127,251 @@ async function login(base: string): Promise<string> {
   return body.access_token;
 }
 
+/** Users to list: a page of 20 needs more than 20. */
+async function addUsers(server: Server, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const res = await fetch(`${server.base}/api/v1/users`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` },
+      body: JSON.stringify({ email: `bench-${i}@gatehouse.test`, name: `Bench User ${i}` }),
+    });
+    if (res.status !== 201) throw new Error(`creating a user answered ${res.status}`);
+  }
+}
+
+const bearer = (s: Server) => ({ headers: { authorization: `Bearer ${s.token}` } });
+const verifySpec = (s: Server) => spec(`verify ${s.name}`, `${s.base}/api/v1/verify-token`, bearer(s));
+const listSpec = (s: Server) => spec(`list ${s.name}`, `${s.base}/api/v1/users?limit=20`, bearer(s));
+
+function figure(r: LoadResult): Figure {
+  return { rps: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+async function createPgDatabase(): Promise<string | null> {
+  const name = `gatehouse_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  try {
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+  } catch (err) {
+    log(`PostgreSQL unavailable (${(err as Error).message}): its rows are skipped`);
+    return null;
+  } finally {
+    await admin.end().catch(() => {});
+  }
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function dropPgDatabase(url: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`drop database if exists ${new URL(url).pathname.slice(1)} with (force)`);
+  await admin.end();
+}
+
+interface Row {
+  name: string;
+  target: string;
+  ratio: number | null;
+  rounds: number[];
+  detail: string;
+  pass: boolean | null;
+}
+
 async function main(): Promise<void> {
-  const started = performance.now();
-  const loadAtStart = loadavg();
   if (!flag('--no-build')) {
     log('building dist/ (npm run build)');
     execSync('npm run build --silent', { stdio: ['ignore', 'ignore', 'inherit'] });
   }
   if (!canPin()) log('taskset or a second CPU is missing: processes are NOT pinned; figures are rougher');
-  const cap = flag('--no-hold') ? null : cpuCap(HOLD_SHARE);
-  if (!cap && !flag('--no-hold'))
-    log(
-      'no cgroup CPU quota can be set (not root?): no server-bound runs; ratios include the load generator',
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+  const pgUrl = await createPgDatabase();
+  const servers: Server[] = [];
+  try {
+    log('starting: bare Fastify, Gatehouse on SQLite and on PostgreSQL (session cache on, off)');
+    const bareChild = spawnNode(SERVER_CPU, ['bench/baseline-server.ts']);
+    const { port } = await firstJsonLine<{ port: number }>(bareChild);
+    const bare: Server = { name: 'bare', child: bareChild, base: `http://127.0.0.1:${port}` };
+    servers.push(bare);
+    const sqlite = await startGatehouse('sqlite', { DATABASE_URL: `sqlite:${join(dir, 'bench.db')}` });
+    servers.push(sqlite);
+    await addUsers(sqlite, 50);
+    const sqlitePlain = await startGatehouse(
+      'sqlite, plain node',
+      { DATABASE_URL: `sqlite:${join(dir, 'bench-plain.db')}` },
+      true,
+    );
+    servers.push(sqlitePlain);
+    await addUsers(sqlitePlain, 50);
+    let postgres: Server | null = null;
+    let uncached: Server | null = null;
+    if (pgUrl) {
+      postgres = await startGatehouse('postgres', { DATABASE_URL: pgUrl });
+      servers.push(postgres);
+      await addUsers(postgres, 50);
+      uncached = await startGatehouse('postgres, no session cache', {
+        DATABASE_URL: pgUrl,
+        SESSION_CACHE_SIZE: '0',
+      });
+      servers.push(uncached);
+    }
+
+    // Every scenario once per round, one right after the other: each ratio compares figures taken
+    // seconds apart (this VM's speed drifts over minutes).
+    const scenarios: Array<[string, LoadSpec]> = [
+      ['bare', spec('bare', `${bare.base}/health`)],
+      ['verify sqlite', verifySpec(sqlite)],
+      ['list sqlite', listSpec(sqlite)],
+      ['verify sqlite plain', verifySpec(sqlitePlain)],
+      ['list sqlite plain', listSpec(sqlitePlain)],
+    ];
+    if (postgres && uncached) {
+      scenarios.push(
+        ['verify postgres', verifySpec(postgres)],
+        ['verify postgres uncached', verifySpec(uncached)],
+        ['list postgres', listSpec(postgres)],
+      );
+    }
+    const taken = new Map<string, Figure[]>(scenarios.map(([name]) => [name, []]));
+    for (let round = 1; round <= ROUNDS; round++) {
+      log(`round ${round}/${ROUNDS}: ${scenarios.map(([n]) => n).join(', ')}`);
+      for (const [name, s] of scenarios) {
+        const [result] = await load([s]);
+        if (!result || result.rps === 0) throw new Error(`${name}: no 2xx answers`);
+        taken.get(name)?.push(figure(result));
+      }
+    }
+    // The flags' A/B: both SQLite servers have had the same load so far (the login phases go to one).
+    const afterRounds = {
+      flags: statusMb(sqlite.child.pid ?? 0, 'VmHWM') ?? Number.NaN,
+      plain: statusMb(sqlitePlain.child.pid ?? 0, 'VmHWM') ?? Number.NaN,
+    };
+    const loginSpec = spec('login', `${sqlite.base}/api/v1/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+      connections: LOGIN_CONNECTIONS,
+      durationS: ROUND_S + 1,
+    });
+    const argon2: Figure[] = [];
+    const logins: Figure[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      log(`round ${round}/${ROUNDS}: raw argon2id verify, login (${LOGIN_CONNECTIONS} in flight)`);
+      argon2.push(
+        await runNodeJson<Figure>(SERVER_CPU, [
+          'bench/argon2-baseline.ts',
+          String(LOGIN_CONNECTIONS),
+          String(ROUND_S + 1),
+          '1',
+        ]),
+      );
+      const [result] = await load([loginSpec]);
+      logins.push(figure(result as LoadResult));
+    }
+    log(`/health while ${STORM_CONNECTIONS} connections hammer login (SQLite)`);
+    const [, health] = await load([
+      { ...loginSpec, connections: STORM_CONNECTIONS, durationS: 8, warmupS: 2 },
+      spec('health', `${sqlite.base}/health`, { connections: 2, overallRate: 200, durationS: 8, warmupS: 2 }),
+    ]);
+    const rss = Object.fromEntries(
+      servers
+        .filter((s) => s !== bare && s !== sqlitePlain)
+        .map((s) => [s.name, statusMb(s.child.pid ?? 0, 'VmHWM')]),
     );
 
-  try {
-    await measureAll(started, loadAtStart, cap);
-  } finally {
-    cap?.remove();
-  }
-}
-
-async function measureAll(started: number, loadAtStart: number[], cap: CpuCap | null): Promise<void> {
-  log('token signature algorithms');
-  const algs = await runNodeJson<BenchReport['algorithms']>(SERVER_CPU, ['bench/jwt-algs.ts', '1']);
-
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const start = serviceCommand();
-  const env = {
-    ...process.env,
-    ...start.env,
-    NODE_ENV: 'production',
-    DATABASE_URL: `sqlite:${join(dir, 'gatehouse.db')}`,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    PUBLIC_URL: base,
-    ADMIN_EMAIL,
-    ADMIN_PASSWORD,
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-  };
-  let service: ChildProcess | undefined;
-  let bare: { child: ChildProcess; url: string } | undefined;
-  try {
-    log('baseline: bare Fastify route');
-    bare = await startBareServer();
-    const barePid = bare.child.pid ?? 0;
-    const bareSpecs = [spec('bare', bare.url)];
-    const bareWhole = await load(barePid, bareSpecs);
-
-    const t0 = performance.now();
-    const assignments = Object.entries(start.env).map(([name, value]) => `${name}=${value} `);
-    log(`service: ${assignments.join('')}node ${start.args.join(' ')}`);
-    service = spawnNode(SERVER_CPU, start.args, {
-      env,
-      stdout: openSync(join(dir, 'service.log'), 'w'),
-    });
-    const startupMs = await waitFor200(`${base}/health`, t0);
-    const pid = service.pid ?? 0;
-    // The high-water mark after each phase: which one sets the peak.
-    const rssSteps: Record<string, number | null> = { start: statusMb(pid, 'VmHWM') };
-
-    log('service: GET /health');
-    const healthSpecs = [spec('health', `${base}/health`)];
-    const healthWhole = await load(pid, healthSpecs);
-    rssSteps.health = statusMb(pid, 'VmHWM');
-
-    const token = await login(base);
-    log('service: GET /api/v1/verify-token');
-    const verifySpecs = [
-      spec('verify', `${base}/api/v1/verify-token`, { headers: { authorization: `Bearer ${token}` } }),
-    ];
-    const verifyWhole = await load(pid, verifySpecs);
-    rssSteps.verify = statusMb(pid, 'VmHWM');
-
-    // The ratios: bare, /health and verify-token in turns, server-bound where a quota can be set.
-    const short = (s: LoadSpec) => ({ ...s, durationS: ROUND_S, warmupS: 1 });
-    const healthRounds: Turn[] = [];
-    const verifyRounds: Turn[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      log(`rounds: bare, /health, verify-token (${round}/${ROUNDS})`);
-      const b = await held(cap, barePid, bareSpecs.map(short));
-      const h = await held(cap, pid, healthSpecs.map(short));
-      const v = await held(cap, pid, verifySpecs.map(short));
-      healthRounds.push(turn(b, h));
-      verifyRounds.push(turn(b, v));
-    }
-    rssSteps.rounds = statusMb(pid, 'VmHWM');
-    await stopChild(bare.child);
-    bare = undefined;
-
-    // Login against raw argon2, in turns as well: argon2's speed on this VM drifts by a quarter
-    // over minutes, more than any difference between the two.
-    const body = JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
-    const loginSpecs = [
-      spec('login', `${base}/api/v1/login`, {
-        method: 'POST',
-        body,
-        connections: LOGIN_CONNECTIONS,
-        durationS: ROUND_S + 1,
-        warmupS: 1,
-      }),
-    ];
-    const loginRounds: Turn[] = [];
-    let loginLoad: ServerLoad | undefined;
-    for (let round = 1; round <= ROUNDS; round++) {
-      log(
-        `rounds: raw argon2 verify, POST /api/v1/login (${LOGIN_CONNECTIONS} connections) (${round}/${ROUNDS})`,
-      );
-      const a = await argon2Baseline(ROUND_S + 1, 1);
-      loginLoad = await load(pid, loginSpecs);
-      loginRounds.push(turn(a, loginLoad));
-    }
-    rssSteps.login = statusMb(pid, 'VmHWM');
-    log(`service: GET /health while ${STORM_CONNECTIONS} connections hammer login`);
-    const storm = await load(pid, [
-      spec('storm-login', `${base}/api/v1/login`, { method: 'POST', body, connections: STORM_CONNECTIONS }),
-      spec('storm-health', `${base}/health`, { connections: 2, overallRate: 200 }),
-    ]);
-    const peakRssMb = statusMb(pid, 'VmHWM');
-    rssSteps.end = peakRssMb;
-
-    const report: BenchReport = {
-      machine: machineInfo(dir, canPin(), canBoost(), loadAtStart),
-      command: `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`,
-      durationS: DURATION_S,
-      warmupS: WARMUP_S,
-      rounds: ROUNDS,
-      roundS: ROUND_S,
-      connections: { throughput: CONNECTIONS, login: LOGIN_CONNECTIONS, storm: STORM_CONNECTIONS },
-      holdShare: cap ? cap.share : null,
-      whole: { bare: bareWhole, health: healthWhole, verify: verifyWhole },
-      health: healthRounds,
-      verify: verifyRounds,
-      login: loginRounds,
-      loginLoad: loginLoad ?? null,
-      storm,
-      algorithms: algs,
-      peakRssMb,
-      rssSteps,
-      startupMs,
-      totalS: (performance.now() - started) / 1000,
+    const perRound = (a: string, b: string) =>
+      (taken.get(a) ?? []).map((x, i) => x.rps / ((taken.get(b) ?? [])[i]?.rps ?? Number.NaN));
+    const ratioRow = (name: string, a: string, b: string, target: number): Row => {
+      const rounds = perRound(a, b);
+      if (rounds.length === 0)
+        return { name, target: `≥ ${target}`, ratio: null, rounds, detail: 'not measured', pass: null };
+      const ratio = median(rounds);
+      const rps = (k: string) => Math.round(median((taken.get(k) ?? []).map((f) => f.rps)));
+      return {
+        name,
+        target: `≥ ${target}`,
+        ratio,
+        rounds,
+        detail: `${rps(a)} vs ${rps(b)} req/s (medians)`,
+        pass: ratio >= target,
+      };
     };
-    if (flag('--json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    else process.stdout.write(`${renderTable(report)}\n`);
-    if (flag('--write-docs')) writeDocs(report);
+    const loginRounds = logins.map((l, i) => l.rps / (argon2[i]?.rps ?? Number.NaN));
+    const peak = Math.max(...Object.values(rss).map((v) => v ?? 0));
+    const rows: Row[] = [
+      ratioRow('verify-token: PostgreSQL / SQLite', 'verify postgres', 'verify sqlite', 0.7),
+      ratioRow('users list (limit 20): PostgreSQL / SQLite', 'list postgres', 'list sqlite', 0.5),
+      ratioRow('verify-token on SQLite / bare Fastify route', 'verify sqlite', 'bare', 0.5),
+      {
+        name: 'login / raw argon2id verify (same parameters, 16 in flight, same CPU)',
+        target: '≥ 0.9',
+        ratio: median(loginRounds),
+        rounds: loginRounds,
+        detail: `${median(logins.map((l) => l.rps)).toFixed(1)} vs ${median(argon2.map((a) => a.rps)).toFixed(1)} /s`,
+        pass: median(loginRounds) >= 0.9,
+      },
+      {
+        name: `/health p99 while ${STORM_CONNECTIONS} connections hammer login`,
+        target: '≤ 15 ms',
+        ratio: health?.p99Ms ?? null,
+        rounds: [],
+        detail: `p50 ${health?.p50Ms.toFixed(2)} ms, ${health?.rps.toFixed(0)} req/s offered 200`,
+        pass: health ? health.p99Ms <= 15 : null,
+      },
+      {
+        name: 'peak RSS (VmHWM, largest Gatehouse process)',
+        target: '≤ 150 MB',
+        ratio: peak,
+        rounds: [],
+        detail: Object.entries(rss)
+          .map(([n, v]) => `${n} ${v?.toFixed(0)} MB`)
+          .join(', '),
+        pass: peak <= 150,
+      },
+      {
+        name: "A/B npm start's node flags: peak RSS, plain node / with the flags (same load)",
+        target: '≥ 1.1 to keep them',
+        ratio: afterRounds.plain / afterRounds.flags,
+        rounds: [],
+        detail: `${afterRounds.plain.toFixed(0)} vs ${afterRounds.flags.toFixed(0)} MB after the same rounds; verify-token ${ratioRow('', 'verify sqlite', 'verify sqlite plain', 0).ratio?.toFixed(2)}× and list ${ratioRow('', 'list sqlite', 'list sqlite plain', 0).ratio?.toFixed(2)}× the plain one's req/s`,
+        pass: afterRounds.plain / afterRounds.flags >= 1.1,
+      },
+      {
+        name: 'A/B session cache: verify-token on PostgreSQL, cache on / off',
+        target: '≥ 1.1 to keep it',
+        ...(() => {
+          const rounds = perRound('verify postgres', 'verify postgres uncached');
+          const ratio = rounds.length ? median(rounds) : null;
+          return { rounds, ratio, pass: ratio === null ? null : ratio >= 1.1 };
+        })(),
+        detail: 'same servers, same run',
+      },
+    ];
+    if (flag('--json'))
+      process.stdout.write(`${JSON.stringify({ rows, taken: Object.fromEntries(taken) }, null, 2)}\n`);
+    else process.stdout.write(`${table(rows)}\n`);
   } finally {
-    if (bare) await stopChild(bare.child);
-    if (service) await stopChild(service);
+    for (const s of servers) await stopChild(s.child);
+    if (pgUrl) await dropPgDatabase(pgUrl).catch(() => {});
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** One round's pair: the baseline's and the service's figures, taken one after the other. */
-function turn(baseline: ServerLoad | Argon2Figure, service: ServerLoad): Turn {
-  const figure = (l: ServerLoad | Argon2Figure): Figure => {
-    if ('results' in l) {
-      const r = l.results[0] as LoadResult;
-      return { rps: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms, serverCpu: l.serverCpu, loadCpu: l.loadCpu };
-    }
-    return { rps: l.rps, p50Ms: l.p50Ms, p99Ms: l.p99Ms, serverCpu: null, loadCpu: null };
-  };
-  const b = figure(baseline);
-  const s = figure(service);
-  return { baseline: b, service: s, ratio: s.rps / b.rps };
+function table(rows: Row[]): string {
+  const fmt = (n: number | null) => (n === null ? '–' : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+  const lines = [
+    '| measure | target | measured | rounds | | detail |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${r.target} | ${fmt(r.ratio)} | ${r.rounds.map((x) => x.toFixed(2)).join(', ')} | ${r.pass === null ? '–' : r.pass ? 'met' : '**missed**'} | ${r.detail} |`,
+    ),
+  ];
+  return lines.join('\n');
 }
 
 await main();

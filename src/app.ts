@@ -8,7 +8,8 @@ import Fastify, {
 } from 'fastify';
 import type { AppContext } from './context.ts';
 import { registerDocs } from './docs.ts';
-import { ApiError, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './errors.ts';
+import { ApiError, installErrorHandlers } from './errors.ts';
+import { clientErrorHandler, frameworkErrorHandler } from './http-errors.ts';
 import { IndexResponse } from './index.schemas.ts';
 import { parseJsonBody } from './json-body.ts';
 import { lazyChildLogger } from './logger.ts';
@@ -21,7 +22,7 @@ import { ProblemSchema } from './problem.schemas.ts';
 import { requestIdFor } from './request-id.ts';
 import { createAuthenticator, guardFor } from './security/guard.ts';
 import { registerLoadShedding } from './security/load-shedding.ts';
-import { headerWriter, securityHeaders } from './security/security-headers.ts';
+import { securityHeaders } from './security/security-headers.ts';
 import { sharedSerializerFactory } from './serializers.ts';
 import { createValidatorCompiler, refuseNulCharacters } from './validation.ts';
 import { VERSION } from './version.ts';
@@ -32,7 +33,7 @@ const BODY_LIMIT = 64 * 1024;
 // and six other headers (COOP, Origin-Agent-Cluster, X-DNS-Prefetch-Control,
 // X-Download-Options, X-Permitted-Cross-Domain-Policies, X-XSS-Protection) govern documents, which
 // Gatehouse never serves outside /docs. Referrer-Policy stays: a link followed from /docs or an
-// error page must not leak a URL. Each header costs every response (docs/benchmarks.md).
+// error page must not leak a URL.
 const SECURITY_HEADERS = securityHeaders({
   // The strictest policy; /docs loosens it for its own page only.
   contentSecurityPolicy: {
@@ -49,7 +50,6 @@ const SECURITY_HEADERS = securityHeaders({
   xPermittedCrossDomainPolicies: false,
   xXssProtection: false,
 });
-const writeSecurityHeaders = headerWriter(SECURITY_HEADERS);
 
 /** Builds the Fastify app on a context: plugins, every module's endpoints, the index. Never listens. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
@@ -92,13 +92,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     }
   });
   app.decorateRequest('auth', null);
-  // Every request's one global hook: the security headers and request id first, so that a shed
-  // request carries them too, then the load-shedding check (src/security/load-shedding.ts).
-  const shed = await registerLoadShedding(app, ctx.config);
+  // The request id and security headers first, so that a shed request carries them too.
   app.addHook('onRequest', (request, reply, done) => {
-    writeSecurityHeaders(reply, request.id);
-    done(shed(request));
+    reply.headers(SECURITY_HEADERS).header('x-request-id', request.id);
+    done();
   });
+  await registerLoadShedding(app, ctx.config);
   installRequestMetrics(app, ctx);
   if (ctx.log.isLevelEnabled('debug')) {
     app.addHook('onResponse', (request, reply, done) => {
@@ -123,8 +122,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       exposedHeaders: ['x-request-id', 'retry-after', 'location', 'www-authenticate'],
     });
 
-  // /openapi.json and /docs; what serves them is loaded on their first request (src/docs.ts).
-  registerDocs(app, {
+  await registerDocs(app, {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Gatehouse', version: VERSION, description: 'User and access service — API v1' },
@@ -146,15 +144,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   routeTable.push({ method: 'GET', pattern: /^\/$/ }, { method: 'GET', pattern: /^\/api\/v1$/ });
   installErrorHandlers(app, (path) => allowedMethods(routeTable, path));
 
-  const authenticator = createAuthenticator(ctx.db, ctx.accessTokens);
+  const authenticate = createAuthenticator(ctx.accessTokens, ctx.sessions);
   for (const { module, endpoint } of allEndpoints) {
     // One callback hook per route (the module switch, then the access guard): it runs on every
     // request, and each hook Fastify walks and each promise costs.
-    const guard = endpoint.access === 'public' ? null : guardFor(endpoint.access, authenticator);
+    const guard = endpoint.access === 'public' ? null : guardFor(endpoint.access, authenticate);
     const disabled = `The ${module} module is disabled`;
     const noStore = endpoint.access !== 'public' || endpoint.issuesTokens === true;
     const onRequest = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
-      request.routePattern = endpoint.path;
       if (noStore) reply.header('cache-control', 'no-store');
       if (!ctx.modules.isEnabled(module)) done(new ApiError('module_disabled', { detail: disabled }));
       else if (guard === null) done();

@@ -15,6 +15,8 @@ export interface Config {
   readonly databaseListenUrl: string | null;
   readonly databasePoolMax: number;
   readonly databaseStatementTimeoutMs: number;
+  /** PostgreSQL: sessions whose rows the guard keeps in memory (src/security/session-cache.ts); 0: none. */
+  readonly sessionCacheSize: number;
   readonly apiForm: ApiForm;
   readonly publicUrl: string;
   /** Whether PUBLIC_URL was given (the default names one port, so instances would disagree). */
@@ -35,6 +37,13 @@ export interface Config {
   readonly invitationTtlS: number;
   readonly inviteUrlTemplate: string;
   readonly passwordMinLength: number;
+  /** docs/api.md §11–12: link lifetimes, link templates (must contain `{token}`), the sign-in rule, the mails' product name. */
+  readonly passwordResetTtlS: number;
+  readonly emailLinkTtlS: number;
+  readonly requireVerifiedEmail: boolean;
+  readonly resetUrlTemplate: string;
+  readonly verifyEmailUrlTemplate: string;
+  readonly appName: string;
   readonly loginFailuresPerAddressPerMin: number;
   /** Password hashes running at once (null: the libuv threadpool size) and allowed to wait. */
   readonly passwordHashConcurrency: number | null;
@@ -68,8 +77,6 @@ export interface Config {
   readonly trustProxy: boolean | string;
   readonly logLevel: string;
   readonly metricsToken: string | null;
-  /** The product name in pages and mails (APP_NAME). */
-  readonly appName: string;
   /** Hosted pages' branding (docs/pages.md): an optional logo (https URL or a path) and accent colour. */
   readonly pages: { readonly logoUrl: string | null; readonly accentColor: string | null };
   /** `METRICS_PUBLIC=true`: serve `/metrics` without a token (docs/api.md §10). */
@@ -203,6 +210,22 @@ export function loadConfig(env: Env): Config {
   // The link goes into mail as a clickable http(s) URL; anything else would fail at send time.
   url('INVITE_URL_TEMPLATE', inviteUrlTemplate.replaceAll('{token}', 'token'), ['http:', 'https:']);
 
+  // Mailed links default to the hosted pages (docs/api.md §15).
+  const linkTemplate = (name: string, path: string): string => {
+    const template = str(name) ?? `${publicUrl}${path}`;
+    if (!template.includes('{token}')) throw new ConfigError(`${name} must contain {token}`);
+    url(name, template.replaceAll('{token}', 'token'), ['http:', 'https:']);
+    return template;
+  };
+  const resetUrlTemplate = linkTemplate('RESET_URL_TEMPLATE', '/account/reset-password/{token}');
+  const verifyEmailUrlTemplate = linkTemplate('VERIFY_EMAIL_URL_TEMPLATE', '/account/verify-email/{token}');
+  const appName = (str('APP_NAME') ?? 'Gatehouse').replace(/\s+/g, ' ');
+  // It goes into mail subjects: no control characters, bounded.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  if (/[\u0000-\u001f\u007f]/.test(appName) || appName.length > 80) {
+    throw new ConfigError('APP_NAME must be at most 80 characters without control characters');
+  }
+
   const oidcIssuer = str('OIDC_ISSUER');
   const oidcClientId = str('OIDC_CLIENT_ID');
   if ((oidcIssuer === undefined) !== (oidcClientId === undefined)) {
@@ -262,11 +285,6 @@ export function loadConfig(env: Env): Config {
     );
   }
 
-  const appName = str('APP_NAME') ?? 'Gatehouse';
-  // It becomes a page title and a mail header: one line of text, no markup-looking characters.
-  if (appName.length > 60 || /[\p{Cc}<>]/u.test(appName)) {
-    throw new ConfigError('APP_NAME must be one line of at most 60 characters without < or >');
-  }
   const logoUrl = str('APP_LOGO_URL') ?? null;
   if (logoUrl !== null && !logoUrl.startsWith('/')) url('APP_LOGO_URL', logoUrl, ['https:']);
   if (logoUrl !== null && (/^\/\//.test(logoUrl) || /[\s"'<>]/.test(logoUrl))) {
@@ -284,6 +302,7 @@ export function loadConfig(env: Env): Config {
     databaseListenUrl,
     databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 1000),
     databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
+    sessionCacheSize: int('SESSION_CACHE_SIZE', 10_000, 0, 1_000_000),
     apiForm: form,
     publicUrl,
     publicUrlSet: str('PUBLIC_URL') !== undefined,
@@ -299,6 +318,12 @@ export function loadConfig(env: Env): Config {
     invitationTtlS: int('INVITATION_TTL_S', 604_800, 1, 31_536_000),
     inviteUrlTemplate,
     passwordMinLength: int('PASSWORD_MIN_LENGTH', 15, 8, 256),
+    passwordResetTtlS: int('PASSWORD_RESET_TTL_S', 1800, 60, 604_800),
+    emailLinkTtlS: int('EMAIL_LINK_TTL_S', 86_400, 60, 2_592_000),
+    requireVerifiedEmail: bool('REQUIRE_VERIFIED_EMAIL', false),
+    resetUrlTemplate,
+    verifyEmailUrlTemplate,
+    appName,
     loginFailuresPerAddressPerMin: int('LOGIN_FAILURES_PER_ADDRESS_PER_MIN', 30, 1, 100_000),
     passwordHashConcurrency: str('PASSWORD_HASH_CONCURRENCY')
       ? int('PASSWORD_HASH_CONCURRENCY', 4, 1, 1024)
@@ -325,7 +350,6 @@ export function loadConfig(env: Env): Config {
     trustProxy: trustProxy(str('TRUST_PROXY')),
     logLevel,
     metricsToken: str('METRICS_TOKEN') ?? null,
-    appName,
     pages: { logoUrl, accentColor },
     metricsPublic: bool('METRICS_PUBLIC', false),
     auditRetentionDays: int('AUDIT_RETENTION_DAYS', 365, 1, 36_500),

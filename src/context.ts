@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
+import type { HealthCheck } from './health-check.ts';
 import { createMailTransport, type MailTransport } from './mail/mailer.ts';
 import { createOutbox, type Outbox } from './mail/outbox.ts';
 import { createOidcClient, type OidcClient } from './modules/idp/oidc-client.ts';
@@ -10,13 +11,10 @@ import { MODULE_INFO } from './modules/module-info.ts';
 import { createModuleState, followModuleNotifications, type ModuleState } from './modules/module-state.ts';
 import { type AccessTokens, createAccessTokens } from './security/access-tokens.ts';
 import { createPasswordHasher, type PasswordHasher } from './security/passwords.ts';
+import { createSessionReader, type SessionReader } from './security/session-cache.ts';
 import { createKeyStore, type KeyStore } from './security/signing-keys.ts';
 
-/** The result of one dependency check in `/health/detailed`. */
-export interface HealthCheck {
-  status: 'ok' | 'error' | 'disabled';
-  [detail: string]: unknown;
-}
+export type { HealthCheck } from './health-check.ts';
 
 /**
  * Everything a module needs, built once per process (or per test app): config, database,
@@ -31,6 +29,8 @@ export interface AppContext {
   readonly keys: KeyStore;
   readonly accessTokens: AccessTokens;
   readonly passwords: PasswordHasher;
+  /** The session and user behind a verified token (the guard's read; cached on PostgreSQL). */
+  readonly sessions: SessionReader;
   /** Mail goes out only through the outbox; its worker is started by startService. */
   readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
   /** The external OpenID provider (docs/api.md §7); null when OIDC_ISSUER is not set. */
@@ -87,6 +87,11 @@ export async function createContext(config: Config, database: Database, log: Log
       maxConcurrent: config.passwordHashConcurrency ?? undefined,
       maxQueue: config.passwordHashQueue ?? undefined,
     }),
+    sessions: createSessionReader(database, {
+      listenUrl: config.databaseListenUrl,
+      size: config.sessionCacheSize,
+      log,
+    }),
     mail: { transport, outbox },
     oidc,
     startedAt: Date.now(),
@@ -111,6 +116,7 @@ export async function createContext(config: Config, database: Database, log: Log
   }, 60_000);
   keyReload.unref();
   ctx.closers.push(
+    () => ctx.sessions.close(),
     () => transport.close(),
     () => clearInterval(poll),
     () => clearInterval(keyReload),

@@ -1,9 +1,6 @@
-import Fastify, {
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type HTTPMethods,
-} from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
 
 /** The OpenAPI document's fixed part; the paths come from the app's routes. */
 export interface DocsOptions {
@@ -34,94 +31,28 @@ export function listedOnly<T extends object>(doc: T, isListed: ((tag: string) =>
   return { ...doc, paths: kept };
 }
 
-interface DeclaredRoute {
-  method: HTTPMethods | HTTPMethods[];
-  url: string;
-  schema: unknown;
-}
-
-// Not copied from the docs app's answer: the connection's own headers, and the length, which
-// Fastify sets again for the bytes it sends (and keeps for HEAD, as for any GET route).
-const NOT_COPIED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length']);
-
 /**
- * Serves `/openapi.json` and the Swagger UI under `/docs`, loading @fastify/swagger,
- * @fastify/swagger-ui and what comes with them (@fastify/static, glob, send, yaml) on the first
- * request to either rather than at start: ~2 MB of heap a service that nobody reads the docs of
- * never needs (docs/benchmarks.md, peak memory). Call it before the routes are declared: it
- * records each route as @fastify/swagger would (HEAD and hidden routes aside), and the docs app built on
- * first use declares them again, with the same schemas and do-nothing handlers, so the document
- * is the one @fastify/swagger would have made in the app itself. Requests to `/docs` are answered
- * by that app through `inject`, status and headers (the page's own CSP among them) included; a
- * path it does not know (a missing static file included) is this app's ordinary 404, with the
- * strict CSP of every other JSON answer.
+ * `/openapi.json` (the document @fastify/swagger builds from every route's schema) and the Swagger
+ * UI under `/docs`, whose page carries its own CSP in place of the strict one every other answer
+ * has. Register before the routes: @fastify/swagger records them as they are added.
  */
-export function registerDocs(app: FastifyInstance, options: DocsOptions): void {
-  const routes: DeclaredRoute[] = [];
-  app.addHook('onRoute', (route) => {
-    // Hidden routes (these docs routes among them) are left out of the document anyway.
-    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
-    if (route.method !== 'HEAD' && !hidden)
-      routes.push({ method: route.method, url: route.url, schema: route.schema });
-  });
-
-  let docs: Promise<FastifyInstance> | undefined;
-  const docsApp = () => {
-    docs ??= buildDocsApp(routes, options).catch((err: unknown) => {
-      docs = undefined;
-      throw err;
+export async function registerDocs(app: FastifyInstance, options: DocsOptions): Promise<void> {
+  await app.register(swagger, { openapi: options.openapi });
+  await app.register(async (scope) => {
+    await scope.register(swaggerUi, {
+      routePrefix: '/docs',
+      transformSpecificationClone: true,
+      // The page's own copy of the document (/docs/json, /docs/yaml) lists what /openapi.json lists.
+      transformSpecification: (spec: Record<string, unknown>) => listedOnly(spec, options.isListed),
     });
-    return docs;
-  };
-
-  app.addHook('onClose', async () => {
-    if (docs) await (await docs.catch(() => null))?.close();
+    // The page's CSP (its inline script and style by hash: swagger-ui's own list), on what it
+    // serves only: a problem (a missing asset) keeps the strict policy of every JSON answer.
+    const { script, style } = scope.swaggerCSP;
+    const csp = `default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; object-src 'none'; script-src 'self' ${script.join(' ')}; script-src-attr 'none'; style-src 'self' ${style.join(' ')}`;
+    scope.addHook('onSend', (_request, reply, payload, done) => {
+      if (reply.statusCode < 400) reply.header('content-security-policy', csp);
+      done(null, payload);
+    });
   });
-
-  app.get('/openapi.json', { schema: { hide: true } }, async () =>
-    listedOnly((await docsApp()).swagger(), options.isListed),
-  );
-
-  const forward = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { host: _host, ...headers } = request.headers;
-    // Always GET: for a HEAD request Fastify sends the GET answer's headers without its body.
-    const res = await (await docsApp()).inject({ method: 'GET', url: request.url, headers });
-    if (res.statusCode === 404) return reply.callNotFound();
-    for (const [name, value] of Object.entries(res.headers)) {
-      if (value !== undefined && !NOT_COPIED.has(name)) reply.header(name, value);
-    }
-    reply.code(res.statusCode);
-    // An empty answer (a redirect) stays bodiless: a Buffer would get a content-type of its own.
-    return res.rawPayload.length > 0 ? reply.send(res.rawPayload) : reply.send();
-  };
-  app.get('/docs', { schema: { hide: true } }, forward);
-  app.get('/docs/*', { schema: { hide: true } }, forward);
-}
-
-async function buildDocsApp(routes: DeclaredRoute[], options: DocsOptions): Promise<FastifyInstance> {
-  const [{ default: swagger }, { default: swaggerUi }] = await Promise.all([
-    import('@fastify/swagger'),
-    import('@fastify/swagger-ui'),
-  ]);
-  const docs = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: false } });
-  // The routes only feed the document: nothing is validated or serialized here.
-  docs.setValidatorCompiler(() => () => true);
-  docs.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  await docs.register(swagger, { openapi: options.openapi });
-  for (const route of routes) {
-    docs.route({ method: route.method, url: route.url, schema: route.schema as object, handler: noAnswer });
-  }
-  await docs.register(swaggerUi, {
-    routePrefix: '/docs',
-    staticCSP: true,
-    transformSpecificationClone: true,
-    // The page's own copy of the document (/docs/json, /docs/yaml) lists what /openapi.json lists.
-    transformSpecification: (spec: Record<string, unknown>) => listedOnly(spec, options.isListed),
-  });
-  await docs.ready();
-  return docs;
-}
-
-async function noAnswer(): Promise<never> {
-  throw new Error('the docs app only documents routes');
+  app.get('/openapi.json', { schema: { hide: true } }, () => listedOnly(app.swagger(), options.isListed));
 }

@@ -3,6 +3,7 @@ import { createAdminCommand } from './create-admin.ts';
 import { migrateCommand } from './migrate.ts';
 import { rotateKeysCommand } from './rotate-keys.ts';
 import { serveCommand } from './serve.ts';
+import { usersResetLinkCommand } from './users-reset-link.ts';
 import { usersExportCommand, usersImportCommand } from './users-transfer.ts';
 import { usersUnlockCommand } from './users-unlock.ts';
 
@@ -19,4 +20,5 @@ export const COMMANDS: readonly CliCommand[] = [
   usersImportCommand,
   usersExportCommand,
   usersUnlockCommand,
+  usersResetLinkCommand,
 ];

@@ -2,10 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
-import { type MigrationResultSet, Migrator } from 'kysely/migration';
 import type pg from 'pg';
+import { type AuthWrites, createAuthWrites, watchPgClient } from './auth-writes.ts';
 import { type DialectName, dialectOf } from './dialect.ts';
-import { migrations } from './migrations/index.ts';
 import { pgDriver } from './pg-driver.ts';
 import type { DB } from './schema.ts';
 
@@ -15,6 +14,8 @@ export interface Database {
   readonly dialect: DialectName;
   /** The pg pool (PostgreSQL only), for LISTEN/NOTIFY and pool metrics. */
   readonly pool: pg.Pool | null;
+  /** This process's writes to users and sessions, seen at the driver (for the session cache). */
+  readonly authWrites: AuthWrites;
   /** Round-trips `select 1`; resolves to the latency in milliseconds. */
   ping(): Promise<number>;
   close(): Promise<void>;
@@ -42,11 +43,11 @@ function openSqlite(path: string): Database {
   if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
   const connection = sqliteConnection(path, memory);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: connection.database }) });
-  readers.set(db, connection.reader);
   return {
     db,
     dialect: 'sqlite',
     pool: null,
+    authWrites: connection.authWrites,
     ping: () => timed(() => sql`select 1`.execute(db)),
     close: () => db.destroy(),
     ...(memory ? {} : { dropConnection: connection.drop }),
@@ -79,30 +80,24 @@ const FILE_FAILURE = /^SQLITE_(IOERR|CANTOPEN|NOTADB)/;
  * (an I/O error, the file replaced), it is closed at the next query outside a transaction and the
  * file reopened. Reopening never creates a file: a database that is missing answers 503 until it is
  * back, instead of a fresh, empty database being served. (An in-memory database is never reopened.)
- *
- * Prepared statements are reused by SQL text: Kysely's SQLite driver prepares every query anew,
- * and preparing was a tenth of a verify-token request (docs/benchmarks.md). The cache belongs to
- * the handle and is dropped with it. A statement still iterating (a streamed query) is busy and
- * cannot run twice, so a fresh one is made then.
  */
 function sqliteConnection(
   path: string,
   memory: boolean,
-): { database: SqliteDatabase; reader: SqliteReader; drop: () => void } {
+): { database: SqliteDatabase; drop: () => void; authWrites: AuthWrites } {
   let handle: SQLite.Database | null = configureSqlite(new SQLite(memory ? ':memory:' : path));
   let broken = false;
   let closed = false;
-  const cache = new Map<string, SQLite.Statement>();
-  // The write mark (SqliteReader.writeMark): bumped on every new handle and on every commit another
-  // connection makes; `dataVersion` is that connection's last PRAGMA data_version reading.
-  let epoch = 0;
-  let dataVersion: number | null = null;
-  let dataVersionAt = Number.NEGATIVE_INFINITY;
+  const auth = createAuthWrites();
+  const watch = auth.connection();
+  // Prepared once per handle: better-sqlite3's pragma() prepares anew on every call.
+  let dataVersion: SQLite.Statement | null = null;
 
   const release = () => {
+    watch.ended();
     if (handle?.open) handle.close();
     handle = null;
-    cache.clear();
+    dataVersion = null;
   };
   const current = (): SQLite.Database => {
     if (closed) throw new Error('the database is closed');
@@ -110,8 +105,6 @@ function sqliteConnection(
     if (!handle) {
       handle = configureSqlite(new SQLite(path, { fileMustExist: true }));
       broken = false;
-      epoch++;
-      dataVersion = null;
     }
     return handle;
   };
@@ -124,26 +117,24 @@ function sqliteConnection(
       throw err;
     }
   };
-  const prepare = (text: string): SQLite.Statement =>
-    watched(() => {
-      const h = current();
-      const cached = cache.get(text);
-      if (cached !== undefined && !cached.busy) return cached;
-      const statement = h.prepare(text);
-      if (cached === undefined) {
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-        cache.set(text, statement);
-      }
-      return statement;
-    });
+  const prepare = (text: string): SQLite.Statement => watched(() => current().prepare(text));
 
+  // Every statement is reported to the auth-write watch as it runs (begin/commit included).
+  const reported = <T>(text: string, run: () => T): T => {
+    const after = watch.statement(text);
+    try {
+      return watched(run);
+    } finally {
+      after?.();
+    }
+  };
   const database: SqliteDatabase = {
     prepare(text) {
       const statement = prepare(text);
       return {
         reader: statement.reader,
-        all: (parameters) => watched(() => statement.all(parameters)),
-        run: (parameters) => watched(() => statement.run(parameters)),
+        all: (parameters) => reported(text, () => statement.all(parameters)),
+        run: (parameters) => reported(text, () => statement.run(parameters)),
         iterate: (parameters) => watched(() => statement.iterate(parameters)),
       };
     },
@@ -152,68 +143,18 @@ function sqliteConnection(
       release();
     },
   };
-  const reader: SqliteReader = {
-    get inTransaction() {
-      return handle?.inTransaction ?? false;
-    },
-    get epoch() {
-      return epoch;
-    },
-    prepare,
-    writeMark() {
-      const changes = prepare(TOTAL_CHANGES).get() as { n: number };
-      const now = Date.now();
-      if (now - dataVersionAt >= OTHER_WRITERS_CHECK_MS) {
-        dataVersionAt = now;
-        const version = prepare(DATA_VERSION).get() as { data_version: number };
-        if (dataVersion !== null && version.data_version !== dataVersion) epoch++;
-        dataVersion = version.data_version;
-      }
-      return changes.n;
-    },
-  };
-  return { database, reader, drop: release };
+  // PRAGMA data_version changes when another connection commits to the file (SQLite docs,
+  // "PRAGMA data_version"), and restarts with a reopened handle: either way cached rows go.
+  const authWrites: AuthWrites = Object.assign(auth.writes, {
+    otherWriters: () =>
+      watched(() => {
+        const h = current();
+        dataVersion ??= h.prepare('pragma data_version').pluck();
+        return dataVersion.get() as number;
+      }),
+  });
+  return { database, drop: release, authWrites };
 }
-
-/** Synchronous reads on the connection behind a Kysely instance (SQLite only). */
-export interface SqliteReader {
-  /** True while a Kysely transaction holds the connection: read through Kysely then, and wait. */
-  readonly inTransaction: boolean;
-  prepare(text: string): SQLite.Statement;
-  /**
-   * Rows this connection has changed since it opened (SQLite's total_changes(): every INSERT,
-   * UPDATE and DELETE, trigger programs included). With `epoch`, it tells a cache of rows whether
-   * anything may have been written since it read them: the number only grows while `epoch` stays.
-   */
-  writeMark(): number;
-  /**
-   * Changes when the handle is reopened (the count restarts) and when another connection's commit
-   * is seen — PRAGMA data_version, read at most every OTHER_WRITERS_CHECK_MS, because it costs ten
-   * times total_changes(). Only the CLI writes from outside (docs/deployment.md: one instance per
-   * SQLite file), and none of its commands revokes a session or disables a user.
-   */
-  readonly epoch: number;
-}
-
-const TOTAL_CHANGES = 'select total_changes() as n';
-const DATA_VERSION = 'pragma data_version';
-const OTHER_WRITERS_CHECK_MS = 250;
-
-const readers = new WeakMap<Kysely<DB>, SqliteReader>();
-
-/**
- * The synchronous reader behind a SQLite Kysely instance, for the hottest reads (the guard's):
- * Kysely's promise and connection-lock round trip per query was a tenth of a verify-token request.
- * Only safe outside transactions — Kysely runs a query whole without yielding, so when no
- * transaction is open, nothing else is using the connection. Undefined for PostgreSQL and for
- * transaction objects.
- */
-export function sqliteReader(db: Kysely<DB>): SqliteReader | undefined {
-  return readers.get(db);
-}
-
-/** Most statements Gatehouse issues are a few dozen fixed texts; this many covers them all. */
-const STATEMENT_CACHE_SIZE = 256;
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
   const statementTimeoutMs = options.statementTimeoutMs ?? 0;
@@ -233,8 +174,10 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   // pg-pool listens for client errors only while a client is idle: one that dies while checked out
   // (mid-query, between a transaction's statements) would emit an unhandled 'error' and kill the
   // process. The failing query rejects on its own and the pool drops the dead client on release.
+  const authWrites = createAuthWrites();
   pool.on('connect', (client) => {
     client.on('error', ignoreCheckedOutClientError);
+    watchPgClient(client, authWrites.connection());
     superviseQueries(client, statementTimeoutMs > 0 ? statementTimeoutMs + READ_DEADLINE_MARGIN_MS : 0);
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
@@ -242,6 +185,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
     db,
     dialect: 'postgres',
     pool,
+    authWrites: authWrites.writes,
     ping: () => timed(() => sql`select 1`.execute(db)),
     close: () => db.destroy(),
   };
@@ -295,99 +239,6 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-function migrator(db: Kysely<DB>): Migrator {
-  return new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations },
-    migrationTableName: 'gatehouse_migrations',
-    migrationLockTableName: 'gatehouse_migrations_lock',
-  });
-}
-
-/** Applies pending migrations; throws with the failing migration's name. Returns the names applied now. */
-export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
-  const newer = await newerMigrations(db);
-  if (newer.length > 0) {
-    throw new Error(
-      `the database was migrated by a newer version of Gatehouse (${newer.join(', ')} unknown here); run that version's migrate`,
-    );
-  }
-  const { error, results } =
-    dialectOf(db) === 'sqlite' ? await migrateSqliteLocked(db) : await migrator(db).migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    const reason = error instanceof Error ? error.message : String(error);
-    // No failing migration named: the migrator failed before running any (lock, connection).
-    throw new Error(
-      failed ? `migration ${failed} failed: ${reason}` : `migrating the database failed: ${reason}`,
-    );
-  }
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-}
-
-/**
- * The serve-time migration step. Nothing pending: the migrator is not even entered, so starting
- * instances take no migration lock (Kysely's is a session-level advisory lock, which a transaction
- * pooler such as PgBouncer cannot keep on one server connection). A database a newer version has
- * already migrated (a rolling deploy after `gatehouse migrate`, an old instance restarting
- * mid-rollout, a rolled-back binary) is served as it is, not refused: migrations are
- * expand/contract, so this version still works on the expanded schema. `newer` names the
- * migrations this version does not know.
- */
-export async function migrateAtStart(db: Kysely<DB>): Promise<{ applied: string[]; newer: string[] }> {
-  const done = await appliedMigrations(db);
-  const newer = done.filter((name) => !(name in migrations)).sort();
-  if (newer.length > 0) return { applied: [], newer };
-  const pending = Object.keys(migrations).some((name) => !done.includes(name));
-  if (!pending) return { applied: [], newer };
-  return { applied: await migrateToLatest(db), newer };
-}
-
-/** Applied migrations this version does not know; empty on a fresh database. */
-async function newerMigrations(db: Kysely<DB>): Promise<string[]> {
-  return (await appliedMigrations(db)).filter((name) => !(name in migrations)).sort();
-}
-
-/** Names of the applied migrations; empty on a fresh database. */
-async function appliedMigrations(db: Kysely<DB>): Promise<string[]> {
-  try {
-    const result = await sql<{ name: string }>`select name from gatehouse_migrations`.execute(db);
-    return result.rows.map((r) => r.name);
-  } catch {
-    // No migration table yet (a fresh database); any other failure resurfaces in the migrator.
-    return [];
-  }
-}
-
-/**
- * Kysely takes no lock on SQLite (it assumes one connection), so two processes starting on the same
- * empty file both ran the first migration and one failed with "table already exists". Here the
- * whole run is one `BEGIN IMMEDIATE` transaction: the second process waits (busy_timeout), then
- * finds the migrations applied. SQLite DDL is transactional, so a failing migration leaves nothing
- * behind. Migrations therefore must not open transactions of their own.
- */
-async function migrateSqliteLocked(db: Kysely<DB>): Promise<MigrationResultSet> {
-  return db.connection().execute(async (conn) => {
-    await sql`begin immediate`.execute(conn);
-    let outcome: MigrationResultSet;
-    try {
-      outcome = await migrator(conn).migrateToLatest();
-    } catch (err) {
-      await sql`rollback`.execute(conn);
-      throw err;
-    }
-    await sql.raw(outcome.error ? 'rollback' : 'commit').execute(conn);
-    return outcome;
-  });
-}
-
-/** Counts applied and pending migrations (health endpoints). */
-export async function migrationStatus(db: Kysely<DB>): Promise<{ applied: number; pending: number }> {
-  const list = await migrator(db).getMigrations();
-  const applied = list.filter((m) => m.executedAt !== undefined).length;
-  return { applied, pending: list.length - applied };
-}
-
 const UNAVAILABLE_PG_CLASSES = ['08', '53', '57', '58'];
 // Transient single conditions: serialization failure and deadlock (retry), lock_timeout, and a
 // read-only server (a failover in progress: the address still leads to the demoted primary).
@@ -410,4 +261,5 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   );
 }
 
+export { migrateAtStart, migrateToLatest, migrationStatus } from './migrate.ts';
 export { dialectOf };

@@ -8,6 +8,12 @@ export function dialectOf<T>(db: Kysely<T>): DialectName {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
+/** A unique-constraint (or primary-key) violation on either engine: a concurrent insert won. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
 /** Column type for epoch-millisecond timestamps and other 64-bit integers. */
 export function bigintType(dialect: DialectName): 'bigint' | 'integer' {
   return dialect === 'postgres' ? 'bigint' : 'integer';

@@ -65,6 +65,8 @@ export function startListener(options: ListenerOptions): Listener {
       connectionString: options.connectionString,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       keepAlive: true,
+      // Names the connection in pg_stat_activity (operators, and the tests that cut it).
+      application_name: `gatehouse listen ${channel}`,
     });
     client = c;
     let failed = false;

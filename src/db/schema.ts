@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
 
 /*
  * Table shapes shared by both dialects. Timestamps are epoch milliseconds (bigint on PostgreSQL,
@@ -128,6 +128,25 @@ export interface AuditLogTable {
   details: string;
 }
 
+/** What a one-time link is for (docs/api.md §11–12). */
+export type LinkPurpose = 'password_reset' | 'email_verify' | 'email_change';
+
+/** A mailed one-time link; the token itself is never stored. */
+export interface OneTimeLinksTable {
+  id: string;
+  user_id: string;
+  purpose: LinkPurpose;
+  /** SHA-256 of the token (base64url). */
+  token_hash: string;
+  /** The address the link proves: the account's address, or the new one for `email_change`. */
+  email: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  /** Set when a newer link of the purpose was issued, or a reset killed it. */
+  replaced_at: number | null;
+}
+
 /** Service-wide secrets generated at migration time (e.g. the key that signs list cursors). */
 export interface AppSecretsTable {
   name: string;
@@ -165,9 +184,13 @@ export interface DB {
   user_counts: UserCountsTable;
   user_login_days: UserLoginDaysTable;
   audit_log: AuditLogTable;
+  one_time_links: OneTimeLinksTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUserRow = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
+
+/** A database handle or an open transaction: what every query function takes. */
+export type Db = Kysely<DB> | Transaction<DB>;

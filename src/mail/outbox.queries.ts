@@ -1,8 +1,6 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { dialectOf } from '../db/dialect.ts';
-import type { DB, OutboxTable } from '../db/schema.ts';
-
-type Db = Kysely<DB> | Transaction<DB>;
+import type { DB, Db, OutboxTable } from '../db/schema.ts';
 
 export type OutboxRow = Selectable<OutboxTable>;
 
@@ -32,7 +30,7 @@ export interface ClaimOptions {
 export async function claimDueMessages(db: Kysely<DB>, opts: ClaimOptions): Promise<OutboxRow[]> {
   const lease = { locked_until: opts.leaseUntil, locked_by: opts.workerId };
   // The cast only bridges Kysely's variance; dialectOf reads the adapter.
-  if (dialectOf(db as unknown as Kysely<unknown>) === 'postgres') {
+  if (dialectOf(db) === 'postgres') {
     return db.transaction().execute(async (trx) => {
       const due = await dueMessages(trx, opts.now, opts.limit).forUpdate().skipLocked().execute();
       if (due.length === 0) return [];

@@ -41,6 +41,14 @@ export interface ModuleInfo {
   enabledIn: readonly ApiForm[];
 }
 
+/** A module's public description, as the admin module list and the index show it. */
+export type ModuleCatalog = Array<{
+  name: ModuleName;
+  required: boolean;
+  description: string;
+  endpoints: string[];
+}>;
+
 /**
  * Run-time enabled state: the form's defaults with the overrides stored in `module_overrides` on
  * top. Reads are synchronous (hot path); `refresh()` re-reads the overrides so toggles made by

@@ -5,23 +5,20 @@ import { adminEndpoints } from './admin/admin.routes.ts';
 import { auditEndpoints } from './audit/audit.routes.ts';
 import { authEndpoints } from './auth/auth.routes.ts';
 import { coreEndpoints } from './core/core.routes.ts';
+import { emailEndpoints } from './email/email.routes.ts';
 import { describeEndpoint, type Endpoint } from './endpoint.ts';
 import { healthEndpoints } from './health/health.routes.ts';
 import { idpEndpoints } from './idp/idp.routes.ts';
 import { invitationEndpoints } from './invitations/invitations.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
-import type { ModuleInfo, ModuleName } from './module-state.ts';
+import type { ModuleCatalog, ModuleInfo, ModuleName } from './module-state.ts';
+import { recoveryEndpoints } from './recovery/recovery.routes.ts';
+import { registrationEndpoints } from './registration/registration.routes.ts';
 import { userAdminEndpoints } from './user-admin/user-admin.routes.ts';
 import { unlockEndpoints } from './users/unlock.routes.ts';
 import { usersEndpoints } from './users/users.routes.ts';
 
-/** A module's public description, as the admin module list and the index show it. */
-export type ModuleCatalog = Array<{
-  name: ModuleName;
-  required: boolean;
-  description: string;
-  endpoints: string[];
-}>;
+export type { ModuleCatalog } from './module-state.ts';
 
 type EndpointFactory = (ctx: AppContext, catalog: () => ModuleCatalog) => Endpoint[];
 
@@ -40,9 +37,10 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   idp: idpEndpoints,
   invitations: invitationEndpoints,
   audit: auditEndpoints,
-  recovery: unlockEndpoints,
-  email: () => [],
-  registration: () => [],
+  // Password recovery (docs/api.md §11) and the admin unlock of its lockouts (docs/security.md).
+  recovery: (ctx) => [...recoveryEndpoints(ctx), ...unlockEndpoints(ctx)],
+  email: emailEndpoints,
+  registration: registrationEndpoints,
   mfa: () => [],
   passkeys: () => [],
   sessions: () => [],

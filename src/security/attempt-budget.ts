@@ -1,9 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '../db/schema.ts';
+import type { Db } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { readCounter, releaseCounter, reserveCounter } from './throttle.queries.ts';
-
-type Db = Kysely<DB> | Transaction<DB>;
 
 /** One budget: at most `limit` attempts counted under `key` in a fixed window of `windowMs`. */
 export interface Budget {

@@ -1,8 +1,5 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
-import { preparedQuery } from '../db/prepared-query.ts';
-import type { DB } from '../db/schema.ts';
-
-type Db = Kysely<DB> | Transaction<DB>;
+import { sql } from 'kysely';
+import type { Db } from '../db/schema.ts';
 
 /** A counter row as stored: failures counted since `window_started_at`. */
 export interface CounterRow {
@@ -11,20 +8,21 @@ export interface CounterRow {
   window_started_at: number;
 }
 
-const counterDeletion = preparedQuery((db, p: { key: string }) =>
-  db.deleteFrom('throttle_counters').where('key', '=', p.key),
-);
-
 /** Deletes one counter (a successful login clears its account's count). */
 export async function deleteCounter(db: Db, key: string): Promise<void> {
-  await counterDeletion(db, { key });
+  await db.deleteFrom('throttle_counters').where('key', '=', key).execute();
 }
 
-/** Deletes counters whose window began before `before`; returns how many went. */
-export async function deleteCountersBefore(db: Db, before: number): Promise<number> {
+/**
+ * Deletes counters whose window began before `before`, only those whose key starts with `prefix`
+ * (each family of budgets has its own window: an hourly budget must not be pruned after 15 minutes);
+ * returns how many went.
+ */
+export async function deleteCountersBefore(db: Db, before: number, prefix = ''): Promise<number> {
   const result = await db
     .deleteFrom('throttle_counters')
     .where('window_started_at', '<', before)
+    .$if(prefix !== '', (qb) => qb.where('key', 'like', `${prefix}%`))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -75,7 +75,8 @@ export function createLoginThrottle(db: Kysely<DB>, limits: ThrottleLimits): Log
     },
 
     prune(now = Date.now()) {
-      return deleteCountersBefore(db, now - Math.max(ACCOUNT_WINDOW_MS, ADDRESS_WINDOW_MS));
+      // Only login's own counters: other budgets (hourly mail budgets…) have longer windows.
+      return deleteCountersBefore(db, now - Math.max(ACCOUNT_WINDOW_MS, ADDRESS_WINDOW_MS), 'login:');
     },
   };
 }

@@ -35,6 +35,13 @@ const BAD: Array<[Record<string, string>, string]> = [
   [{ REFRESH_REUSE_GRACE_S: 'ten' }, 'REFRESH_REUSE_GRACE_S'],
   [{ INVITATION_TTL_S: '-5' }, 'INVITATION_TTL_S'],
   [{ INVITE_URL_TEMPLATE: 'https://app.example.com/invite' }, 'INVITE_URL_TEMPLATE'],
+  [{ RESET_URL_TEMPLATE: 'https://app.example.com/reset' }, 'RESET_URL_TEMPLATE'],
+  [{ RESET_URL_TEMPLATE: 'javascript:alert({token})' }, 'RESET_URL_TEMPLATE'],
+  [{ VERIFY_EMAIL_URL_TEMPLATE: 'https://app.example.com/verify' }, 'VERIFY_EMAIL_URL_TEMPLATE'],
+  [{ PASSWORD_RESET_TTL_S: '0' }, 'PASSWORD_RESET_TTL_S'],
+  [{ EMAIL_LINK_TTL_S: 'a day' }, 'EMAIL_LINK_TTL_S'],
+  [{ REQUIRE_VERIFIED_EMAIL: 'maybe' }, 'REQUIRE_VERIFIED_EMAIL'],
+  [{ APP_NAME: 'Acme\u0007ID' }, 'APP_NAME'],
   [{ PASSWORD_MIN_LENGTH: '4' }, 'PASSWORD_MIN_LENGTH'],
   [{ LOGIN_FAILURES_PER_ADDRESS_PER_MIN: '0' }, 'LOGIN_FAILURES_PER_ADDRESS_PER_MIN'],
   [{ OIDC_ISSUER: 'https://id.example.com' }, 'OIDC_CLIENT_ID'],
@@ -82,6 +89,12 @@ describe('configuration', () => {
     assert.equal(config.refreshReuseGraceS, 10);
     assert.equal(config.invitationTtlS, 604_800);
     assert.equal(config.inviteUrlTemplate, 'http://localhost:3000/account/invitation/{token}');
+    assert.equal(config.resetUrlTemplate, 'http://localhost:3000/account/reset-password/{token}');
+    assert.equal(config.verifyEmailUrlTemplate, 'http://localhost:3000/account/verify-email/{token}');
+    assert.equal(config.passwordResetTtlS, 1800);
+    assert.equal(config.emailLinkTtlS, 86_400);
+    assert.equal(config.requireVerifiedEmail, false);
+    assert.equal(config.appName, 'Gatehouse');
     assert.equal(config.passwordMinLength, 15);
     assert.equal(config.loginFailuresPerAddressPerMin, 30);
     assert.equal(config.oidc.issuer, null);

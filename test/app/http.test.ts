@@ -4,7 +4,7 @@ import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 
 // A generated id: 16 base64url characters (96 random bits).
-const GENERATED = /^[A-Za-z0-9_-]{16}$/;
+const GENERATED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const APP = 'https://app.example.com';
 const OTHER = 'https://evil.example.com';
 

@@ -7,6 +7,7 @@ import {
   type Documentation,
   expectedDocumentation,
   formModules,
+  LATER_MODULE_ENTRIES,
   LATER_MODULES,
   laterEnabled,
   MODULES,
@@ -303,6 +304,14 @@ for (const dialect of DIALECTS) {
       t = await buildTestApp(dialect, { env: { API_FORM: 'full' } });
     });
     after(() => t.destroy());
+
+    it('lists the indexed endpoints of recovery, email and registration in the module list', async () => {
+      const list = await adminList(t);
+      for (const name of ['recovery', 'email', 'registration']) {
+        const module = list.find((m) => m.name === name);
+        assert.deepEqual(module?.endpoints, Object.values(LATER_MODULE_ENTRIES[name] ?? {}), name);
+      }
+    });
 
     // docs/api.md §2: `full` is every optional module but `registration` (sign-up is a deliberate policy).
     it('enables every optional module except registration', async () => {

@@ -7,8 +7,8 @@ import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser, sessionFor } from '../helpers/users.ts';
 
-// On SQLite the guard reads the connection synchronously (bench hot spot) — but only when no
-// transaction holds it, so it never sees another request's uncommitted writes.
+// The guard's one read (src/modules/auth/sessions.queries.ts) never sees another request's
+// uncommitted writes.
 for (const dialect of DIALECTS) {
   describe(`guard session reads [${dialect}]`, () => {
     let t: TestApp;

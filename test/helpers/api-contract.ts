@@ -148,3 +148,42 @@ export function indexBody(documentation: Documentation) {
     documentation,
   };
 }
+
+/**
+ * docs/api.md §3's entries of the modules beyond the seed that are built, by module, transcribed from
+ * its list (a module's helper adds its own when it lands). `full` lists them all but `auth.signup`.
+ */
+export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  audit: { 'admin.audit': 'GET /api/v1/admin/audit' },
+  recovery: {
+    'auth.password_forgot': 'POST /api/v1/password/forgot',
+    'auth.password_reset_open': 'GET /api/v1/password/reset/<token>',
+    'auth.password_reset': 'POST /api/v1/password/reset/<token>',
+    'users.password_reset': 'POST /api/v1/users/<id>/password-reset',
+    'users.unlock': 'POST /api/v1/users/<id>/unlock',
+  },
+  email: {
+    'auth.email_verification': 'POST /api/v1/email/verification',
+    'auth.email_verify_open': 'GET /api/v1/email/verify/<token>',
+    'auth.email_verify': 'POST /api/v1/email/verify/<token>',
+    'auth.email_change': 'POST /api/v1/email/change',
+  },
+  registration: { 'auth.signup': 'POST /api/v1/signup' },
+};
+
+/** The documentation the index must show with every seed module and these later modules on. */
+export function fullDocumentation(later: readonly string[]): Documentation {
+  const doc = expectedDocumentation(new Set(MODULES.map((m) => m.name)));
+  for (const name of later) {
+    for (const [key, route] of Object.entries(LATER_MODULE_ENTRIES[name] ?? {})) {
+      const [group, label] = key.split('.') as [string, string];
+      doc[group] ??= {};
+      doc[group][label] = route;
+    }
+  }
+  return Object.fromEntries(
+    Object.keys(doc)
+      .sort()
+      .map((g) => [g, doc[g]!]),
+  );
+}

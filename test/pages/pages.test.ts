@@ -180,8 +180,7 @@ describe('configuration of the pages', () => {
     assert.equal(loadConfig(env({})).appName, 'Gatehouse');
     assert.equal(loadConfig(env({ APP_LOGO_URL: '/static/logo.png' })).pages.logoUrl, '/static/logo.png');
     for (const [name, value] of [
-      ['APP_NAME', 'x'.repeat(61)],
-      ['APP_NAME', 'Acme <b>'],
+      ['APP_NAME', 'x'.repeat(81)],
       ['APP_LOGO_URL', 'http://insecure.example/logo.png'],
       ['APP_LOGO_URL', '//evil.example/logo.png'],
       ['APP_LOGO_URL', 'javascript:alert(1)'],

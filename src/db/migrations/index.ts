@@ -5,6 +5,8 @@ import * as audit from './20261121014000_audit.ts';
 import * as outboxAttempts from './20261121015000_outbox_attempts.ts';
 import * as usersScale from './20261121016000_users_scale.ts';
 import * as sessionAmr from './20261125010000_session_amr.ts';
+import * as oneTimeLinks from './20261125030000_one_time_links.ts';
+import * as authNotify from './20261125060000_auth_notify.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -19,4 +21,6 @@ export const migrations: Record<string, Migration> = {
   // Landed after the three above; renumbered so databases that applied them accept it in order.
   '20261121016000_users_scale': usersScale,
   '20261125010000_session_amr': sessionAmr,
+  '20261125030000_one_time_links': oneTimeLinks,
+  '20261125060000_auth_notify': authNotify,
 };

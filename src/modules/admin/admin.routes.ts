@@ -4,7 +4,7 @@ import { recordAudit } from '../audit/audit.queries.ts';
 import { requestActor } from '../audit/audit.service.ts';
 import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import type { ModuleCatalog } from '../registry.ts';
+import type { ModuleCatalog } from '../module-state.ts';
 import { ModuleList, ModuleObject, ModuleParams, ToggleBody } from './admin.schemas.ts';
 
 /** admin.modules and admin.module_toggle (docs/api.md §8). The catalog is the registry's own derivation. */

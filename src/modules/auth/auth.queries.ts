@@ -1,10 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
-import { preparedQuery } from '../../db/prepared-query.ts';
-import type { DB, UserRow } from '../../db/schema.ts';
+import type { DB, Db, UserRow } from '../../db/schema.ts';
 import { JOINED_USER_COLUMNS, pickUser } from '../users/users.queries.ts';
-
-type Db = Kysely<DB> | Transaction<DB>;
 
 /** A refresh token row with what rotation decides on: its session's state and its user. */
 export interface RefreshTokenState {
@@ -69,17 +66,14 @@ export async function findRefreshTokenForRotation(
   };
 }
 
-/** Stores a new refresh token (by hash) for a session (every login and refresh: prepared). */
+/** Stores a new refresh token (by hash) for a session. */
 export async function insertRefreshToken(
   db: Db,
-  row: { id: string; sessionId: string; tokenHash: string; createdAt: number; expiresAt: number },
+  p: { id: string; sessionId: string; tokenHash: string; createdAt: number; expiresAt: number },
 ): Promise<void> {
-  await refreshTokenInsert(db, row);
-}
-
-const refreshTokenInsert = preparedQuery(
-  (db, p: { id: string; sessionId: string; tokenHash: string; createdAt: number; expiresAt: number }) =>
-    db.insertInto('refresh_tokens').values({
+  await db
+    .insertInto('refresh_tokens')
+    .values({
       id: p.id,
       session_id: p.sessionId,
       token_hash: p.tokenHash,
@@ -87,8 +81,9 @@ const refreshTokenInsert = preparedQuery(
       expires_at: p.expiresAt,
       rotated_at: null,
       successor_box: null,
-    }),
-);
+    })
+    .execute();
+}
 
 /** Marks a refresh token used, keeping its sealed successor for grace-window replays. */
 export async function markRotated(
@@ -118,16 +113,12 @@ export async function touchSession(db: Db, id: string, usedAt: number, expiresAt
  * `updated_at` is left alone — it tracks changes to the account, not its use.
  */
 export async function recordLogin(db: Db, userId: string, at: number, newHash: string | null): Promise<void> {
-  if (newHash === null) await loginAt(db, { userId, at });
-  else await loginWithNewHash(db, { userId, at, newHash });
+  await db
+    .updateTable('users')
+    .set(newHash === null ? { last_login_at: at } : { last_login_at: at, password_hash: newHash })
+    .where('id', '=', userId)
+    .execute();
 }
-
-const loginAt = preparedQuery((db, p: { userId: string; at: number }) =>
-  db.updateTable('users').set({ last_login_at: p.at }).where('id', '=', p.userId),
-);
-const loginWithNewHash = preparedQuery((db, p: { userId: string; at: number; newHash: string }) =>
-  db.updateTable('users').set({ last_login_at: p.at, password_hash: p.newHash }).where('id', '=', p.userId),
-);
 
 /** Deletes refresh tokens past their expiry (rotated ones included: past expiry a replay is refused anyway). */
 export async function deleteExpiredRefreshTokens(db: Db, now: number): Promise<number> {

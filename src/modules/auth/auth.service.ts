@@ -86,6 +86,16 @@ export async function login(
     countLogin(ctx, 'failure');
     throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
   }
+  if (ctx.config.requireVerifiedEmail && user.email_verified !== 1) {
+    // REQUIRE_VERIFIED_EMAIL (docs/api.md §12): said only to someone who knows the password, whose
+    // attempt is no wrong guess and is given back.
+    await throttle.release(ticket);
+    await recordAudit(ctx.db, loginFailure(user, email, 'email_not_verified', client));
+    countLogin(ctx, 'failure');
+    throw new ApiError('email_not_verified', {
+      detail: 'Confirm your e-mail address first (POST /api/v1/email/verification sends a new link)',
+    });
+  }
 
   const newHash = await rehashIfNeeded(ctx, user.password_hash, input.password);
   const now = Date.now();
@@ -115,7 +125,7 @@ export async function login(
 function loginFailure(
   user: UserRow | undefined,
   email: string | null,
-  reason: 'invalid_credentials' | 'account_disabled',
+  reason: 'invalid_credentials' | 'account_disabled' | 'email_not_verified',
   client: ClientInfo,
 ): AuditEvent {
   return {

@@ -99,6 +99,8 @@ export async function createOrPromoteAdmin(
         role: 'admin',
         status: 'active',
         password_hash: hash,
+        // The operator vouches for the address (docs/api.md §12).
+        email_verified: 1,
         updated_at: now,
       });
       if (existing.role !== 'admin')

@@ -1,7 +1,5 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { DB, IdentitiesTable } from '../../db/schema.ts';
-
-type Db = Kysely<DB> | Transaction<DB>;
+import type { Selectable } from 'kysely';
+import type { Db, IdentitiesTable } from '../../db/schema.ts';
 
 export type IdentityRow = Selectable<IdentitiesTable>;
 
@@ -39,14 +37,4 @@ export async function updateIdentityEmail(db: Db, id: string, email: string | nu
 /** Sets last_login_at without touching updated_at (a sign-in is not a change to the account). */
 export async function touchLastLogin(db: Db, userId: string, at: number): Promise<void> {
   await db.updateTable('users').set({ last_login_at: at }).where('id', '=', userId).execute();
-}
-
-/** True for a unique-constraint violation on either engine (a concurrent insert won). */
-export function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return (
-    code === '23505' ||
-    (typeof code === 'string' &&
-      (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'))
-  );
 }

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
+import { isUniqueViolation } from '../../db/dialect.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { type AuditEvent, recordAudit, recordAudits } from '../audit/audit.queries.ts';
@@ -18,7 +19,6 @@ import {
   findIdentity,
   hasIdentities,
   insertIdentity,
-  isUniqueViolation,
   touchLastLogin,
   updateIdentityEmail,
 } from './idp.queries.ts';

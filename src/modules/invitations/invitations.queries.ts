@@ -1,8 +1,6 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
 import { dialectOf } from '../../db/dialect.ts';
-import type { DB, InvitationsTable, UserRow } from '../../db/schema.ts';
-
-type Db = Kysely<DB> | Transaction<DB>;
+import type { DB, Db, InvitationsTable, UserRow } from '../../db/schema.ts';
 
 export type InvitationRow = Selectable<InvitationsTable>;
 
@@ -38,7 +36,7 @@ export function findUserByEmailForUpdate(db: Transaction<DB>, email: string): Pr
     .selectFrom('users')
     .selectAll()
     .where('email', '=', email)
-    .$if(dialectOf(db as unknown as Kysely<unknown>) === 'postgres', (qb) => qb.forUpdate())
+    .$if(dialectOf(db) === 'postgres', (qb) => qb.forUpdate())
     .executeTakeFirst();
 }
 
@@ -90,4 +88,16 @@ export async function activateInvitedUser(
     .where('status', '=', 'invited')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** The newest invitation of a user (its role and inviter carry over to a re-sent one). */
+export function findLatestInvitation(db: Db, userId: string): Promise<InvitationRow | undefined> {
+  return db
+    .selectFrom('invitations')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }

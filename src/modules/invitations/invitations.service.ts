@@ -1,5 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
+import { isUniqueViolation } from '../../db/dialect.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { renderInvitationMail } from '../../mail/templates.ts';
@@ -227,9 +228,4 @@ function used(): ApiError {
 
 function expired(): ApiError {
   return new ApiError('invitation_expired', { detail: 'This invitation has expired' });
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }

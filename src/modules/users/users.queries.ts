@@ -1,26 +1,13 @@
-import type { Kysely, Transaction } from 'kysely';
-import { preparedQuery } from '../../db/prepared-query.ts';
-import type { DB, NewUserRow, UserRow, UserUpdate } from '../../db/schema.ts';
-
-type Db = Kysely<DB> | Transaction<DB>;
-
-/** One user by id; prepared, as the guard reads it on every request its cache does not answer. */
-export const userById = preparedQuery((db, p: { id: string }) =>
-  db.selectFrom('users').selectAll().where('id', '=', p.id),
-);
+import type { Db, NewUserRow, UserRow, UserUpdate } from '../../db/schema.ts';
 
 /** One user by id. */
 export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
-  return (await userById(db, { id })).rows[0];
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-const userByEmail = preparedQuery((db, p: { email: string }) =>
-  db.selectFrom('users').selectAll().where('email', '=', p.email),
-);
-
-/** One user by normalized email (every login: prepared). */
+/** One user by normalized email. */
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
-  return (await userByEmail(db, { email })).rows[0];
+  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
 /** Inserts a user row. */

@@ -128,6 +128,8 @@ export const UpdateBody = Type.Object(
     // `invited` belongs to the invitation flow; an admin may only enable or disable an account.
     status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('disabled')])),
     password: Type.Optional(PasswordInput),
+    // Admins vouch for an address (docs/api.md §12); a change of address alone sets it false.
+    email_verified: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false, minProperties: 1 },
 );

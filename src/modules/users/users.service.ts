@@ -1,7 +1,8 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
-import type { DB, UserRow, UserUpdate } from '../../db/schema.ts';
+import { isUniqueViolation } from '../../db/dialect.ts';
+import type { DB, Db, UserRow, UserUpdate } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { type AuditActor, type AuditEvent, recordAudit } from '../audit/audit.queries.ts';
@@ -15,8 +16,6 @@ import { parseUserId } from './users-list.service.ts';
 /*
  * Reading and changing single users (docs/api.md §6). Rules where the API is silent: docs/users.md.
  */
-
-type Db = Kysely<DB> | Transaction<DB>;
 
 /** Who asks for a change and from where: the audit entries written with it name them. */
 export interface ChangedBy {
@@ -55,10 +54,8 @@ export async function updateUser(
   if (body.name !== undefined) patch.name = body.name.trim();
   if (body.role !== undefined) patch.role = body.role;
   if (body.status !== undefined) patch.status = body.status;
-  if (body.email !== undefined) {
-    patch.email = emailOr400(body.email);
-    patch.email_verified = 0;
-  }
+  if (body.email !== undefined) patch.email = emailOr400(body.email);
+  if (body.email_verified !== undefined) patch.email_verified = body.email_verified ? 1 : 0;
   if (body.password !== undefined) {
     // The policy needs the account's email; hashing happens before the transaction, which must
     // never wait on argon2 (on SQLite it would hold the only connection).
@@ -73,6 +70,10 @@ export async function updateUser(
     const activeAdmins = changesAdminSet ? await lockActiveAdmins(ctx, trx) : [];
     const before = await lockUser(ctx, trx, id);
     if (!before) throw notFound();
+    // A new address is unproven until a link proves it, unless the admin vouches in the same call.
+    if (patch.email !== undefined && patch.email !== before.email && body.email_verified === undefined) {
+      patch.email_verified = 0;
+    }
     const after = { ...before, ...patch };
     const wasActiveAdmin = before.role === 'admin' && before.status === 'active';
     const isActiveAdmin = after.role === 'admin' && after.status === 'active';
@@ -96,8 +97,12 @@ export async function updateUser(
     // One entry per action, each its own insert, all in this transaction (docs/operations.md).
     const entry = (action: AuditEvent['action'], details: Record<string, unknown>) =>
       recordAudit(trx, { action, actor: by.actor, target: { type: 'user', id }, client: by.client, details });
-    const fields = (['name', 'email'] as const).filter(
-      (f) => patch[f] !== undefined && patch[f] !== before[f],
+    // email_verified is listed when an admin set it; its reset by an address change is implied.
+    const fields = (['name', 'email', 'email_verified'] as const).filter(
+      (f) =>
+        patch[f] !== undefined &&
+        patch[f] !== before[f] &&
+        (f !== 'email_verified' || body.email_verified !== undefined),
     );
     if (fields.length > 0) await entry('user.update', { fields });
     if (patch.role !== undefined && patch.role !== before.role) {
@@ -252,10 +257,4 @@ function emailOr400(raw: string): string {
 function checkPassword(ctx: AppContext, password: string, email: string): void {
   const verdict = checkPasswordPolicy(password, { minLength: ctx.config.passwordMinLength, email });
   if (!verdict.ok) throw new ApiError('weak_password', { detail: verdict.reason });
-}
-
-/** A unique-constraint failure on either engine (users.email is the only unique user column we write). */
-export function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }

@@ -1,0 +1,5 @@
+/** The result of one dependency check in `/health/detailed`. */
+export interface HealthCheck {
+  status: 'ok' | 'error' | 'disabled';
+  [detail: string]: unknown;
+}

@@ -1,0 +1,126 @@
+import type { Kysely, Transaction } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB, LinkPurpose, UserRow } from '../db/schema.ts';
+import { ApiError } from '../errors.ts';
+import { release, reserveOrThrow } from '../security/attempt-budget.ts';
+import { hashOpaqueToken, newOpaqueToken } from '../security/opaque-tokens.ts';
+import { linkBudget } from './budgets.ts';
+import {
+  consumeLinkRow,
+  findLinkByTokenHash,
+  insertLink,
+  type LinkRow,
+  replaceLiveLinks,
+} from './one-time-links.queries.ts';
+
+/*
+ * The one library for mailed one-time links (docs/api.md §11–12, DESIGN.md "Growing the house"):
+ * issue (replacing the user's live link of the purpose), peek (opening a link never uses it up, so
+ * mail scanners do no harm) and consume (one conditional write: exactly one of concurrent uses wins).
+ */
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export type { LinkPurpose, LinkRow };
+
+// newOpaqueToken: 32 random bytes (256 bits), base64url without padding. Anything else cannot be
+// ours and is refused without touching the database.
+const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
+
+/** A live link and its user, as `peekLink` finds them. */
+export interface LiveLink {
+  link: LinkRow;
+  user: UserRow;
+}
+
+/** The one answer for every dead link: unknown, used, replaced or expired look alike (no oracle). */
+export function linkInvalid(): ApiError {
+  return new ApiError('link_invalid', {
+    detail: 'This link is not valid: it may have expired, been used or been replaced by a newer one',
+  });
+}
+
+/** Fills `{token}` of a *_URL_TEMPLATE. */
+export function linkUrl(template: string, token: string): string {
+  return template.replaceAll('{token}', () => token);
+}
+
+/**
+ * Issues a link of `purpose` for a user, valid `ttlS` seconds, and kills the user's live links of
+ * that purpose. Call it in the transaction that enqueues the mail carrying the token.
+ */
+export async function issueLink(
+  db: Db,
+  input: { userId: string; purpose: LinkPurpose; email: string; ttlS: number; now?: number },
+): Promise<{ token: string; link: LinkRow }> {
+  const now = input.now ?? Date.now();
+  await replaceLiveLinks(db, input.userId, [input.purpose], now);
+  const token = newOpaqueToken();
+  const link: LinkRow = {
+    id: uuidv7(),
+    user_id: input.userId,
+    purpose: input.purpose,
+    token_hash: hashOpaqueToken(token),
+    email: input.email,
+    created_at: now,
+    expires_at: now + input.ttlS * 1000,
+    used_at: null,
+    replaced_at: null,
+  };
+  await insertLink(db, link);
+  return { token, link };
+}
+
+/**
+ * The live link of one of `purposes` behind a token, or 410 `link_invalid`. Reads only. A link
+ * also dies with its account's usability: the user must be `active`, and a reset or verification
+ * link must still name the account's current address (an address changed since makes it stale).
+ */
+export async function peekLink(
+  db: Db,
+  token: string,
+  purposes: readonly LinkPurpose[],
+  now = Date.now(),
+): Promise<LiveLink> {
+  const found = TOKEN_FORMAT.test(token) ? await findLinkByTokenHash(db, hashOpaqueToken(token)) : undefined;
+  if (!found) throw linkInvalid();
+  const { link, user } = found;
+  const stale = link.purpose !== 'email_change' && link.email !== user.email;
+  if (
+    !purposes.includes(link.purpose) ||
+    link.used_at !== null ||
+    link.replaced_at !== null ||
+    link.expires_at <= now ||
+    user.status !== 'active' ||
+    stale
+  ) {
+    throw linkInvalid();
+  }
+  return found;
+}
+
+/** Uses a peeked link up in the caller's transaction; 410 `link_invalid` when another use won. */
+export async function consumeLink(db: Db, link: LinkRow, now = Date.now()): Promise<void> {
+  if (!(await consumeLinkRow(db, link.id, now))) throw linkInvalid();
+}
+
+/** Kills every live link of these purposes of a user (a reset kills the other recovery links). */
+export function killLinks(db: Db, userId: string, purposes: readonly LinkPurpose[], now = Date.now()) {
+  return replaceLiveLinks(db, userId, purposes, now);
+}
+
+/**
+ * `peekLink` behind the client address's link budget (src/links/budgets.ts): the attempt is
+ * reserved before the lookup and given back when the link is live, so only dead tokens count.
+ */
+export async function peekLinkReserved(
+  db: Kysely<DB>,
+  token: string,
+  purposes: readonly LinkPurpose[],
+  ip: string | null,
+): Promise<LiveLink> {
+  const reservation = await reserveOrThrow(db, [linkBudget(ip)], 'Too many link attempts; try again later');
+  const live = await peekLink(db, token, purposes);
+  await release(db, reservation);
+  return live;
+}

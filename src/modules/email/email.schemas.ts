@@ -1,0 +1,28 @@
+import { Type } from '@sinclair/typebox';
+import { EmailInput, PasswordInput } from '../recovery/recovery.schemas.ts';
+
+export { EmptyBody, LinkTokenParams, MessageResponse, UserEnvelope } from '../recovery/recovery.schemas.ts';
+
+/**
+ * POST /email/verification: no body (or `{}`) with a Bearer token; `{"email","password"}` without
+ * one while REQUIRE_VERIFIED_EMAIL is on (docs/api.md §12).
+ */
+export const VerificationBody = Type.Union([
+  Type.Object({ email: EmailInput, password: PasswordInput }, { additionalProperties: false }),
+  Type.Object({}, { additionalProperties: false }),
+  Type.Null(),
+]);
+
+export const EmailLinkView = Type.Object(
+  {
+    email: Type.String(),
+    purpose: Type.Union([Type.Literal('verify'), Type.Literal('change')]),
+    expires_at: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ChangeBody = Type.Object(
+  { new_email: EmailInput, current_password: PasswordInput },
+  { additionalProperties: false },
+);

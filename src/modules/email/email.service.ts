@@ -1,0 +1,241 @@
+import type { AppContext } from '../../context.ts';
+import { isUniqueViolation } from '../../db/dialect.ts';
+import type { UserRow } from '../../db/schema.ts';
+import { ApiError } from '../../errors.ts';
+import { mailBudget, verificationBudgets } from '../../links/budgets.ts';
+import {
+  consumeLink,
+  issueLink,
+  killLinks,
+  linkInvalid,
+  linkUrl,
+  peekLinkReserved,
+} from '../../links/one-time-links.ts';
+import { type LinkMailKind, renderLinkMail } from '../../mail/link-mails.ts';
+import { enqueueNotice } from '../../mail/notices.ts';
+import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts';
+import { checkPasswordReserved, wrongPassword } from '../../security/password-attempt.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
+import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
+import { emailOr400 } from '../recovery/recovery.service.ts';
+import { findUserByEmail, findUserById } from '../users/users.queries.ts';
+import { iso, type PublicUser, toPublicUser } from '../users/users.schemas.ts';
+import { markEmailVerified, switchEmail } from './email.queries.ts';
+
+export const VERIFICATION_MESSAGE = 'We have sent a link to confirm your address.';
+export const CHANGE_MESSAGE = 'We have sent a link to the new address; nothing changes until it is used.';
+
+/**
+ * Issues an `email_verify` link for the account's address and writes its mail, in the caller's
+ * transaction, unless the address's mail budget is spent (then nothing is sent: same answer).
+ * Returns whether a mail went out.
+ */
+export async function mailVerificationLink(
+  ctx: AppContext,
+  trx: Parameters<typeof issueLink>[0],
+  user: UserRow,
+  kind: LinkMailKind = 'email_verify',
+): Promise<boolean> {
+  const budget = await reserveAttempt(trx, [mailBudget(user.email)]);
+  if (!budget.ok) return false;
+  const { token, link } = await issueLink(trx, {
+    userId: user.id,
+    purpose: 'email_verify',
+    email: user.email,
+    ttlS: ctx.config.emailLinkTtlS,
+  });
+  const mail = renderLinkMail(kind, {
+    to: user.email,
+    appName: ctx.config.appName,
+    url: linkUrl(ctx.config.verifyEmailUrlTemplate, token),
+    expiresAt: new Date(link.expires_at),
+  });
+  await ctx.mail.outbox.enqueue(trx, mail, 'email_verify');
+  return true;
+}
+
+/**
+ * POST /email/verification for a known account: 409 when already verified (said only to the
+ * account's holder), then the per-user budgets (1 a minute, 5 an hour: 429), then the link.
+ */
+export async function requestVerification(
+  ctx: AppContext,
+  user: UserRow,
+  client: ClientInfo,
+): Promise<{ message: string }> {
+  if (user.email_verified === 1) {
+    throw new ApiError('email_already_verified', { detail: 'This address is already verified' });
+  }
+  await reserveOrThrow(
+    ctx.db,
+    verificationBudgets(user.id),
+    'A verification mail can be asked for once a minute and five times an hour',
+  );
+  await ctx.db.transaction().execute(async (trx) => {
+    const mailed = await mailVerificationLink(ctx, trx, user);
+    await recordAudit(trx, {
+      action: 'email.verification_send',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { mailed },
+    });
+  });
+  ctx.mail.outbox.nudge();
+  return { message: VERIFICATION_MESSAGE };
+}
+
+/**
+ * POST /email/verification without a token (REQUIRE_VERIFIED_EMAIL): the password is checked like
+ * login's (reserved first; an unknown address spends a dummy hash and gets the same 401).
+ */
+export async function requestVerificationWithPassword(
+  ctx: AppContext,
+  input: { email: string; password: string },
+  client: ClientInfo,
+): Promise<{ message: string }> {
+  const email = emailOr400(input.email);
+  const user = await findUserByEmail(ctx.db, email);
+  if (!(await checkPasswordReserved(ctx, user, email, input.password, client.ip)) || !user) {
+    throw wrongPassword();
+  }
+  if (user.status === 'disabled') {
+    throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
+  }
+  return requestVerification(ctx, user, client);
+}
+
+/** GET /email/verify/<token>: the address the link proves (for a change: the new one). Reads only. */
+export async function viewEmailLink(
+  ctx: AppContext,
+  token: string,
+  client: ClientInfo,
+): Promise<{ email: string; purpose: 'verify' | 'change'; expires_at: string }> {
+  const { link } = await peekLinkReserved(ctx.db, token, ['email_verify', 'email_change'], client.ip);
+  return {
+    email: link.email,
+    purpose: link.purpose === 'email_change' ? 'change' : 'verify',
+    expires_at: iso(link.expires_at),
+  };
+}
+
+/**
+ * POST /email/verify/<token>. A verification marks the address proven. A change switches the
+ * address now (409 `email_taken` if it was taken meanwhile; the link stays unused), proves it,
+ * revokes every session of the user (the call has no caller), kills the links sent to the old
+ * address and mails the old address a notice. One transaction; exactly one of concurrent uses wins.
+ */
+export async function useEmailLink(
+  ctx: AppContext,
+  token: string,
+  client: ClientInfo,
+): Promise<{ user: PublicUser }> {
+  const { link, user } = await peekLinkReserved(ctx.db, token, ['email_verify', 'email_change'], client.ip);
+  const updated = await ctx.db.transaction().execute(async (trx): Promise<UserRow> => {
+    const now = Date.now();
+    await consumeLink(trx, link, now);
+    const audit = {
+      actor: { type: 'user' as const, id: user.id },
+      target: { type: 'user' as const, id: user.id },
+      client,
+    };
+    if (link.purpose === 'email_verify') {
+      if (!(await markEmailVerified(trx, user.id, link.email, now))) throw linkInvalid();
+      await recordAudit(trx, { ...audit, action: 'email.verify', details: { link_id: link.id } });
+    } else {
+      let switched: boolean;
+      try {
+        switched = await switchEmail(trx, user.id, link.email, now);
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        throw new ApiError('email_taken', { detail: 'Another account has taken this address meanwhile' });
+      }
+      if (!switched) throw linkInvalid();
+      const sessionsRevoked = await revokeUserSessions(trx, user.id, 'email_change');
+      await killLinks(trx, user.id, ['password_reset', 'email_verify', 'email_change'], now);
+      await enqueueNotice(
+        trx,
+        { outbox: ctx.mail.outbox, appName: ctx.config.appName },
+        'email_changed',
+        user.email,
+        {
+          newEmail: link.email,
+        },
+      );
+      await recordAudit(trx, {
+        ...audit,
+        action: 'email.change',
+        details: { link_id: link.id, from: user.email, to: link.email, sessions_revoked: sessionsRevoked },
+      });
+    }
+    const after = await findUserById(trx, user.id);
+    if (!after) throw linkInvalid();
+    return after;
+  });
+  ctx.mail.outbox.nudge();
+  return { user: toPublicUser(updated) };
+}
+
+/**
+ * POST /email/change. After the password (checked like login's): the new address gets a `change`
+ * link — or, when it belongs to an account, that account a notice instead (same answer, same kind
+ * of work: no oracle) — within the new address's mail budget; the current address always gets
+ * the "change requested" notice. Nothing changes until the link is used.
+ */
+export async function requestEmailChange(
+  ctx: AppContext,
+  user: UserRow,
+  input: { new_email: string; current_password: string },
+  client: ClientInfo,
+): Promise<{ message: string }> {
+  const newEmail = emailOr400(input.new_email, '/new_email');
+  if (!(await checkPasswordReserved(ctx, user, user.email, input.current_password, client.ip))) {
+    await recordAudit(ctx.db, {
+      action: 'email.change_request',
+      outcome: 'failure',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { reason: 'invalid_credentials' },
+    });
+    throw wrongPassword();
+  }
+  if (newEmail === user.email) {
+    throw new ApiError('validation_failed', {
+      detail: 'body/new_email is already the address of this account',
+      errors: [{ path: '/new_email', message: 'is already the address of this account' }],
+    });
+  }
+  const owner = await findUserByEmail(ctx.db, newEmail);
+  const mail = { outbox: ctx.mail.outbox, appName: ctx.config.appName };
+  await ctx.db.transaction().execute(async (trx) => {
+    const budget = await reserveAttempt(trx, [mailBudget(newEmail)]);
+    if (budget.ok && owner) {
+      await enqueueNotice(trx, mail, 'email_change_to_taken', newEmail);
+    } else if (budget.ok) {
+      const { token, link } = await issueLink(trx, {
+        userId: user.id,
+        purpose: 'email_change',
+        email: newEmail,
+        ttlS: ctx.config.emailLinkTtlS,
+      });
+      const message = renderLinkMail('email_change', {
+        to: newEmail,
+        appName: ctx.config.appName,
+        url: linkUrl(ctx.config.verifyEmailUrlTemplate, token),
+        expiresAt: new Date(link.expires_at),
+      });
+      await ctx.mail.outbox.enqueue(trx, message, 'email_change');
+    }
+    await enqueueNotice(trx, mail, 'email_change_requested', user.email, { newEmail });
+    await recordAudit(trx, {
+      action: 'email.change_request',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { new_email: newEmail, new_address_taken: owner !== undefined, mailed: budget.ok },
+    });
+  });
+  ctx.mail.outbox.nudge();
+  return { message: CHANGE_MESSAGE };
+}

@@ -1,0 +1,42 @@
+import { Type } from '@sinclair/typebox';
+import { UserSchema } from '../users/users.schemas.ts';
+
+/** Long enough for any address normalizeEmail accepts (which then decides). */
+export const EmailInput = Type.String({ minLength: 1, maxLength: 320 });
+/** The policy decides length (an over-long password is a 422); the cap only bounds the work. */
+export const PasswordInput = Type.String({ maxLength: 4096 });
+
+/** A link token as a path parameter (its format is checked by the links library). */
+export const LinkTokenParams = Type.Object({ token: Type.String({ maxLength: 512 }) });
+
+/** A bodiless POST: no body, `{}` or `null` (docs/api.md §11). */
+export const EmptyBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()]);
+
+export const MessageResponse = Type.Object({ message: Type.String() }, { additionalProperties: false });
+
+export const ForgotBody = Type.Object({ email: EmailInput }, { additionalProperties: false });
+
+export const ResetView = Type.Object(
+  {
+    email: Type.String(),
+    expires_at: Type.String({ format: 'date-time' }),
+    mfa_required: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+
+export const ResetBody = Type.Object(
+  {
+    password: PasswordInput,
+    // A TOTP or recovery code (docs/api.md §11); only asked for when the user has a second factor.
+    mfa_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+
+export const UserEnvelope = Type.Object({ user: UserSchema }, { additionalProperties: false });
+
+export const ExpiresResponse = Type.Object(
+  { expires_at: Type.String({ format: 'date-time' }) },
+  { additionalProperties: false },
+);

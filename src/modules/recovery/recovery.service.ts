@@ -1,0 +1,144 @@
+import type { AppContext } from '../../context.ts';
+import type { UserRow } from '../../db/schema.ts';
+import { ApiError } from '../../errors.ts';
+import { forgotBudget, mailBudget } from '../../links/budgets.ts';
+import { consumeLink, killLinks, linkInvalid, peekLinkReserved } from '../../links/one-time-links.ts';
+import { enqueueNotice } from '../../mail/notices.ts';
+import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts';
+import { checkPasswordPolicy } from '../../security/password-policy.ts';
+import { clearAccountCounters } from '../../security/throttle.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
+import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
+import { resendInvitation } from '../invitations/invitation-resend.ts';
+import { normalizeEmail } from '../users/email.ts';
+import { findUserByEmail, findUserById } from '../users/users.queries.ts';
+import { iso, type PublicUser, toPublicUser } from '../users/users.schemas.ts';
+import { setPasswordFromReset } from './recovery.queries.ts';
+import { mailResetLink } from './reset-links.ts';
+
+/** The one answer of forgot-password, whatever the address (docs/api.md §11). */
+export const FORGOT_MESSAGE =
+  'If an account exists for this address, we have sent a link to reset its password.';
+
+/**
+ * POST /password/forgot. The client's budget comes first (429 before the 202). Then every path —
+ * unknown, active, invited, disabled, over the address's mail budget — does the same work: one
+ * lookup, then one transaction that reserves the address's mail budget and writes an audit entry;
+ * only an active account (or an invited one, whose invitation is re-sent) also gets a link and a
+ * mail in that transaction. The answer is the same body either way.
+ */
+export async function forgotPassword(
+  ctx: AppContext,
+  rawEmail: string,
+  client: ClientInfo,
+): Promise<{ message: string }> {
+  await reserveOrThrow(
+    ctx.db,
+    [forgotBudget(client.ip)],
+    'Too many password reset requests from this address; try again later',
+  );
+  const email = emailOr400(rawEmail);
+  const user = await findUserByEmail(ctx.db, email);
+  await ctx.db.transaction().execute(async (trx) => {
+    const budget = await reserveAttempt(trx, [mailBudget(email)]);
+    let outcome: string;
+    if (!user) outcome = 'no_account';
+    else if (!budget.ok) outcome = 'over_mail_budget';
+    else if (user.status === 'active') {
+      await mailResetLink(ctx, trx, user);
+      outcome = 'link_sent';
+    } else if (user.status === 'invited' && ctx.modules.isEnabled('invitations')) {
+      await resendInvitation(ctx, trx, user, client, 'password_forgot');
+      outcome = 'invitation_resent';
+    } else outcome = `not_sent_${user.status}`;
+    await recordAudit(trx, {
+      action: 'password.forgot',
+      actor: { type: 'anonymous' },
+      target: user ? { type: 'user', id: user.id } : null,
+      client,
+      details: { email, outcome },
+    });
+  });
+  ctx.mail.outbox.nudge();
+  return { message: FORGOT_MESSAGE };
+}
+
+/** GET /password/reset/<token>: what the link is for. Reads only (mail scanners open links). */
+export async function viewResetLink(
+  ctx: AppContext,
+  token: string,
+  client: ClientInfo,
+): Promise<{ email: string; expires_at: string; mfa_required: boolean }> {
+  const { link, user } = await peekLinkReserved(ctx.db, token, ['password_reset'], client.ip);
+  // No second factor exists yet in this service, so none can be required. The `mfa` module
+  // answers this from its "does this user have factors?" function (DESIGN.md) when it lands.
+  const mfaRequired = false;
+  return { email: user.email, expires_at: iso(link.expires_at), mfa_required: mfaRequired };
+}
+
+/**
+ * POST /password/reset/<token>. A weak password (422) leaves the link usable. On success, in one
+ * transaction: the link used up (exactly one of concurrent uses wins), the new hash and
+ * `email_verified`, every session revoked, every other recovery link dead, the account's failed
+ * logins cleared (from every client address), an audit entry and the "password changed" notice.
+ */
+export async function resetPassword(
+  ctx: AppContext,
+  token: string,
+  input: { password: string; mfa_code?: string | undefined },
+  client: ClientInfo,
+): Promise<{ user: PublicUser }> {
+  const { link, user } = await peekLinkReserved(ctx.db, token, ['password_reset'], client.ip);
+  const policy = checkPasswordPolicy(input.password, {
+    minLength: ctx.config.passwordMinLength,
+    email: user.email,
+  });
+  if (!policy.ok) throw new ApiError('weak_password', { detail: policy.reason });
+
+  // ── Second factor (docs/api.md §11) ──────────────────────────────────────────────────────────────
+  // The one place the `mfa` module inserts its check, before anything is hashed or consumed: when
+  // `user` has a factor, no `input.mfa_code` → 403 `mfa_required` (no mfa_token: the link is the
+  // proof), a wrong one → 401 `mfa_code_invalid`, reserved against the account's throttle first.
+  // Today no factor exists, so an `mfa_code` sent anyway is accepted by the schema and unused.
+
+  const passwordHash = await ctx.passwords.hash(input.password);
+  const updated = await ctx.db.transaction().execute(async (trx): Promise<UserRow> => {
+    const now = Date.now();
+    await consumeLink(trx, link, now);
+    // Disabled or re-addressed since the link was opened: the link died with that change.
+    if (!(await setPasswordFromReset(trx, user.id, link.email, passwordHash, now))) throw linkInvalid();
+    const sessionsRevoked = await revokeUserSessions(trx, user.id, 'password_reset');
+    await killLinks(trx, user.id, ['password_reset'], now);
+    await clearAccountCounters(trx, user.email);
+    await recordAudit(trx, {
+      action: 'password.reset',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { link_id: link.id, sessions_revoked: sessionsRevoked },
+    });
+    await enqueueNotice(
+      trx,
+      { outbox: ctx.mail.outbox, appName: ctx.config.appName },
+      'password_changed',
+      user.email,
+    );
+    const after = await findUserById(trx, user.id);
+    if (!after) throw linkInvalid();
+    return after;
+  });
+  ctx.mail.outbox.nudge();
+  return { user: toPublicUser(updated) };
+}
+
+/** A body e-mail that normalizes, or 400 `validation_failed` (its shape says nothing about accounts). */
+export function emailOr400(raw: string, path = '/email'): string {
+  const email = normalizeEmail(raw);
+  if (email === null) {
+    throw new ApiError('validation_failed', {
+      detail: `body${path} must be a valid email address`,
+      errors: [{ path, message: 'must be a valid email address' }],
+    });
+  }
+  return email;
+}

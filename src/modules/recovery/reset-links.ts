@@ -1,0 +1,43 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import type { DB, UserRow } from '../../db/schema.ts';
+import { issueLink, linkUrl } from '../../links/one-time-links.ts';
+import { renderLinkMail } from '../../mail/link-mails.ts';
+
+/** A recovery link just issued: where it points and until when it works. */
+export interface IssuedResetLink {
+  url: string;
+  expiresAt: number;
+}
+
+/** Issues a recovery link for a user (replacing the live one), in the caller's transaction. */
+export async function issueResetLink(
+  ctx: AppContext,
+  db: Kysely<DB> | Transaction<DB>,
+  user: UserRow,
+): Promise<IssuedResetLink> {
+  const { token, link } = await issueLink(db, {
+    userId: user.id,
+    purpose: 'password_reset',
+    email: user.email,
+    ttlS: ctx.config.passwordResetTtlS,
+  });
+  return { url: linkUrl(ctx.config.resetUrlTemplate, token), expiresAt: link.expires_at };
+}
+
+/** Issues a recovery link and writes its mail to the outbox, in the caller's transaction. */
+export async function mailResetLink(
+  ctx: AppContext,
+  db: Kysely<DB> | Transaction<DB>,
+  user: UserRow,
+): Promise<IssuedResetLink> {
+  const issued = await issueResetLink(ctx, db, user);
+  const mail = renderLinkMail('password_reset', {
+    to: user.email,
+    appName: ctx.config.appName,
+    url: issued.url,
+    expiresAt: new Date(issued.expiresAt),
+  });
+  await ctx.mail.outbox.enqueue(db, mail, 'password_reset');
+  return issued;
+}

@@ -1,0 +1,32 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.ts';
+import { clientInfo } from '../auth/sessions.service.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import { EmailInput, MessageResponse, PasswordInput } from '../recovery/recovery.schemas.ts';
+import { signup } from './registration.service.ts';
+
+const SignupBody = Type.Object(
+  {
+    email: EmailInput,
+    password: PasswordInput,
+    // Free text without control characters (it travels in mail headers and logs).
+    name: Type.Optional(Type.String({ maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]*$' })),
+  },
+  { additionalProperties: false },
+);
+
+/** The registration module (docs/api.md §12): public self sign-up, off unless an operator turns it on. */
+export function registrationEndpoints(ctx: AppContext): Endpoint[] {
+  return [
+    endpoint({
+      group: 'auth',
+      label: 'signup',
+      method: 'POST',
+      path: '/api/v1/signup',
+      access: 'public',
+      summary: 'Sign up with e-mail and password (always 202; the address is confirmed by mail)',
+      schema: { body: SignupBody, response: { 202: MessageResponse } },
+      handler: async (req, reply) => reply.status(202).send(await signup(ctx, req.body, clientInfo(req))),
+    }),
+  ];
+}

@@ -1,0 +1,109 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { AppContext } from '../../context.ts';
+import { isUniqueViolation } from '../../db/dialect.ts';
+import type { UserRow } from '../../db/schema.ts';
+import { ApiError } from '../../errors.ts';
+import { mailBudget, signupBudget } from '../../links/budgets.ts';
+import { enqueueNotice } from '../../mail/notices.ts';
+import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts';
+import { checkPasswordPolicy } from '../../security/password-policy.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
+import type { ClientInfo } from '../auth/sessions.service.ts';
+import { mailVerificationLink } from '../email/email.service.ts';
+import { resendInvitation } from '../invitations/invitation-resend.ts';
+import { emailOr400 } from '../recovery/recovery.service.ts';
+import { issueResetLink } from '../recovery/reset-links.ts';
+import { findUserByEmail, insertUser } from '../users/users.queries.ts';
+
+/** The one answer of sign-up, whatever the address (docs/api.md §12). */
+export const SIGNUP_MESSAGE = 'Check your inbox to confirm your address.';
+
+/**
+ * POST /signup. The client's budget first (429), then the address's shape (400) and the password
+ * policy (422) — both about the request, not about any account. The password is hashed on every
+ * path, so a taken address costs the same argon2 work as a new one. Then one transaction: a new
+ * address becomes an active, unverified user with a verification link; a taken one changes nothing
+ * and its owner gets a notice with a recovery link (an invited owner: the invitation again). Mails
+ * stay within the address's budget. Same answer either way.
+ */
+export async function signup(
+  ctx: AppContext,
+  input: { email: string; password: string; name?: string | undefined },
+  client: ClientInfo,
+): Promise<{ message: string }> {
+  await reserveOrThrow(
+    ctx.db,
+    [signupBudget(client.ip)],
+    'Too many sign-ups from this address; try again later',
+  );
+  const email = emailOr400(input.email);
+  const policy = checkPasswordPolicy(input.password, { minLength: ctx.config.passwordMinLength, email });
+  if (!policy.ok) throw new ApiError('weak_password', { detail: policy.reason });
+  const passwordHash = await ctx.passwords.hash(input.password);
+
+  const attempt = () =>
+    ctx.db.transaction().execute(async (trx) => {
+      const now = Date.now();
+      const existing = await findUserByEmail(trx, email);
+      if (existing) {
+        const budget = await reserveAttempt(trx, [mailBudget(email)]);
+        let outcome: string;
+        if (!budget.ok) outcome = 'over_mail_budget';
+        else if (existing.status === 'active') {
+          // The recovery link only where recovery is on (its page and endpoints answer 404 otherwise).
+          const link = ctx.modules.isEnabled('recovery') ? await issueResetLink(ctx, trx, existing) : null;
+          await enqueueNotice(
+            trx,
+            { outbox: ctx.mail.outbox, appName: ctx.config.appName },
+            'signup_taken',
+            email,
+            link ? { link: { url: link.url, expiresAt: new Date(link.expiresAt) } } : {},
+          );
+          outcome = 'notice_sent';
+        } else if (existing.status === 'invited' && ctx.modules.isEnabled('invitations')) {
+          await resendInvitation(ctx, trx, existing, client, 'signup');
+          outcome = 'invitation_resent';
+        } else outcome = `not_sent_${existing.status}`;
+        await recordAudit(trx, {
+          action: 'user.signup',
+          outcome: 'failure',
+          actor: { type: 'anonymous' },
+          target: { type: 'user', id: existing.id },
+          client,
+          details: { reason: 'address_taken', outcome },
+        });
+        return;
+      }
+      const user: UserRow = {
+        id: uuidv7(),
+        email,
+        name: input.name?.trim() ?? '',
+        role: 'user',
+        status: 'active',
+        password_hash: passwordHash,
+        email_verified: 0,
+        created_at: now,
+        updated_at: now,
+        last_login_at: null,
+      };
+      await insertUser(trx, user);
+      const mailed = await mailVerificationLink(ctx, trx, user, 'signup');
+      await recordAudit(trx, {
+        action: 'user.signup',
+        actor: { type: 'anonymous' },
+        target: { type: 'user', id: user.id },
+        client,
+        details: { mailed },
+      });
+    });
+
+  try {
+    await attempt();
+  } catch (err) {
+    // Two sign-ups of one new address raced and the other inserted it: this one is now "taken".
+    if (!isUniqueViolation(err)) throw err;
+    await attempt();
+  }
+  ctx.mail.outbox.nudge();
+  return { message: SIGNUP_MESSAGE };
+}

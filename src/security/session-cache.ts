@@ -1,0 +1,151 @@
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.ts';
+import { type Listener, startListener } from '../db/notifications.ts';
+import { findSessionWithUser, type SessionWithUser } from '../modules/auth/sessions.queries.ts';
+
+/** The channel the triggers of migration 20261125060000 announce user and session changes on. */
+export const AUTH_CHANNEL = 'gatehouse_auth';
+
+/** Reads the session and user behind a verified token: the guard's one read. */
+export interface SessionReader {
+  read(sessionId: string): Promise<SessionWithUser | null>;
+  /** True while reads may be answered from memory (cache on; on PostgreSQL, LISTEN connected). */
+  readonly caching: boolean;
+  close(): Promise<void>;
+}
+
+export interface SessionReaderOptions {
+  /** PostgreSQL session connection for LISTEN; null there: no cache (DATABASE_LISTEN_URL=off). */
+  listenUrl: string | null;
+  /** Entries kept (least recently read go first); 0 turns the cache off (the bench's A/B). */
+  size: number;
+  log: Logger;
+  /** How often the LISTEN connection proves it is alive (a dead one turns the cache off). */
+  heartbeatMs?: number;
+}
+
+interface Entry {
+  value: SessionWithUser;
+  userId: string;
+}
+
+/**
+ * The rows behind a verified token, kept in memory and exact whoever writes them:
+ * - this process's own writes to `users` or `sessions` are seen at the driver (src/db/auth-writes.ts):
+ *   while one is open nothing is served from memory, and when it settles everything is dropped;
+ * - PostgreSQL: other instances' writes arrive by NOTIFY from the tables' triggers (the user's id),
+ *   and that user's entries are dropped; while the LISTEN connection is down or reconnecting every
+ *   read goes to the database, and the cache starts empty when it is back (what was announced
+ *   meanwhile is lost); no LISTEN connection (DATABASE_LISTEN_URL=off): no cache;
+ * - SQLite: another process's commit to the file (the CLI) changes PRAGMA data_version, checked on
+ *   every read (a few microseconds, in-process): everything is dropped;
+ * - a read overlapping any of these is used but not kept.
+ */
+export function createSessionReader(database: Database, options: SessionReaderOptions): SessionReader {
+  const { db, authWrites } = database;
+  const direct: SessionReader = {
+    read: (id) => findSessionWithUser(db, id),
+    caching: false,
+    close: async () => {},
+  };
+  const postgres = database.dialect === 'postgres';
+  if (options.size <= 0 || (postgres && options.listenUrl === null)) return direct;
+
+  const entries = new Map<string, Entry>();
+  const byUser = new Map<string, Set<string>>();
+  // Bumped by every notification, reconnect and other writer seen; with authWrites.version it tells
+  // whether anything may have changed while a read was under way.
+  let heard = 0;
+  let seenWrites = authWrites.version;
+  let seenOthers: number | null = null;
+
+  const clear = () => {
+    entries.clear();
+    byUser.clear();
+  };
+  const forget = (sessionId: string) => {
+    const entry = entries.get(sessionId);
+    if (entry === undefined) return;
+    entries.delete(sessionId);
+    const sessions = byUser.get(entry.userId);
+    sessions?.delete(sessionId);
+    if (sessions?.size === 0) byUser.delete(entry.userId);
+  };
+  const listener: Listener | null =
+    postgres && options.listenUrl !== null
+      ? startListener({
+          connectionString: options.listenUrl,
+          channel: AUTH_CHANNEL,
+          heartbeatMs: options.heartbeatMs ?? 5000,
+          log: options.log,
+          onNotification: (userId) => {
+            heard++;
+            if (userId === '*') clear();
+            else for (const sessionId of [...(byUser.get(userId) ?? [])]) forget(sessionId);
+          },
+          onConnect: () => {
+            heard++;
+            clear();
+          },
+        })
+      : null;
+  // SQLite: whether another process committed since the last look (a file that cannot be read: yes).
+  const othersWrote = (): boolean => {
+    if (authWrites.otherWriters === undefined) return false;
+    let now: number;
+    try {
+      now = authWrites.otherWriters();
+    } catch {
+      seenOthers = null;
+      return true;
+    }
+    const changed = now !== seenOthers;
+    seenOthers = now;
+    return changed;
+  };
+
+  // True when memory may answer; drops everything first if this process wrote since the last look.
+  const usable = (): boolean => {
+    if ((listener !== null && !listener.connected) || authWrites.open > 0) return false;
+    if (othersWrote()) {
+      heard++;
+      clear();
+    }
+    if (authWrites.version !== seenWrites) {
+      clear();
+      seenWrites = authWrites.version;
+    }
+    return true;
+  };
+
+  return {
+    async read(sessionId) {
+      if (usable()) {
+        const hit = entries.get(sessionId);
+        if (hit !== undefined) {
+          // Re-inserted: the Map's first key is then the least recently read.
+          entries.delete(sessionId);
+          entries.set(sessionId, hit);
+          return hit.value;
+        }
+      }
+      const heardBefore = heard;
+      const writesBefore = authWrites.version;
+      const value = await findSessionWithUser(db, sessionId);
+      // usable() first: it may notice another writer (and bump `heard`) only now.
+      if (value !== null && usable() && heard === heardBefore && authWrites.version === writesBefore) {
+        if (entries.size >= options.size) forget(entries.keys().next().value as string);
+        const userId = value.user.id;
+        entries.set(sessionId, { value, userId });
+        const sessions = byUser.get(userId) ?? new Set<string>();
+        sessions.add(sessionId);
+        byUser.set(userId, sessions);
+      }
+      return value;
+    },
+    get caching() {
+      return listener?.connected ?? true;
+    },
+    close: async () => listener?.stop(),
+  };
+}
