@@ -31,6 +31,8 @@ ENV HOST=0.0.0.0 \
     MALLOC_MMAP_THRESHOLD_=32768
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The hosted pages' HTML fragments, scripts and stylesheet (served from memory, docs/pages.md).
+COPY web ./web
 COPY package.json ./
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

@@ -17,6 +17,7 @@ import { installRequestMetrics } from './modules/core/metrics.ts';
 import type { Endpoint } from './modules/endpoint.ts';
 import type { ModuleName } from './modules/module-state.ts';
 import { documentation, loadModules } from './modules/registry.ts';
+import { installBrowserSession } from './pages/browser-session.ts';
 import { ProblemSchema } from './problem.schemas.ts';
 import { requestIdFor } from './request-id.ts';
 import { createAuthenticator, guardFor } from './security/guard.ts';
@@ -131,6 +132,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     isListed: (tag) => ctx.modules.isEnabled(tag as ModuleName),
   });
 
+  // Cookie mode for the hosted pages' token routes (docs/pages.md); hooks added as routes are.
+  installBrowserSession(app, ctx);
   const modules = loadModules(ctx);
   const allEndpoints = modules.flatMap((m) => m.endpoints.map((e) => ({ module: m.info.name, endpoint: e })));
   const routeTable = allEndpoints.map(({ endpoint: e }) => ({

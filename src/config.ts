@@ -77,6 +77,8 @@ export interface Config {
   readonly trustProxy: boolean | string;
   readonly logLevel: string;
   readonly metricsToken: string | null;
+  /** Hosted pages' branding (docs/pages.md): an optional logo (https URL or a path) and accent colour. */
+  readonly pages: { readonly logoUrl: string | null; readonly accentColor: string | null };
   /** `METRICS_PUBLIC=true`: serve `/metrics` without a token (docs/api.md §10). */
   readonly metricsPublic: boolean;
   readonly auditRetentionDays: number;
@@ -208,7 +210,8 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
   }
 
-  const inviteUrlTemplate = str('INVITE_URL_TEMPLATE') ?? `${publicUrl}/api/v1/invite/{token}`;
+  // The hosted invitation page (docs/api.md §10, §15); a team's own front end by setting the template.
+  const inviteUrlTemplate = str('INVITE_URL_TEMPLATE') ?? `${publicUrl}/account/invitation/{token}`;
   if (!inviteUrlTemplate.includes('{token}')) {
     throw new ConfigError('INVITE_URL_TEMPLATE must contain {token}');
   }
@@ -295,6 +298,15 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('SECRETS_KEY must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)');
   }
   const webauthn = webauthnSettings(str('WEBAUTHN_RP_ID'), str('WEBAUTHN_ORIGINS'), publicUrl);
+  const logoUrl = str('APP_LOGO_URL') ?? null;
+  if (logoUrl !== null && !logoUrl.startsWith('/')) url('APP_LOGO_URL', logoUrl, ['https:']);
+  if (logoUrl !== null && (/^\/\//.test(logoUrl) || /[\s"'<>]/.test(logoUrl))) {
+    throw new ConfigError('APP_LOGO_URL must be an https:// URL or a path starting with a single /');
+  }
+  const accentColor = str('APP_ACCENT_COLOR') ?? null;
+  if (accentColor !== null && !/^#[0-9a-fA-F]{6}$/.test(accentColor)) {
+    throw new ConfigError(`APP_ACCENT_COLOR must be a colour like #1f6feb, got "${accentColor}"`);
+  }
 
   const config: Config = {
     port,
@@ -351,6 +363,7 @@ export function loadConfig(env: Env): Config {
     trustProxy: trustProxy(str('TRUST_PROXY')),
     logLevel,
     metricsToken: str('METRICS_TOKEN') ?? null,
+    pages: { logoUrl, accentColor },
     metricsPublic: bool('METRICS_PUBLIC', false),
     auditRetentionDays: int('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
     requestTimeoutMs,

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import { pagesEndpoints } from '../pages/pages.routes.ts';
 import { accountEndpoints } from './account/account.routes.ts';
 import { adminEndpoints } from './admin/admin.routes.ts';
 import { auditEndpoints } from './audit/audit.routes.ts';
@@ -46,7 +47,7 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   mfa: mfaEndpoints,
   passkeys: passkeyEndpoints,
   sessions: sessionEndpoints,
-  pages: () => [],
+  pages: pagesEndpoints,
   console: () => [],
 };
 

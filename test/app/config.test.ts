@@ -88,7 +88,7 @@ describe('configuration', () => {
     assert.equal(config.refreshTokenTtlS, 2_592_000);
     assert.equal(config.refreshReuseGraceS, 10);
     assert.equal(config.invitationTtlS, 604_800);
-    assert.equal(config.inviteUrlTemplate, 'http://localhost:3000/api/v1/invite/{token}');
+    assert.equal(config.inviteUrlTemplate, 'http://localhost:3000/account/invitation/{token}');
     assert.equal(config.resetUrlTemplate, 'http://localhost:3000/account/reset-password/{token}');
     assert.equal(config.verifyEmailUrlTemplate, 'http://localhost:3000/account/verify-email/{token}');
     assert.equal(config.passwordResetTtlS, 1800);
@@ -151,7 +151,7 @@ describe('configuration', () => {
     assert.equal(config.apiForm, 'B');
     // The trailing slash goes, so links never hold `//`.
     assert.equal(config.publicUrl, 'https://id.example.com');
-    assert.equal(config.inviteUrlTemplate, 'https://id.example.com/api/v1/invite/{token}');
+    assert.equal(config.inviteUrlTemplate, 'https://id.example.com/account/invitation/{token}');
     assert.equal(config.adminEmail, 'root@example.com');
     assert.equal(config.passwordMinLength, 20);
     // The issuer is kept exactly: `iss` is compared byte for byte.

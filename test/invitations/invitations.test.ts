@@ -62,7 +62,10 @@ for (const dialect of DIALECTS) {
       const { body, mail } = await inviteAndReceive({ email: '  Grace.Hopper@Example.COM ', name: 'Grace' });
       assert.equal(body.invitation.email, 'grace.hopper@example.com');
       assert.equal(body.invitation.role, 'user');
-      assert.match(body.invitation.invite_url, new RegExp(`^${PUBLIC_URL}/api/v1/invite/[A-Za-z0-9_-]{43}$`));
+      assert.match(
+        body.invitation.invite_url,
+        new RegExp(`^${PUBLIC_URL}/account/invitation/[A-Za-z0-9_-]{43}$`),
+      );
       assert.equal(body.user.status, 'invited');
       assert.equal(body.user.email_verified, false);
       assert.equal(body.user.name, 'Grace');

@@ -1,0 +1,314 @@
+// /account: profile, password, e-mail, second factors, passkeys, sessions, sign-out. Each section
+// shows only while its module is on; every action is one call of the JSON API.
+import {
+  $,
+  acceptTokens,
+  announce,
+  api,
+  base,
+  createCredential,
+  currentUser,
+  el,
+  focusOn,
+  formatDate,
+  modules,
+  onSubmit,
+  passkeysSupported,
+  restore,
+  showError,
+  signOut,
+} from './lib.js';
+
+const notice = $('#notice');
+const say = (message) => announce(notice, message);
+const auth = { auth: true };
+
+function toSignIn() {
+  location.replace(`${base}/account/sign-in?next=/account`);
+}
+
+function renderProfile(user) {
+  $('#profile-name').textContent = user.name || '—';
+  $('#profile-email').textContent = user.email;
+  $('#profile-verified').textContent = user.email_verified ? 'confirmed' : 'not confirmed';
+  $('#profile-role').textContent = user.role;
+  $('#profile-created').textContent = formatDate(user.created_at);
+  $('#password-username').value = user.email;
+  $('#verify-box').hidden = user.email_verified;
+}
+
+// --- profile, password, e-mail ------------------------------------------------------------------
+
+onSubmit($('#name-form'), async ({ name }) => {
+  const user = await api(`/api/v1/users/${currentUser().id}`, { ...auth, method: 'PUT', body: { name } });
+  renderProfile(user);
+  say('Your name was saved.');
+});
+
+onSubmit($('#password-form'), async (values, form) => {
+  // A fresh session replaces this one (cookie mode: the new refresh token arrives as a cookie).
+  const tokens = await api('/api/v1/change-password', {
+    ...auth,
+    method: 'PUT',
+    cookie: true,
+    body: { current_password: values.current_password, new_password: values.new_password },
+  });
+  acceptTokens(tokens);
+  form.reset();
+  say('Your password was changed. Your other sessions were signed out.');
+  loadSessions();
+});
+
+onSubmit($('#verify-form'), async () => {
+  await api('/api/v1/email/verification', { ...auth, method: 'POST' });
+  say('We sent a confirmation link to your address.');
+});
+
+onSubmit($('#email-form'), async (values, form) => {
+  await api('/api/v1/email/change', {
+    ...auth,
+    method: 'POST',
+    body: { new_email: values.new_email.trim(), current_password: values.current_password },
+  });
+  form.reset();
+  say('Check the new mailbox: the change takes effect when you open the link we sent there.');
+});
+
+// --- second factors -----------------------------------------------------------------------------
+
+let qrUrl = null;
+
+function showCodes(codes) {
+  const list = $('#codes-list');
+  list.replaceChildren(...codes.map((code) => el('li', code)));
+  $('#codes-shown').hidden = false;
+  focusOn($('#codes-shown-title'));
+}
+
+$('#codes-done').addEventListener('click', () => {
+  $('#codes-list').replaceChildren();
+  $('#codes-shown').hidden = true;
+  focusOn($('#mfa-title'));
+});
+
+async function loadMfa() {
+  if (!modules.has('mfa')) return;
+  const status = await api('/api/v1/mfa', auth);
+  const on = status.totp.enabled;
+  $('#mfa-status').textContent = on
+    ? `An authenticator app is on since ${formatDate(status.totp.created_at)}.`
+    : 'No authenticator app is set up.';
+  $('#totp-off').hidden = on || !$('#totp-enroll').hidden;
+  $('#totp-on').hidden = !on;
+  $('#codes-box').hidden = status.recovery_codes_remaining === 0 && !on;
+  $('#codes-remaining').textContent = `${status.recovery_codes_remaining} of 10 recovery codes left.`;
+}
+
+onSubmit($('#totp-start-form'), async (values, form) => {
+  const enrolment = await api('/api/v1/mfa/totp', {
+    ...auth,
+    method: 'POST',
+    body: { current_password: values.current_password },
+  });
+  form.reset();
+  if (qrUrl) URL.revokeObjectURL(qrUrl);
+  // The SVG is shown as an image (an object URL): it cannot run script or touch the page.
+  qrUrl = URL.createObjectURL(new Blob([enrolment.qr_svg], { type: 'image/svg+xml' }));
+  $('#totp-qr').src = qrUrl;
+  $('#totp-secret').textContent = enrolment.secret;
+  $('#totp-off').hidden = true;
+  $('#totp-enroll').hidden = false;
+  focusOn($('#totp-enroll-title'));
+});
+
+onSubmit($('#totp-confirm-form'), async (values, form) => {
+  const { recovery_codes } = await api('/api/v1/mfa/totp/confirm', {
+    ...auth,
+    method: 'POST',
+    body: { code: values.code.trim() },
+  });
+  form.reset();
+  $('#totp-enroll').hidden = true;
+  $('#totp-secret').textContent = '';
+  say('The authenticator app is on. Your other sessions were signed out.');
+  await loadMfa();
+  if (Array.isArray(recovery_codes)) showCodes(recovery_codes);
+  loadSessions();
+});
+
+onSubmit($('#totp-off-form'), async (values, form) => {
+  await api('/api/v1/mfa/totp', { ...auth, method: 'DELETE', body: { code: values.code.trim() } });
+  form.reset();
+  say('The authenticator app was turned off.');
+  await loadMfa();
+});
+
+onSubmit($('#codes-form'), async (values, form) => {
+  const { recovery_codes } = await api('/api/v1/mfa/recovery-codes', {
+    ...auth,
+    method: 'POST',
+    body: { code: values.code.trim() },
+  });
+  form.reset();
+  await loadMfa();
+  showCodes(recovery_codes);
+});
+
+// --- passkeys -----------------------------------------------------------------------------------
+
+async function loadPasskeys() {
+  if (!modules.has('passkeys')) return;
+  const { data } = await api('/api/v1/passkeys', auth);
+  const list = $('#passkeys-list');
+  if (data.length === 0) {
+    list.replaceChildren(el('li', 'No passkeys yet.'));
+    return;
+  }
+  list.replaceChildren(
+    ...data.map((passkey) => {
+      const name = passkey.name || 'Passkey';
+      const text = el('span', null, { class: 'item-text' });
+      text.append(
+        el('strong', name),
+        el('br'),
+        el('span', `Added ${formatDate(passkey.created_at)}, last used ${formatDate(passkey.last_used_at)}`, {
+          class: 'muted',
+        }),
+      );
+      const remove = el('button', 'Remove', {
+        type: 'button',
+        class: 'danger',
+        'aria-label': `Remove ${name}`,
+      });
+      remove.addEventListener('click', async () => {
+        try {
+          await api(`/api/v1/passkeys/${encodeURIComponent(passkey.id)}`, { ...auth, method: 'DELETE' });
+          say(`${name} was removed.`);
+          await Promise.all([loadPasskeys(), loadMfa()]);
+          focusOn($('#passkeys-title'));
+        } catch (err) {
+          showError($('#passkeys-section'), err);
+        }
+      });
+      const item = el('li');
+      item.append(text, remove);
+      return item;
+    }),
+  );
+}
+
+onSubmit($('#passkey-form'), async (values, form) => {
+  const { challenge_id, options } = await api('/api/v1/passkeys/registration/options', {
+    ...auth,
+    method: 'POST',
+    body: { current_password: values.current_password },
+  });
+  const response = await createCredential(options);
+  const name = values.name.trim();
+  const created = await api('/api/v1/passkeys', {
+    ...auth,
+    method: 'POST',
+    body: { challenge_id, response, ...(name ? { name } : {}) },
+  });
+  form.reset();
+  say(`${created.name || 'The passkey'} was added.`);
+  await Promise.all([loadPasskeys(), loadMfa()]);
+  if (Array.isArray(created.recovery_codes)) showCodes(created.recovery_codes);
+});
+
+// --- sessions -----------------------------------------------------------------------------------
+
+function describeSession(session) {
+  const agent = session.user_agent ? session.user_agent.slice(0, 120) : 'Unknown device';
+  return `${agent} · ${session.ip ?? 'unknown address'}`;
+}
+
+async function loadSessions() {
+  if (!modules.has('sessions')) return;
+  const { data } = await api('/api/v1/sessions', auth);
+  $('#sessions-list').replaceChildren(
+    ...data.map((session) => {
+      const item = el('li');
+      const text = el('span', null, { class: 'item-text' });
+      text.append(el('strong', describeSession(session)));
+      if (session.current) text.append(el('span', 'this browser', { class: 'badge' }));
+      text.append(
+        el('br'),
+        el(
+          'span',
+          `Signed in ${formatDate(session.created_at)}, last active ${formatDate(session.last_used_at)}`,
+          {
+            class: 'muted',
+          },
+        ),
+      );
+      item.append(text);
+      if (!session.current) {
+        const revoke = el('button', 'Sign out', {
+          type: 'button',
+          class: 'danger',
+          'aria-label': `Sign out ${describeSession(session)}`,
+        });
+        revoke.addEventListener('click', async () => {
+          try {
+            await api(`/api/v1/sessions/${encodeURIComponent(session.id)}`, { ...auth, method: 'DELETE' });
+            say('That session was signed out.');
+            await loadSessions();
+            focusOn($('#sessions-title'));
+          } catch (err) {
+            showError($('#sessions-section'), err);
+          }
+        });
+        item.append(revoke);
+      }
+      return item;
+    }),
+  );
+}
+
+// --- sign-out -----------------------------------------------------------------------------------
+
+for (const [id, everywhere] of [
+  ['#sign-out', false],
+  ['#sign-out-everywhere', true],
+]) {
+  $(id).addEventListener('click', async () => {
+    try {
+      await signOut(everywhere);
+    } catch {
+      // The cookie is cleared whatever the answer; the session ends on the server or already has.
+    }
+    location.replace(`${base}/account/sign-in`);
+  });
+}
+
+// --- start --------------------------------------------------------------------------------------
+
+async function start() {
+  let user;
+  try {
+    user = await restore();
+  } catch (err) {
+    $('#loading').textContent = err.message;
+    return;
+  }
+  if (!user) return toSignIn();
+  document.body.classList.add('account');
+  renderProfile(user);
+  $('#name').value = user.name ?? '';
+  $('#password-section').hidden = !modules.has('account');
+  $('#email-section').hidden = !modules.has('email');
+  $('#mfa-section').hidden = !modules.has('mfa');
+  $('#passkeys-section').hidden = !(modules.has('passkeys') && passkeysSupported);
+  $('#sessions-section').hidden = !modules.has('sessions');
+  $('#loading').hidden = true;
+  $('#account').hidden = false;
+  const loads = [
+    [loadMfa, '#mfa-section'],
+    [loadPasskeys, '#passkeys-section'],
+    [loadSessions, '#sessions-section'],
+  ];
+  await Promise.all(loads.map(([load, section]) => load().catch((err) => showError($(section), err))));
+}
+
+start();

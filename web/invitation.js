@@ -1,0 +1,42 @@
+// /account/invitation/<token>: shows the invitation, sets the password; the person is then
+// signed in (cookie session) and lands on /account. Opening the page never uses the invitation up.
+import { $, acceptTokens, api, base, focusOn, onSubmit, showError, tokenFromPath } from './lib.js';
+
+const token = tokenFromPath();
+const path = `/api/v1/invite/${encodeURIComponent(token)}`;
+
+async function start() {
+  try {
+    const invitation = await api(path);
+    const by = invitation.invited_by?.name
+      ? ` ${invitation.invited_by.name} invited you`
+      : ' You are invited';
+    $('#invitation-text').textContent =
+      `${by.trim()} to join as ${invitation.email}. Choose a password to finish. ` +
+      `The invitation is valid until ${new Date(invitation.expires_at).toLocaleString()}.`;
+    $('#email').value = invitation.email;
+    $('#accept').hidden = false;
+    $('#password').focus();
+  } catch (err) {
+    showError($('.card'), err);
+    $('#signin-link').hidden = false;
+    focusOn($('#invitation-error'));
+  } finally {
+    $('#loading').hidden = true;
+  }
+}
+
+onSubmit($('#accept-form'), async (values, form) => {
+  if (values.password !== values.confirm) {
+    $('#confirm').setAttribute('aria-invalid', 'true');
+    showError(form, 'The two passwords do not match.');
+    return;
+  }
+  acceptTokens(
+    await api(`${path}/set-password`, { method: 'POST', cookie: true, body: { password: values.password } }),
+  );
+  form.reset();
+  location.assign(`${base}/account`);
+});
+
+start();

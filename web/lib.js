@@ -1,0 +1,308 @@
+// Shared by every page: the JSON API client with the browser session, and small UI helpers.
+// The refresh token lives only in an HttpOnly cookie the server sets in cookie mode; the access
+// token lives only in this module's memory (never in web storage). See docs/pages.md.
+
+const data = document.body.dataset;
+/** PUBLIC_URL's path ('' when Gatehouse is at the root of its origin). */
+export const base = data.base ?? '';
+/** The modules enabled when the page was served: sections of other modules stay hidden. */
+export const modules = new Set((data.modules ?? '').split(' ').filter(Boolean));
+export const appName = data.appName ?? 'Gatehouse';
+
+/** An API refusal (problem+json, docs/api.md §9), or code `network` when the service was unreachable. */
+export class Problem extends Error {
+  constructor(status, body, retryAfter) {
+    super(body?.detail ?? body?.title ?? `HTTP ${status}`);
+    this.status = status;
+    this.code = body?.code ?? (status === 0 ? 'network' : 'unavailable');
+    this.body = body ?? {};
+    this.retryAfter = retryAfter;
+  }
+}
+
+let access = null;
+let user = null;
+let refreshTimer = 0;
+let restoring = null;
+
+/** The signed-in user as the last token answer gave it, or null. */
+export function currentUser() {
+  return user;
+}
+
+function setAccess(tokens) {
+  access = tokens.access_token;
+  user = tokens.user;
+  clearTimeout(refreshTimer);
+  // Refresh a minute before the access token expires; the cookie carries the refresh token.
+  const seconds = Math.max(10, (tokens.expires_in ?? 900) - 60);
+  refreshTimer = setTimeout(() => {
+    restore().catch(() => {});
+  }, seconds * 1000);
+}
+
+async function send(path, { method = 'GET', body, auth = false, cookie = false }) {
+  const headers = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (cookie) headers['x-gatehouse-session'] = 'cookie';
+  if (auth && access) headers.authorization = `Bearer ${access}`;
+  try {
+    return await fetch(base + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+  } catch {
+    throw new Problem(0, {
+      code: 'network',
+      detail: 'The service could not be reached. Check your connection and try again.',
+    });
+  }
+}
+
+/**
+ * Calls the JSON API. `auth`: with the in-memory access token (restored from the cookie first when
+ * there is none, and once more if the token has expired). `cookie`: cookie mode for the calls that
+ * start, refresh or end the browser session. Resolves with the parsed body (null for 204).
+ */
+export async function api(path, options = {}) {
+  if (options.auth && !access) await restore();
+  let answer = await call(path, options);
+  // Only an expired access token is worth a refresh; any other 401 (a wrong password) is the answer.
+  if (options.auth && answer.res.status === 401 && answer.parsed?.code === 'token_expired') {
+    if (await restore()) answer = await call(path, options);
+  }
+  const { res, parsed } = answer;
+  if (!res.ok) throw new Problem(res.status, parsed, res.headers.get('retry-after'));
+  return parsed;
+}
+
+async function call(path, options) {
+  const res = await send(path, options);
+  const text = await res.text();
+  let parsed = null;
+  if (text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = null;
+    }
+  }
+  return { res, parsed };
+}
+
+/** Takes a token answer (cookie mode: it has no refresh token) as the page's session. */
+export function acceptTokens(tokens) {
+  setAccess(tokens);
+  return tokens.user;
+}
+
+/**
+ * Resumes the session from the refresh cookie (page load, expiry). Resolves with the user, or null
+ * when there is no live session. Concurrent callers share one refresh.
+ */
+export function restore() {
+  restoring ??= (async () => {
+    try {
+      return acceptTokens(await api('/api/v1/refresh-token', { method: 'POST', cookie: true }));
+    } catch (err) {
+      access = null;
+      user = null;
+      if (err.code === 'network') throw err;
+      return null;
+    } finally {
+      restoring = null;
+    }
+  })();
+  return restoring;
+}
+
+/** Ends this session (or every session with `everywhere`) and clears the cookie. */
+export async function signOut(everywhere = false) {
+  try {
+    await api('/api/v1/logout', {
+      method: 'POST',
+      auth: true,
+      cookie: true,
+      body: everywhere ? { scope: 'global' } : undefined,
+    });
+  } finally {
+    access = null;
+    user = null;
+    clearTimeout(refreshTimer);
+  }
+}
+
+/** Where to go after signing in: `?next=` when it is one of this service's pages, else /account. */
+export function nextUrl() {
+  const next = new URLSearchParams(location.search).get('next');
+  if (next && /^\/(account|admin)(\/[A-Za-z0-9_\-/]*)?$/.test(next)) return base + next;
+  return `${base}/account`;
+}
+
+// --- UI helpers -------------------------------------------------------------------------------
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+
+const MESSAGES = {
+  invalid_credentials: 'The e-mail address or password is not correct.',
+  account_disabled: 'This account has been disabled. Contact your administrator.',
+  mfa_code_invalid: 'That code is not correct. Check it and try again.',
+  mfa_token_invalid: 'This sign-in has expired or had too many wrong codes. Please start again.',
+  passkey_invalid: 'The passkey could not be verified.',
+  refresh_token_invalid: 'Your session has ended. Please sign in again.',
+  refresh_token_reused: 'Your session has ended. Please sign in again.',
+  session_revoked: 'Your session has ended. Please sign in again.',
+  invitation_not_found: 'This invitation link is not valid. Ask for a new invitation.',
+  invitation_expired: 'This invitation has expired. Ask for a new invitation.',
+  invitation_used: 'This invitation has already been used or was replaced by a newer one.',
+  link_invalid: 'This link is not valid any more: it was used, replaced by a newer one, or has expired.',
+  email_taken: 'That e-mail address is already in use.',
+  email_already_verified: 'Your e-mail address is already confirmed.',
+  mfa_already_enabled: 'An authenticator app is already set up.',
+  email_not_verified: 'Please confirm your e-mail address first: we sent you a link.',
+  module_disabled: 'This feature is turned off on this service.',
+  unavailable: 'The service is not available right now. Please try again in a moment.',
+  internal_error: 'Something went wrong on our side. Please try again.',
+};
+
+/** A sentence for a person, from a Problem or a browser error. */
+export function describe(err) {
+  if (err instanceof Problem) {
+    if (err.code === 'rate_limited') {
+      const wait = Number(err.retryAfter);
+      const when =
+        wait > 0
+          ? ` Try again in ${wait < 120 ? `${wait} seconds` : `${Math.ceil(wait / 60)} minutes`}.`
+          : '';
+      return `Too many attempts.${when}`;
+    }
+    // weak_password and validation_failed explain themselves; network carries its own sentence.
+    if (['weak_password', 'validation_failed', 'network'].includes(err.code)) return err.message;
+    return MESSAGES[err.code] ?? err.message;
+  }
+  if (err?.name === 'NotAllowedError' || err?.name === 'AbortError') {
+    return 'The passkey request was cancelled or timed out.';
+  }
+  if (err?.name === 'InvalidStateError') return 'This passkey is already registered.';
+  return 'Something went wrong. Please try again.';
+}
+
+/** Shows a form's error in its `[data-error]` region (role="alert": read out at once) and focuses it. */
+export function showError(form, err) {
+  const region = $('[data-error]', form);
+  const message = typeof err === 'string' ? err : describe(err);
+  const fields = err instanceof Problem && Array.isArray(err.body.errors) ? err.body.errors : [];
+  for (const { path } of fields) {
+    const input = form.elements?.namedItem(String(path).replace(/^\//, ''));
+    if (input instanceof HTMLInputElement) input.setAttribute('aria-invalid', 'true');
+  }
+  region.textContent = message;
+  const invalid = form.querySelector('[aria-invalid="true"]');
+  if (invalid instanceof HTMLElement) invalid.focus();
+}
+
+export function clearError(form) {
+  const region = $('[data-error]', form);
+  if (region) region.textContent = '';
+  for (const input of form.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
+}
+
+/** Puts a message in a `role="status"` region (read out politely). */
+export function announce(region, message) {
+  region.textContent = '';
+  // A new text node after a clear is announced even when the message repeats.
+  requestAnimationFrame(() => {
+    region.textContent = message;
+  });
+}
+
+/**
+ * Wires a form: native required/type checks, a busy submit button, errors shown and announced.
+ * `action(values, form)` receives the fields as an object.
+ */
+export function onSubmit(form, action) {
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clearError(form);
+    for (const input of form.querySelectorAll('input[required]')) {
+      if (!input.value.trim()) {
+        input.setAttribute('aria-invalid', 'true');
+      }
+    }
+    const missing = form.querySelector('[aria-invalid="true"]');
+    if (missing) {
+      const label = form.querySelector(`label[for="${missing.id}"]`)?.textContent ?? 'This field';
+      showError(form, `${label.trim()} is required.`);
+      return;
+    }
+    const button = form.querySelector('button[type="submit"]');
+    button?.setAttribute('disabled', '');
+    form.setAttribute('aria-busy', 'true');
+    try {
+      await action(Object.fromEntries(new FormData(form)), form);
+    } catch (err) {
+      showError(form, err);
+    } finally {
+      button?.removeAttribute('disabled');
+      form.removeAttribute('aria-busy');
+    }
+  });
+}
+
+/** Shows one element and hides the others of a list. */
+export function showOnly(shown, ...others) {
+  for (const el of others) el.hidden = true;
+  shown.hidden = false;
+}
+
+/** Moves focus to a heading or region so keyboard and screen reader users land on what changed. */
+export function focusOn(el) {
+  if (!el.hasAttribute('tabindex')) el.setAttribute('tabindex', '-1');
+  el.focus();
+}
+
+/** The last path segment: the link token of /account/<flow>/<token>. */
+export function tokenFromPath() {
+  return decodeURIComponent(location.pathname.split('/').pop() ?? '');
+}
+
+/** Builds an element with text (never HTML). */
+export function el(tag, text, attrs = {}) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = text;
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
+  return node;
+}
+
+export function formatDate(iso) {
+  if (!iso) return 'never';
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+// --- Passkeys (WebAuthn JSON helpers of the browser; no library needed) -----------------------
+
+export const passkeysSupported =
+  typeof window.PublicKeyCredential === 'function' &&
+  typeof PublicKeyCredential.parseRequestOptionsFromJSON === 'function' &&
+  typeof PublicKeyCredential.parseCreationOptionsFromJSON === 'function';
+
+/** Asks the browser for an assertion; `conditional` for autofill on the e-mail field. */
+export async function getAssertion(options, { conditional = false, signal } = {}) {
+  const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(options);
+  const credential = await navigator.credentials.get({
+    publicKey,
+    signal,
+    ...(conditional ? { mediation: 'conditional' } : {}),
+  });
+  return credential.toJSON();
+}
+
+/** Asks the browser to create a passkey. */
+export async function createCredential(options) {
+  const publicKey = PublicKeyCredential.parseCreationOptionsFromJSON(options);
+  const credential = await navigator.credentials.create({ publicKey });
+  return credential.toJSON();
+}

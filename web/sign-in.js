@@ -1,0 +1,153 @@
+// /account/sign-in: password, then a second factor when the API asks (403 mfa_required);
+// passkey-only sign-in by a button and by autofill (conditional mediation) on the e-mail field.
+import {
+  $,
+  acceptTokens,
+  api,
+  getAssertion,
+  modules,
+  nextUrl,
+  onSubmit,
+  Problem,
+  passkeysSupported,
+  restore,
+  showError,
+  showOnly,
+} from './lib.js';
+
+const passwordStep = $('#password-step');
+const mfaStep = $('#mfa-step');
+const mfaForm = $('#mfa-form');
+const codeInput = $('#code');
+const passkeysOn = modules.has('passkeys') && passkeysSupported;
+let mfa = null;
+let useRecoveryCode = false;
+let conditional = null;
+
+function signedIn(tokens) {
+  acceptTokens(tokens);
+  location.assign(nextUrl());
+}
+
+const options = (body) => api('/api/v1/passkeys/authentication/options', { method: 'POST', body });
+
+function setCodeMode(recovery) {
+  useRecoveryCode = recovery;
+  $('#code-label').textContent = recovery ? 'Recovery code' : 'Code from your authenticator app';
+  $('#code-hint').textContent = recovery
+    ? 'One of the recovery codes you saved, like abcde-fghij. Each works once.'
+    : 'The 6-digit code your app shows now.';
+  codeInput.setAttribute('inputmode', recovery ? 'text' : 'numeric');
+  codeInput.setAttribute('autocomplete', recovery ? 'off' : 'one-time-code');
+  $('#switch-code').textContent = recovery
+    ? 'Use your authenticator app instead'
+    : 'Use a recovery code instead';
+  codeInput.value = '';
+}
+
+function startMfa(problem) {
+  conditional?.abort();
+  const methods = Array.isArray(problem.methods) ? problem.methods : [];
+  mfa = { token: problem.mfa_token, methods };
+  const totp = methods.includes('totp');
+  const codes = methods.includes('recovery_code');
+  setCodeMode(!totp);
+  mfaForm.hidden = !(totp || codes);
+  $('#switch-code').hidden = !(totp && codes);
+  $('#mfa-passkey').hidden = !(methods.includes('passkey') && passkeysOn);
+  showOnly(mfaStep, passwordStep);
+  if (!mfaForm.hidden) codeInput.focus();
+  else $('#mfa-passkey-button').focus();
+}
+
+onSubmit($('#password-form'), async (values) => {
+  try {
+    signedIn(
+      await api('/api/v1/login', {
+        method: 'POST',
+        cookie: true,
+        body: { email: values.email, password: values.password },
+      }),
+    );
+  } catch (err) {
+    if (err instanceof Problem && err.code === 'mfa_required') startMfa(err.body);
+    else throw err;
+  }
+});
+
+$('#switch-code').addEventListener('click', () => {
+  setCodeMode(!useRecoveryCode);
+  codeInput.focus();
+});
+
+onSubmit(mfaForm, async (values) => {
+  signedIn(
+    await api('/api/v1/login/mfa', {
+      method: 'POST',
+      cookie: true,
+      body: { mfa_token: mfa.token, code: values.code.trim() },
+    }),
+  );
+});
+
+$('#mfa-passkey-button').addEventListener('click', async () => {
+  const region = $('#mfa-passkey-error');
+  region.textContent = '';
+  try {
+    const { challenge_id, options: publicKey } = await options({ mfa_token: mfa.token });
+    const response = await getAssertion(publicKey);
+    signedIn(
+      await api('/api/v1/login/mfa', {
+        method: 'POST',
+        cookie: true,
+        body: { mfa_token: mfa.token, passkey: { challenge_id, response } },
+      }),
+    );
+  } catch (err) {
+    showError($('#mfa-passkey'), err);
+  }
+});
+
+async function passkeySignIn(signal) {
+  const { challenge_id, options: publicKey } = await options({});
+  const response = await getAssertion(publicKey, { conditional: signal !== undefined, signal });
+  signedIn(
+    await api('/api/v1/login/passkey', { method: 'POST', cookie: true, body: { challenge_id, response } }),
+  );
+}
+
+/** Autofill: the browser offers passkeys in the e-mail field's suggestions while this waits. */
+async function startConditional() {
+  if (!passkeysOn || !(await PublicKeyCredential.isConditionalMediationAvailable?.())) return;
+  conditional = new AbortController();
+  const { signal } = conditional;
+  try {
+    await passkeySignIn(signal);
+  } catch (err) {
+    if (!signal.aborted && err instanceof Problem) showError($('#passkey-signin'), err);
+  }
+}
+
+$('#passkey-button').addEventListener('click', async () => {
+  // Only one WebAuthn request may be pending: the autofill one gives way to the button.
+  conditional?.abort();
+  $('#passkey-error').textContent = '';
+  try {
+    await passkeySignIn();
+  } catch (err) {
+    showError($('#passkey-signin'), err);
+    startConditional();
+  }
+});
+
+if (modules.has('recovery')) $('#forgot-link').hidden = false;
+if (passkeysOn) $('#passkey-signin').hidden = false;
+
+// Already signed in (a live refresh cookie): straight on.
+restore().then(
+  (user) => {
+    if (user) location.replace(nextUrl());
+    else startConditional();
+  },
+  () => startConditional(),
+);
