@@ -192,7 +192,12 @@ const usedLinks = new Set<string>();
  * The link under `path` in a mail to `to` that no earlier call returned, waiting for it to arrive
  * (mails of one action may arrive in any order).
  */
-export async function linkFromMail(smtp: SmtpHarness, to: string, path: string, timeoutMs = 15_000): Promise<string> {
+export async function linkFromMail(
+  smtp: SmtpHarness,
+  to: string,
+  path: string,
+  timeoutMs = 15_000,
+): Promise<string> {
   const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const pattern = new RegExp(`https?://[^\\s"<>]+${escaped}[A-Za-z0-9_-]+`);
   const deadline = performance.now() + timeoutMs;
