@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -145,7 +145,9 @@ export function assertClean(tab: Tab): void {
   assert.deepEqual(unexpected, [], 'the page logged errors');
 }
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const AXE_VERSION = (require('axe-core/package.json') as { version: string }).version;
 
 interface AxeViolation {
   id: string;
@@ -173,7 +175,25 @@ export async function assertAccessible(page: Page, label: string): Promise<AxeVi
   });
   const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(grave, [], `axe found serious or critical violations on ${label}`);
+  if (process.env.SCREENSHOTS === '1') recordAxe(label, violations);
   return violations;
+}
+
+/** With SCREENSHOTS=1, every page's axe result (all impacts) goes to docs/pages/axe-results.json. */
+function recordAxe(label: string, violations: AxeViolation[]): void {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = new URL('axe-results.json', SCREENSHOT_DIR);
+  const all = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  all[label] = {
+    axe: AXE_VERSION,
+    violations: violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })),
+  };
+  const sorted = Object.fromEntries(
+    Object.keys(all)
+      .sort()
+      .map((k) => [k, all[k]]),
+  );
+  writeFileSync(file, `${JSON.stringify(sorted, null, 2)}\n`);
 }
 
 /**
