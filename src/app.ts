@@ -14,6 +14,7 @@ import { parseJsonBody } from './json-body.ts';
 import { lazyChildLogger } from './logger.ts';
 import { installRequestMetrics } from './modules/core/metrics.ts';
 import type { Endpoint } from './modules/endpoint.ts';
+import type { ModuleName } from './modules/module-state.ts';
 import { documentation, loadModules } from './modules/registry.ts';
 import { installBrowserSession } from './pages/browser-session.ts';
 import { ProblemSchema } from './problem.schemas.ts';
@@ -129,6 +130,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       info: { title: 'Gatehouse', version: VERSION, description: 'User and access service — API v1' },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
+    // Operations are tagged with their module: a disabled module's endpoints are not listed.
+    isListed: (tag) => ctx.modules.isEnabled(tag as ModuleName),
   });
 
   // Cookie mode for the hosted pages' token routes (docs/pages.md); hooks added as routes are.

@@ -21,6 +21,7 @@ Commands:
   users import <file|->      import users from JSONL or CSV (by extension, or --format jsonl|csv);
                              options: --dry-run (validate and report, write nothing)
   users export               write every user to stdout as JSONL (or --format csv), password hashes included
+  users unlock --email <e>   clear an account's failed-login counts (a locked-out user can sign in again)
 
 Configuration comes from the environment and ./.env (see docs/configuration.md).`;
 
@@ -182,7 +183,8 @@ async function users(config: Config, args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   if (sub === 'import') return usersImport(config, rest);
   if (sub === 'export') return usersExport(config, rest);
-  throw new CliError(`users needs import or export\n\n${USAGE}`);
+  if (sub === 'unlock') return usersUnlock(config, rest);
+  throw new CliError(`users needs import, export or unlock\n\n${USAGE}`);
 }
 
 async function usersImport(config: Config, args: string[]): Promise<void> {
@@ -248,6 +250,24 @@ async function usersExport(config: Config, args: string[]): Promise<void> {
       if (text !== '' && !process.stdout.write(text)) await once(process.stdout, 'drain');
     });
     console.error(`gatehouse: exported ${n} user(s)`);
+  });
+}
+
+async function usersUnlock(config: Config, args: string[]): Promise<void> {
+  const { values, positional } = parseArgs(args, ['--email'], []);
+  const raw = values['--email'];
+  if (!raw || positional.length > 0) throw new CliError('users unlock needs --email <address>');
+  const { normalizeEmail } = await import('./modules/users/email.ts');
+  const email = normalizeEmail(raw);
+  if (email === null) throw new CliError(`"${raw}" is not a valid e-mail address`);
+  await withDatabase(config, async ({ db }) => {
+    const { unlockUserByEmail } = await import('./modules/users/unlock.service.ts');
+    const cleared = await unlockUserByEmail(db, email, {
+      actor: { type: 'system' },
+      client: { ip: null, userAgent: null },
+    });
+    if (cleared === undefined) throw new CliError(`no user with the e-mail ${email}`);
+    console.log(`unlocked ${email} (${cleared} failed-login counter(s) cleared)`);
   });
 }
 

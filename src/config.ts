@@ -17,6 +17,8 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   readonly apiForm: ApiForm;
   readonly publicUrl: string;
+  /** Whether PUBLIC_URL was given (the default names one port, so instances would disagree). */
+  readonly publicUrlSet: boolean;
   readonly adminEmail: string | null;
   readonly adminPassword: string | null;
   readonly accessTokenTtlS: number;
@@ -43,6 +45,8 @@ export interface Config {
     readonly jwksCooldownS: number;
     /** Timeout of each request to the provider. */
     readonly httpTimeoutMs: number;
+    /** Oldest `iat` accepted: an ID token is exchanged right after it is issued (issue 17.9). */
+    readonly maxTokenAgeS: number;
   };
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
@@ -60,6 +64,8 @@ export interface Config {
   readonly appName: string;
   /** Hosted pages' branding (docs/pages.md): an optional logo (https URL or a path) and accent colour. */
   readonly pages: { readonly logoUrl: string | null; readonly accentColor: string | null };
+  /** `METRICS_PUBLIC=true`: serve `/metrics` without a token (API.md §10). */
+  readonly metricsPublic: boolean;
   readonly auditRetentionDays: number;
   /** Slow clients: a whole request must arrive within requestTimeoutMs, its headers within headersTimeoutMs. */
   readonly requestTimeoutMs: number;
@@ -266,6 +272,7 @@ export function loadConfig(env: Env): Config {
     databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
     apiForm: form,
     publicUrl,
+    publicUrlSet: str('PUBLIC_URL') !== undefined,
     adminEmail,
     adminPassword,
     accessTokenTtlS: int('ACCESS_TOKEN_TTL_S', 900, 1, 86_400),
@@ -290,6 +297,7 @@ export function loadConfig(env: Env): Config {
       cacheTtlS: int('OIDC_CACHE_TTL_S', 3600, 1, 86_400),
       jwksCooldownS: int('OIDC_JWKS_COOLDOWN_S', 30, 0, 3600),
       httpTimeoutMs: int('OIDC_HTTP_TIMEOUT_MS', 3000, 100, 60_000),
+      maxTokenAgeS: int('OIDC_MAX_TOKEN_AGE_S', 600, 60, 86_400),
     },
     smtpUrl,
     mailFrom,
@@ -301,6 +309,7 @@ export function loadConfig(env: Env): Config {
     metricsToken: str('METRICS_TOKEN') ?? null,
     appName,
     pages: { logoUrl, accentColor },
+    metricsPublic: bool('METRICS_PUBLIC', false),
     auditRetentionDays: int('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
     requestTimeoutMs,
     headersTimeoutMs,

@@ -8,6 +8,30 @@ import Fastify, {
 /** The OpenAPI document's fixed part; the paths come from the app's routes. */
 export interface DocsOptions {
   openapi: Record<string, unknown>;
+  /**
+   * Whether operations tagged so (the first tag: the module) are listed now. Asked on every request
+   * for the document, so a module toggled off at run time leaves it at once (issue 17.9).
+   */
+  isListed?: (tag: string) => boolean;
+}
+
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, unknown>>;
+}
+
+/** The document without the operations whose module is off (a new object; the cached one stays whole). */
+export function listedOnly<T extends object>(doc: T, isListed: ((tag: string) => boolean) | undefined): T {
+  const { paths } = doc as OpenApiDocument;
+  if (!isListed || !paths) return doc;
+  const kept: Record<string, Record<string, unknown>> = {};
+  for (const [path, item] of Object.entries(paths)) {
+    const operations = Object.entries(item).filter(([, op]) => {
+      const tag = (op as { tags?: unknown } | null)?.tags;
+      return !(Array.isArray(tag) && typeof tag[0] === 'string' && !isListed(tag[0]));
+    });
+    if (operations.length > 0) kept[path] = Object.fromEntries(operations);
+  }
+  return { ...doc, paths: kept };
 }
 
 interface DeclaredRoute {
@@ -54,7 +78,9 @@ export function registerDocs(app: FastifyInstance, options: DocsOptions): void {
     if (docs) await (await docs.catch(() => null))?.close();
   });
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => (await docsApp()).swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, async () =>
+    listedOnly((await docsApp()).swagger(), options.isListed),
+  );
 
   const forward = async (request: FastifyRequest, reply: FastifyReply) => {
     const { host: _host, ...headers } = request.headers;
@@ -89,6 +115,8 @@ async function buildDocsApp(routes: DeclaredRoute[], options: DocsOptions): Prom
     routePrefix: '/docs',
     staticCSP: true,
     transformSpecificationClone: true,
+    // The page's own copy of the document (/docs/json, /docs/yaml) lists what /openapi.json lists.
+    transformSpecification: (spec: Record<string, unknown>) => listedOnly(spec, options.isListed),
   });
   await docs.ready();
   return docs;

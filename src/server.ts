@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
-import type { Config } from './config.ts';
+import { type Config, ConfigError } from './config.ts';
 import { type AppContext, closeContext, createContext } from './context.ts';
 import { migrateAtStart, openDatabase } from './db/database.ts';
 import { startAuditRetention } from './modules/audit/audit.service.ts';
@@ -16,6 +16,14 @@ export interface Service {
 
 /** open database → migrate → context → first admin → app. Does not listen. */
 export async function startService(config: Config, log: Logger): Promise<Service> {
+  if (!config.publicUrlSet && !config.databaseUrl.startsWith('sqlite:')) {
+    // The default issuer names this instance's port, so two instances on one PostgreSQL database
+    // would refuse each other's tokens (issue 17.8). Checked here, not in loadConfig: the other
+    // commands (migrate, users …) issue no tokens and need no PUBLIC_URL.
+    throw new ConfigError(
+      'PUBLIC_URL must be set when DATABASE_URL is PostgreSQL: every instance sharing the database must name the same issuer',
+    );
+  }
   const database = openDatabase(config.databaseUrl, {
     poolMax: config.databasePoolMax,
     statementTimeoutMs: config.databaseStatementTimeoutMs,

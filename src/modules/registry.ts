@@ -13,6 +13,7 @@ import { invitationEndpoints } from './invitations/invitations.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
 import type { ModuleInfo, ModuleName } from './module-state.ts';
 import { userAdminEndpoints } from './user-admin/user-admin.routes.ts';
+import { unlockEndpoints } from './users/unlock.routes.ts';
 import { usersEndpoints } from './users/users.routes.ts';
 
 /** A module's public description, as the admin module list and the index show it. */
@@ -40,7 +41,7 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   idp: idpEndpoints,
   invitations: invitationEndpoints,
   audit: auditEndpoints,
-  recovery: () => [],
+  recovery: unlockEndpoints,
   email: () => [],
   registration: () => [],
   mfa: () => [],

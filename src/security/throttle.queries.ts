@@ -11,52 +11,6 @@ export interface CounterRow {
   window_started_at: number;
 }
 
-const counterPair = preparedQuery((db, p: { first: string; second: string }) =>
-  db
-    .selectFrom('throttle_counters')
-    .select(['key', 'count', 'window_started_at'])
-    .where('key', 'in', [p.first, p.second]),
-);
-
-/** The counters of two keys (every login reads an account's and an address's), in one round trip; rows may be absent or stale. */
-export async function readCounters(db: Db, keys: readonly [string, string]): Promise<CounterRow[]> {
-  return (await counterPair(db, { first: keys[0], second: keys[1] })).rows;
-}
-
-/**
- * Adds one to each counter atomically in one statement, starting a fresh window (count 1) when the
- * stored one has run out. The upsert is evaluated row by row inside the database, so concurrent
- * increments from any number of instances are never lost (ON CONFLICT works the same on SQLite ≥ 3.24
- * and PostgreSQL). Keys are written in sorted order so two concurrent statements lock rows in the
- * same order and cannot deadlock on PostgreSQL.
- */
-export async function incrementCounters(
-  db: Db,
-  counters: ReadonlyArray<{ key: string; windowMs: number }>,
-  now: number,
-): Promise<void> {
-  if (counters.length === 0) return;
-  const sorted = [...counters].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  // The window length is per key; a CASE over the keys keeps it one statement. Casts give
-  // PostgreSQL the parameter types it cannot infer inside CASE and arithmetic.
-  const at = sql<number>`cast(${now} as bigint)`;
-  const windowOf = sql<number>`case ${sql.join(
-    sorted.map((c) => sql`when throttle_counters.key = ${c.key} then cast(${c.windowMs} as bigint)`),
-    sql` `,
-  )} end`;
-  const expired = sql<boolean>`throttle_counters.window_started_at + ${windowOf} <= ${at}`;
-  await db
-    .insertInto('throttle_counters')
-    .values(sorted.map((c) => ({ key: c.key, count: 1, window_started_at: now })))
-    .onConflict((oc) =>
-      oc.column('key').doUpdateSet({
-        count: sql<number>`case when ${expired} then 1 else throttle_counters.count + 1 end`,
-        window_started_at: sql<number>`case when ${expired} then ${at} else throttle_counters.window_started_at end`,
-      }),
-    )
-    .execute();
-}
-
 const counterDeletion = preparedQuery((db, p: { key: string }) =>
   db.deleteFrom('throttle_counters').where('key', '=', p.key),
 );

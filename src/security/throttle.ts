@@ -3,7 +3,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
-import { deleteCounter, deleteCountersBefore, incrementCounters, readCounters } from './throttle.queries.ts';
+import { type Budget, type Reservation, release, reserveAttempt } from './attempt-budget.ts';
+import { deleteCounter, deleteCountersBefore, deleteCountersByPrefix } from './throttle.queries.ts';
 
 /** API.md §5: five failures for one account from one address within 15 minutes. */
 export const ACCOUNT_FAILURE_LIMIT = 5;
@@ -11,28 +12,29 @@ export const ACCOUNT_WINDOW_MS = 15 * 60_000;
 /** The per-address budget (`LOGIN_FAILURES_PER_ADDRESS_PER_MIN`) counts over one minute. */
 export const ADDRESS_WINDOW_MS = 60_000;
 
-/** The counters one attempt touches, and whether its account counter exists (so success can skip a delete). */
+/** One reserved password check: the counters it holds, to be settled by `succeed` or `release`. */
 export interface ThrottleTicket {
   accountKey: string;
   addressKey: string;
-  accountCounted: boolean;
+  reservation: Reservation;
 }
 
 /**
- * Failed-password throttling, its state in `throttle_counters` so every instance sharing the
- * database sees the same counts. Windows are fixed: they start at the first failure and end
- * `windowMs` later, when the next failure starts a new one.
+ * Failed-password throttling over `throttle_counters` (shared by every instance on the database),
+ * built on the attempt-budget primitive: every password check first **reserves** its attempt
+ * against the account-and-address and the address budgets, in one conditional write per budget,
+ * before any hashing. A wrong password simply keeps its reservation (that is the counted failure);
+ * a right one resets the account's count and gives the address's attempt back. So N parallel
+ * guesses can never get more than the budget evaluated (issue 17.1). Windows are fixed: they start
+ * at the first counted attempt and end `windowMs` later.
  */
 export interface LoginThrottle {
-  /** Reads both counters (one query) and throws 429 `rate_limited` with Retry-After when a budget is spent. */
-  check(email: string, ip: string | null): Promise<ThrottleTicket>;
-  /**
-   * Counts a failed attempt against the account-and-address and the address budgets (one
-   * statement). Pass a transaction to count it together with the attempt's audit entry.
-   */
-  fail(ticket: ThrottleTicket, db?: Kysely<DB> | Transaction<DB>): Promise<void>;
-  /** Clears the account's count for that address after a success; no query when there was none. */
+  /** Reserves one attempt; throws 429 `rate_limited` with Retry-After when a budget is spent. */
+  reserve(email: string, ip: string | null): Promise<ThrottleTicket>;
+  /** A right password: deletes the account's counter for that address and releases the address attempt. */
   succeed(ticket: ThrottleTicket, db?: Kysely<DB> | Transaction<DB>): Promise<void>;
+  /** The attempt must not count (right password on a disabled account, hashing at capacity). */
+  release(ticket: ThrottleTicket, db?: Kysely<DB> | Transaction<DB>): Promise<void>;
   /** Deletes counters whose windows are over; returns how many. */
   prune(now?: number): Promise<number>;
 }
@@ -44,44 +46,32 @@ export interface ThrottleLimits {
 /** Creates the throttle over a database. */
 export function createLoginThrottle(db: Kysely<DB>, limits: ThrottleLimits): LoginThrottle {
   return {
-    async check(email, ip) {
+    async reserve(email, ip) {
       const bucket = addressBucket(ip);
-      const accountKey = `login:acct:${digest(`${email}\u0000${bucket}`)}`;
+      const accountKey = accountCounterKey(email, bucket);
       const addressKey = `login:addr:${bucket}`;
-      const now = Date.now();
-      const rows = await readCounters(db, [accountKey, addressKey]);
-      let retryAfterMs = 0;
-      let accountCounted = false;
-      for (const row of rows) {
-        const isAccount = row.key === accountKey;
-        const windowMs = isAccount ? ACCOUNT_WINDOW_MS : ADDRESS_WINDOW_MS;
-        const limit = isAccount ? ACCOUNT_FAILURE_LIMIT : limits.failuresPerAddressPerMin;
-        const endsAt = row.window_started_at + windowMs;
-        if (isAccount) accountCounted = true;
-        if (endsAt > now && row.count >= limit) retryAfterMs = Math.max(retryAfterMs, endsAt - now);
-      }
-      if (retryAfterMs > 0) {
+      const budgets: Budget[] = [
+        { key: accountKey, limit: ACCOUNT_FAILURE_LIMIT, windowMs: ACCOUNT_WINDOW_MS },
+        { key: addressKey, limit: limits.failuresPerAddressPerMin, windowMs: ADDRESS_WINDOW_MS },
+      ];
+      const result = await reserveAttempt(db, budgets);
+      if (!result.ok) {
         throw new ApiError('rate_limited', {
           detail: 'Too many failed sign-in attempts; try again later',
-          retryAfterS: retryAfterMs / 1000,
+          retryAfterS: result.retryAfterMs / 1000,
         });
       }
-      return { accountKey, addressKey, accountCounted };
-    },
-
-    fail(ticket, trx = db) {
-      return incrementCounters(
-        trx,
-        [
-          { key: ticket.accountKey, windowMs: ACCOUNT_WINDOW_MS },
-          { key: ticket.addressKey, windowMs: ADDRESS_WINDOW_MS },
-        ],
-        Date.now(),
-      );
+      return { accountKey, addressKey, reservation: result.reservation };
     },
 
     async succeed(ticket, trx = db) {
-      if (ticket.accountCounted) await deleteCounter(trx, ticket.accountKey);
+      await deleteCounter(trx, ticket.accountKey);
+      const address = ticket.reservation.held.filter((h) => h.key === ticket.addressKey);
+      await release(trx, { held: address });
+    },
+
+    release(ticket, trx = db) {
+      return release(trx, ticket.reservation);
     },
 
     prune(now = Date.now()) {
@@ -91,11 +81,26 @@ export function createLoginThrottle(db: Kysely<DB>, limits: ThrottleLimits): Log
 }
 
 /**
- * Keeps email addresses out of the counter table (it would otherwise list every address anyone
- * tried), and bounds key length whatever was typed.
+ * `login:acct:<sha256(email)>:<sha256(address bucket)>`. Digests keep addresses out of the counter
+ * table (it would otherwise list every address anyone tried) and bound the key length; the e-mail
+ * part first makes every counter of one account findable by prefix, so an admin can unlock it.
  */
+export function accountCounterKey(email: string, bucket: string): string {
+  return `${accountCounterPrefix(email)}${digest(bucket)}`;
+}
+
+/** The prefix every counter of one account (over all client addresses) starts with. */
+export function accountCounterPrefix(email: string): string {
+  return `login:acct:${digest(email)}:`;
+}
+
+/** Clears an account's failed-login counts from every address (admin unlock); returns how many. */
+export function clearAccountCounters(db: Kysely<DB> | Transaction<DB>, email: string): Promise<number> {
+  return deleteCountersByPrefix(db, accountCounterPrefix(email));
+}
+
 function digest(value: string): string {
-  return createHash('sha256').update(value).digest('base64url');
+  return createHash('sha256').update(value).digest('hex');
 }
 
 /**

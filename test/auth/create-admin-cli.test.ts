@@ -79,5 +79,46 @@ for (const dialect of DIALECTS) {
         ['ops@example.com'],
       );
     });
+
+    it('create-admin-reset-keeps-sessions: re-passwording an existing account ends every session it had', async () => {
+      assert.ok(t, 'runs after the test above, on its app');
+      const app = t;
+      const login = (password: string) =>
+        app.app.inject({
+          method: 'POST',
+          url: '/api/v1/login',
+          payload: { email: 'ops@example.com', password },
+        });
+      const first = await login(PASSWORD);
+      assert.equal(first.statusCode, 200, first.body);
+      const { access_token, refresh_token } = json<{ access_token: string; refresh_token: string }>(first);
+
+      const NEW_PASSWORD = 'the replacement operations passphrase';
+      const result = await createAdmin(database.url, 'ops@example.com', NEW_PASSWORD);
+      assert.equal(result.code, 0, result.stderr);
+
+      const verify = await app.app.inject({
+        url: '/api/v1/verify-token',
+        headers: { authorization: `Bearer ${access_token}` },
+      });
+      assert.equal(verify.statusCode, 401, verify.body);
+      assert.equal(json(verify).code, 'session_revoked');
+      const refreshed = await app.app.inject({
+        method: 'POST',
+        url: '/api/v1/refresh-token',
+        payload: { refresh_token },
+      });
+      assert.equal(refreshed.statusCode, 401);
+      assert.equal((await login(NEW_PASSWORD)).statusCode, 200);
+      const entry = await app.ctx.db
+        .selectFrom('audit_log')
+        .select('details')
+        .where('action', '=', 'password.change')
+        .orderBy('at', 'desc')
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
+      // Two: this test's session and the one the test above opened.
+      assert.deepEqual(JSON.parse(entry.details), { sessions_revoked: 2, via: 'cli.create_admin' });
+    });
   });
 }

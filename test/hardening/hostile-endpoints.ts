@@ -423,6 +423,24 @@ export function hostileEndpoints(fx: Fixtures): EndpointRows[] {
     },
     {
       method: 'POST',
+      path: '/api/v1/users/<id>/unlock',
+      probeUrl: `${users}/00000000-0000-7000-8000-000000000000/unlock`,
+      authenticated: true,
+      rows: [
+        ...HOSTILE_IDS.map((id) => ({
+          name: `id ${id.slice(0, 40)}`,
+          url: `${users}/${id}/unlock`,
+          ...NOT_FOUND,
+        })),
+        ...at(`${users}/${fx.targetId}/unlock`, [
+          { name: 'unknown field', url: '', body: { force: true }, ...V400 },
+          { name: 'array body', url: '', body: [], ...V400 },
+          { name: 'string body', url: '', body: 'unlock', ...V400 },
+        ]),
+      ],
+    },
+    {
+      method: 'POST',
       path: '/api/v1/users/invite',
       probeUrl: `${users}/invite`,
       authenticated: true,

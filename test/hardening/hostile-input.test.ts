@@ -37,6 +37,7 @@ for (const dialect of DIALECTS) {
       });
       await t.ctx.modules.set('audit', true);
       await t.ctx.modules.set('invitations', true);
+      await t.ctx.modules.set('recovery', true);
       const admin = await firstAdmin(t);
       adminId = admin.id;
       const target = await createUser(t, { email: 'target@example.com', name: 'Target' });

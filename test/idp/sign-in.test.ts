@@ -94,22 +94,29 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await countFor(t, 'carol@example.com', 'carol'), { users: 1, identities: 1 });
     });
 
-    it('refuses an unverified email that belongs to an existing account: 409, no link, no duplicate', async () => {
+    it('refuses an unverified email that belongs to an existing account: 401 (as for a free one), no link, no duplicate', async () => {
       await createUser(t, { email: 'bob@example.com' });
       const res = await signInThroughIdp(t, op, 'bob');
-      assert.equal(res.statusCode, 409, res.body);
-      assert.equal(problem(res).code, 'email_taken');
+      assert.equal(res.statusCode, 401, res.body);
+      assert.equal(problem(res).code, 'idp_token_invalid');
       assert.deepEqual(await countFor(t, 'bob@example.com', 'bob'), { users: 1, identities: 0 });
     });
 
-    it('provisions an unverified email nobody has; such an account is never linked to another identity', async () => {
-      op.setAccount('frank', { email: 'frank@example.com', email_verified: false });
-      const res = await signInThroughIdp(t, op, 'frank');
-      assert.equal(res.statusCode, 200, res.body);
-      const body = json<SignInBody>(res);
-      assert.equal(body.created, true);
-      assert.equal(body.user.email_verified, false);
-      assert.equal(body.user.name, '');
+    it('an account provisioned from an unverified email (before issue 17.3) is never linked to another identity', async () => {
+      // Such accounts exist from earlier versions; made here the way that sign-in made them.
+      const frank = await createUser(t, { email: 'frank@example.com' });
+      await t.ctx.db.updateTable('users').set({ email_verified: 0 }).where('id', '=', frank.id).execute();
+      await t.ctx.db
+        .insertInto('identities')
+        .values({
+          id: '0193aaaa-0000-7000-8000-00000000f4a1',
+          user_id: frank.id,
+          issuer: op.issuer,
+          subject: 'frank',
+          email: 'frank@example.com',
+          linked_at: Date.now(),
+        })
+        .execute();
 
       // Whoever claimed the address first does not get to share the account with its real owner.
       op.setAccount('frank-real', { email: 'frank@example.com', email_verified: true });
@@ -122,7 +129,7 @@ for (const dialect of DIALECTS) {
       op.setAccount('frank', { email: 'frank@example.com', email_verified: true });
       const verified = await signInThroughIdp(t, op, 'frank');
       assert.equal(verified.statusCode, 200, verified.body);
-      assert.equal(json<SignInBody>(verified).user.id, body.user.id);
+      assert.equal(json<SignInBody>(verified).user.id, frank.id);
       assert.equal(json<SignInBody>(verified).user.email_verified, true);
     });
 

@@ -48,7 +48,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       op = await startOidcProvider();
-      t = await buildTestApp(dialect, { env: idpEnv(op) });
+      t = await buildTestApp(dialect, { env: idpEnv(op, { METRICS_PUBLIC: 'true' }) });
     });
     after(async () => {
       await t?.destroy();

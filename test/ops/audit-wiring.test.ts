@@ -154,6 +154,26 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    it('password-typed-in-email-field-reaches-audit: a malformed e-mail is not stored in login.failure', async () => {
+      await clearAudit(t);
+      const typed = 'MyS3cret passphrase typed in the wrong field';
+      const res = await login(typed, PASSWORD, '198.51.100.9');
+      assert.equal(res.statusCode, 401);
+      const row = await onlyEntry(t);
+      assertEntry(row, {
+        action: 'login.failure',
+        outcome: 'failure',
+        actor_type: 'anonymous',
+        actor_id: null,
+        target_type: null,
+        target_id: null,
+        ip: '198.51.100.9',
+        user_agent: UA,
+        details: { method: 'password', reason: 'invalid_credentials' },
+      });
+      assert.ok(!JSON.stringify(row).toLowerCase().includes('s3cret'));
+    });
+
     it('a disabled account with the right password: one login.failure, reason account_disabled', async () => {
       const user = await createUser(t, { password: PASSWORD, status: 'disabled' });
       await clearAudit(t);

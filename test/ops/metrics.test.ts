@@ -57,7 +57,8 @@ for (const dialect of DIALECTS) {
   describe(`metrics [${dialect}]`, () => {
     let t: TestApp;
     before(async () => {
-      t = await buildTestApp(dialect);
+      // Anonymous scraping is opened explicitly (the default is closed: see below).
+      t = await buildTestApp(dialect, { env: { METRICS_PUBLIC: 'true' } });
     });
     after(() => t.destroy());
 
@@ -128,7 +129,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('keeps apps apart: another app in the process has its own counters', async () => {
-      const other = await buildTestApp(dialect);
+      const other = await buildTestApp(dialect, { env: { METRICS_PUBLIC: 'true' } });
       try {
         countLogin(other.ctx, 'success');
         const res = await other.app.inject({ url: '/metrics' });
@@ -144,7 +145,9 @@ for (const dialect of DIALECTS) {
     const PASSWORD = 'a long and unusual passphrase 7';
     let t: TestApp;
     before(async () => {
-      t = await buildTestApp(dialect, { env: { LOGIN_FAILURES_PER_ADDRESS_PER_MIN: '2' } });
+      t = await buildTestApp(dialect, {
+        env: { LOGIN_FAILURES_PER_ADDRESS_PER_MIN: '2', METRICS_PUBLIC: 'true' },
+      });
     });
     after(() => t.destroy());
 
@@ -176,6 +179,23 @@ for (const dialect of DIALECTS) {
         failure: start.failure + 2,
         rate_limited: start.rate_limited + 1,
       });
+    });
+  });
+
+  describe(`metrics closed by default [${dialect}]`, () => {
+    it('metrics-anonymous-by-default: without METRICS_TOKEN or METRICS_PUBLIC=true, /metrics answers 404', async () => {
+      const t = await buildTestApp(dialect);
+      try {
+        const res = await t.app.inject({ url: '/metrics' });
+        assert.equal(res.statusCode, 404);
+        assert.equal(json(res).code, 'not_found');
+        assert.ok(!res.body.includes('gatehouse_'));
+        const headers = await authHeaders(t, await firstAdmin(t));
+        const asAdmin = await t.app.inject({ url: '/metrics', headers });
+        assert.equal(asAdmin.statusCode, 404, 'an access token is not the metrics token');
+      } finally {
+        await t.destroy();
+      }
     });
   });
 

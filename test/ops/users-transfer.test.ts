@@ -305,7 +305,7 @@ for (const dialect of DIALECTS) {
         [['users', 'import', join(dir, 'users.txt')], /cannot tell the format/],
         [['users', 'import'], /exactly one file/],
         [['users', 'export', '--format', 'xml'], /unknown format "xml"/],
-        [['users', 'frobnicate'], /users needs import or export/],
+        [['users', 'frobnicate'], /users needs import, export or unlock/],
         [['users', 'import', 'a.csv', '--force'], /unknown option --force/],
       ];
       const badHeader = join(dir, 'bad-header.csv');

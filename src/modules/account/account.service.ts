@@ -18,7 +18,7 @@ import type { ProfileResponse } from './account.schemas.ts';
 
 /**
  * PUT /change-password (API.md §5). The policy is checked first (no hashing for a password that
- * would be refused anyway); the current password is then checked under the same throttle as login,
+ * would be refused anyway); the current password is then checked under the same throttle as login (reserved first),
  * so a stolen access token cannot be used to guess it at hashing speed. Every existing session of
  * the user ends — the caller's too — and the answer is a fresh session.
  */
@@ -36,17 +36,23 @@ export async function changePassword(
   });
   if (!policy.ok) throw new ApiError('weak_password', { detail: policy.reason });
 
-  const ticket = await throttle.check(user.email, client.ip);
-  const verified =
-    user.password_hash === null
-      ? await ctx.passwords.verifyDummy(input.current_password)
-      : await ctx.passwords.verify(user.password_hash, input.current_password);
-  if (!verified) {
-    await throttle.fail(ticket);
-    throw invalidCredentials();
+  // Reserved before hashing, like login: a wrong password keeps the reservation as its failure.
+  const ticket = await throttle.reserve(user.email, client.ip);
+  let hash: string;
+  try {
+    const verified =
+      user.password_hash === null
+        ? await ctx.passwords.verifyDummy(input.current_password)
+        : await ctx.passwords.verify(user.password_hash, input.current_password);
+    if (!verified) throw invalidCredentials();
+    hash = await ctx.passwords.hash(input.new_password);
+  } catch (err) {
+    // Only a judged wrong password counts; an outage (hashing at capacity) gives the attempt back.
+    if (!(err instanceof ApiError && err.code === 'invalid_credentials')) {
+      await throttle.release(ticket).catch(() => undefined);
+    }
+    throw err;
   }
-
-  const hash = await ctx.passwords.hash(input.new_password);
   const now = Date.now();
   return ctx.db.transaction().execute(async (trx) => {
     await setPasswordHash(trx, user.id, hash, now);

@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'user.delete',
   'user.role_change',
   'user.status_change',
+  'user.unlock',
   'invitation.send',
   'invitation.accept',
   'module.toggle',

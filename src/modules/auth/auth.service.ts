@@ -34,12 +34,14 @@ export function invalidCredentials(): ApiError {
 }
 
 /**
- * POST /login (API.md §5). Order matters: the throttle is read before any hashing, so a throttled
- * attempt costs one query and no argon2; unknown emails, accounts without a password and invited
- * accounts spend one dummy verification, so they take as long as a wrong password; `account_disabled`
- * is only said to someone who knows the password. Every outcome is counted in the metrics; a
- * success or refusal is audited in the transaction that records it, a throttled attempt is not (a
- * flood must not become a flood of writes).
+ * POST /login (API.md §5). Order matters: the attempt is reserved against the throttle's budgets
+ * before any hashing (one conditional write each), so a throttled attempt costs no argon2 and
+ * parallel guesses cannot outrun the budget; unknown emails, accounts without a password and
+ * invited accounts spend one dummy verification, so they take as long as a wrong password;
+ * `account_disabled` is only said to someone who knows the password. A wrong password keeps its
+ * reservation (that is the counted failure); a right one resets the account's count. Every outcome
+ * is counted in the metrics; a success or refusal is audited, a throttled attempt is not (a flood
+ * must not become a flood of writes).
  */
 export async function login(
   ctx: AppContext,
@@ -51,31 +53,35 @@ export async function login(
   const tried = email ?? input.email.trim().toLowerCase();
   let ticket: ThrottleTicket;
   try {
-    ticket = await throttle.check(tried, client.ip);
+    ticket = await throttle.reserve(tried, client.ip);
   } catch (err) {
     if (err instanceof ApiError && err.code === 'rate_limited') countLogin(ctx, 'rate_limited');
     throw err;
   }
-  const user = email === null ? undefined : await findUserByEmail(ctx.db, email);
-
+  let user: UserRow | undefined;
   let verified = false;
-  if (!user || user.password_hash === null || user.status === 'invited') {
-    await ctx.passwords.verifyDummy(input.password);
-  } else {
-    verified = await ctx.passwords.verify(user.password_hash, input.password);
+  try {
+    user = email === null ? undefined : await findUserByEmail(ctx.db, email);
+    if (!user || user.password_hash === null || user.status === 'invited') {
+      await ctx.passwords.verifyDummy(input.password);
+    } else {
+      verified = await ctx.passwords.verify(user.password_hash, input.password);
+    }
+  } catch (err) {
+    // No password was judged (hashing at capacity, database down): the attempt must not count.
+    await throttle.release(ticket).catch(() => undefined);
+    throw err;
   }
   if (!verified || !user || user.password_hash === null) {
-    // The counted failure and its entry commit together.
-    await ctx.db.transaction().execute(async (trx) => {
-      await throttle.fail(ticket, trx);
-      await recordAudit(trx, loginFailure(user, tried, 'invalid_credentials', client));
-    });
+    // The reservation stays: it is this failure's count.
+    await recordAudit(ctx.db, loginFailure(user, email, 'invalid_credentials', client));
     countLogin(ctx, 'failure');
     throw invalidCredentials();
   }
   if (user.status === 'disabled') {
-    // Nothing else changes on this refusal: the entry is the only write.
-    await recordAudit(ctx.db, loginFailure(user, tried, 'account_disabled', client));
+    // Not a wrong guess: the attempt is given back, and the entry is the only write.
+    await throttle.release(ticket);
+    await recordAudit(ctx.db, loginFailure(user, email, 'account_disabled', client));
     countLogin(ctx, 'failure');
     throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
   }
@@ -100,10 +106,14 @@ export async function login(
   return tokens;
 }
 
-/** The `login.failure` entry of a password login: anonymous, naming the account when there is one. */
+/**
+ * The `login.failure` entry of a password login: anonymous, naming the account when there is one.
+ * The typed e-mail is kept only when it is a well-formed address: people type passwords into the
+ * e-mail field, and the audit log must not collect them.
+ */
 function loginFailure(
   user: UserRow | undefined,
-  email: string,
+  email: string | null,
   reason: 'invalid_credentials' | 'account_disabled',
   client: ClientInfo,
 ): AuditEvent {
@@ -113,7 +123,7 @@ function loginFailure(
     actor: { type: 'anonymous' },
     target: user ? { type: 'user', id: user.id } : null,
     client,
-    details: { method: 'password', email, reason },
+    details: { method: 'password', ...(email !== null && { email }), reason },
   };
 }
 

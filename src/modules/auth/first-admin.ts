@@ -6,6 +6,7 @@ import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, insertUser, updateUser } from '../users/users.queries.ts';
+import { revokeUserSessions } from './sessions.service.ts';
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
 
@@ -65,8 +66,9 @@ async function createFirstAdmin(ctx: AppContext): Promise<void> {
 }
 
 /**
- * Creates an active admin, or promotes and re-passwords an existing user with that email. The
- * change and its audit entries (system actor; `via` says which path) commit together.
+ * Creates an active admin, or promotes and re-passwords an existing user with that email (ending
+ * all of that user's sessions). The change and its audit entries (system actor; `via` says which
+ * path) commit together.
  */
 export async function createOrPromoteAdmin(
   ctx: AppContext,
@@ -108,7 +110,10 @@ export async function createOrPromoteAdmin(
           sessions_revoked: 0,
         });
       }
-      await entry('password.change', existing.id, { sessions_revoked: 0 });
+      // A password set by the operator ends every session, as every other way of setting one does
+      // (issue 17.5): whoever held a session under the old password loses it.
+      const revoked = await revokeUserSessions(trx, existing.id, 'password_set_by_operator');
+      await entry('password.change', existing.id, { sessions_revoked: revoked });
       return existing.id;
     }
     const id = uuidv7();

@@ -59,7 +59,7 @@ export async function verifyIdToken(
     if (!(err instanceof joseErrors.JWKSMultipleMatchingKeys)) throw mapJoseError(err);
     payload = await verifyWithCandidates(token, err, options);
   }
-  return checkClaims(payload, settings.clientId, nonce);
+  return checkClaims(payload, settings.clientId, nonce, settings.maxTokenAgeS);
 }
 
 /** Format, `alg` and `typ`, from the header alone: refusals that need no network round trip. */
@@ -102,13 +102,39 @@ async function verifyWithCandidates(
   throw tokenInvalid('signature', 'the signature does not verify');
 }
 
-function checkClaims(payload: JWTPayload, clientId: string, nonce: string | undefined): VerifiedIdentity {
+// C0 and C1 controls (NUL included): no identifier, address or name needs them, and PostgreSQL
+// cannot store NUL at all (issue 17.9).
+function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true;
+  }
+  return false;
+}
+
+function checkClaims(
+  payload: JWTPayload,
+  clientId: string,
+  nonce: string | undefined,
+  maxAgeS: number,
+): VerifiedIdentity {
   const { sub, iat, aud, azp } = payload;
   if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255) {
     throw tokenInvalid('sub', 'the sub claim must be a string of 1 to 255 characters');
   }
-  if (typeof iat !== 'number' || iat > Date.now() / 1000 + CLOCK_TOLERANCE_S) {
+  const now = Date.now() / 1000;
+  if (typeof iat !== 'number' || iat > now + CLOCK_TOLERANCE_S) {
     throw tokenInvalid('iat', 'the token claims to be issued in the future');
+  }
+  // Bounded whether or not a nonce binds the token: a captured token stays replayable only briefly.
+  if (iat < now - maxAgeS - CLOCK_TOLERANCE_S) {
+    throw tokenInvalid('iat', `the token was issued more than ${maxAgeS} seconds ago (OIDC_MAX_TOKEN_AGE_S)`);
+  }
+  for (const claim of ['sub', 'email', 'name', 'given_name', 'family_name'] as const) {
+    const value = payload[claim];
+    if (typeof value === 'string' && hasControlCharacter(value)) {
+      throw tokenInvalid(claim, `the ${claim} claim contains a control character`);
+    }
   }
   const audiences = Array.isArray(aud) ? aud : [aud];
   // Core 3.1.3.7 (4, 5): several audiences need an authorized party, and it must be this client.

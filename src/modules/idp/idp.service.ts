@@ -6,7 +6,7 @@ import { ApiError } from '../../errors.ts';
 import { type AuditEvent, recordAudit, recordAudits } from '../audit/audit.queries.ts';
 import { type ClientInfo, startSession, type TokenResponse } from '../auth/sessions.service.ts';
 import { countLogin } from '../core/metrics.ts';
-import { normalizeEmail } from '../users/email.ts';
+import { hasCompatibilityCharacters, normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, findUserById, insertUser, updateUser } from '../users/users.queries.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
 import {
@@ -62,6 +62,13 @@ export async function signInWithIdToken(
   try {
     const identity = await verifyIdToken(oidc, input.idToken, input.nonce);
     seen.identity = identity;
+    if (identity.email !== null && hasCompatibilityCharacters(identity.email)) {
+      // Refused, never folded: `\u212Aate@…` must not become `kate@…` (issue 17.2, API.md §5).
+      throw new ApiError('validation_failed', {
+        detail:
+          "The identity provider's e-mail address contains compatibility characters (NFKC would change it); it is refused, not folded",
+      });
+    }
     const attempt = () => ctx.db.transaction().execute((trx) => mapAndOpen(ctx, trx, identity, client, seen));
     try {
       result = await attempt();
@@ -126,16 +133,17 @@ async function mapAndOpen(
       user = { ...found, email_verified: 1, updated_at: now };
     }
   } else {
+    // An address the provider has not verified proves nothing: it neither links to an account nor
+    // creates one (which would squat it before its owner comes). Refused before the address is
+    // looked up, so the answer is the same whether or not it is taken (issue 17.3, API.md §12).
+    if (email !== null && !identity.emailVerified) {
+      throw new ApiError('idp_token_invalid', {
+        detail: 'The provider has not verified this e-mail address',
+      });
+    }
     const holder = email === null ? undefined : await findUserByEmail(trx, email);
     if (holder) {
       seen.userId = holder.id;
-      // An email the provider has not verified proves nothing about who owns the account.
-      if (!identity.emailVerified) {
-        throw new ApiError('email_taken', {
-          detail:
-            'An account with this email exists; the provider has not verified the email, so the sign-in cannot be linked to it',
-        });
-      }
       if (!ctx.config.oidc.linkByEmail) {
         throw new ApiError('email_taken', {
           detail: 'An account with this email exists and linking by email is turned off',

@@ -90,7 +90,7 @@ async function* readCsv(input: Readable): AsyncGenerator<RawRecord> {
     }
     const fields: Record<string, unknown> = {};
     header.forEach((h, i) => {
-      fields[h] = row.cells[i];
+      fields[h] = unguardFormula(row.cells[i] ?? '');
     });
     yield { line: row.line, fields };
   }
@@ -185,6 +185,25 @@ export function formatHeader(format: TransferFormat): string {
 }
 
 function csvCell(value: unknown): string {
-  const text = value === null || value === undefined ? '' : String(value);
+  const text = guardFormula(value === null || value === undefined ? '' : String(value));
   return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+// A cell a spreadsheet would run as a formula: it starts with = + - @, tab or CR (OWASP "CSV
+// Injection"), possibly behind quotes this guard added before. Names and even addresses
+// (`=x@example.com` is valid) can start so.
+const FORMULA = /^'*[=+\-@\t\r]/;
+
+/**
+ * Export: a formula-like cell gets one leading `'`, which spreadsheets show as text (issue 17.4).
+ * A cell that already looks guarded gets one more, so `unguardFormula` can always take exactly one
+ * off and the import gives back the very text exported.
+ */
+export function guardFormula(text: string): string {
+  return FORMULA.test(text) ? `'${text}` : text;
+}
+
+/** Import: the inverse of `guardFormula` (one `'` off a guarded cell; anything else as it is). */
+export function unguardFormula(text: string): string {
+  return text.startsWith("'") && FORMULA.test(text) ? text.slice(1) : text;
 }

@@ -1,0 +1,32 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.ts';
+import { requestActor } from '../audit/audit.service.ts';
+import { clientInfo } from '../auth/sessions.service.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import { unlockUserById } from './unlock.service.ts';
+import { IdParams } from './users.schemas.ts';
+
+/** A bodiless POST: no body, or `{}` (API.md §11), and nothing else. */
+const UnlockBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()]);
+
+/**
+ * `POST /api/v1/users/<id>/unlock` (admin): clears a locked-out account's failed-login counts.
+ * Declared in the `recovery` module (issue 20.6), so forms A and B do not list it.
+ */
+export function unlockEndpoints(ctx: AppContext): Endpoint[] {
+  return [
+    endpoint({
+      group: 'users',
+      label: 'unlock',
+      method: 'POST',
+      path: '/api/v1/users/:id/unlock',
+      access: 'admin',
+      summary: "Clear a user's failed-login counts so they can sign in again at once",
+      schema: { params: IdParams, body: UnlockBody, response: { 204: Type.Null() } },
+      handler: async (req, reply) => {
+        await unlockUserById(ctx.db, req.params.id, { actor: requestActor(req), client: clientInfo(req) });
+        return reply.code(204).send(null);
+      },
+    }),
+  ];
+}
