@@ -164,7 +164,9 @@ async function loadAudit() {
     if (answer.data.length === 0) {
       const td = el('td', 'No entries match these filters.');
       td.colSpan = 6;
-      body.append(el('tr')).append(td);
+      const tr = el('tr');
+      tr.append(td);
+      body.append(tr);
     }
     auditNext = answer.next_cursor;
     $('#audit-prev').disabled = auditPage === 0;

@@ -94,6 +94,7 @@ async function loadIdentities() {
 function showControls() {
   $('#reset-password').hidden = !can('POST /api/v1/users/<id>/password-reset');
   $('#reset-mfa').hidden = !can('DELETE /api/v1/users/<id>/mfa');
+  $('#unlock').hidden = !can('POST /api/v1/users/<id>/unlock');
   $('#delete-section').hidden = !can('DELETE /api/v1/users/<id>');
   // The flag is a field of the user update that arrives with e-mail ownership (API.md §12).
   $('#e-verified-field').hidden = !built('email');
@@ -177,6 +178,13 @@ export function initUser() {
     quick(async () => {
       const { expires_at } = await call(path('/password-reset'), { method: 'POST' });
       notify(`A password reset link was sent to ${user.email}. It works until ${formatDate(expires_at)}.`);
+    }),
+  );
+
+  $('#unlock').addEventListener('click', () =>
+    quick(async () => {
+      await call(path('/unlock'), { method: 'POST' });
+      notify(`The failed sign-ins of ${user.email} were cleared: they can sign in again at once.`);
     }),
   );
 

@@ -68,7 +68,9 @@ async function loadPage() {
     if (answer.data.length === 0) {
       const td = el('td', f.q ? 'No user matches this search.' : 'No users match these filters.');
       td.colSpan = 6;
-      body.append(el('tr')).append(td);
+      const tr = el('tr');
+      tr.append(td);
+      body.append(tr);
     }
     nextCursor = answer.next_cursor;
     const noun = answer.total === 1 ? 'user' : 'users';

@@ -86,6 +86,12 @@ describe('admin console in Chromium: search, disable, invite, modules, no access
     const firstRow = page.locator('#users-body tr').first();
     assert.equal(await firstRow.locator('td').first().textContent(), GRACE.email);
 
+    // Nothing found is said as such (regression: an empty page once broke the table with an error).
+    await page.getByLabel('Search').fill('no-such-person-anywhere');
+    await page.getByRole('cell', { name: 'No user matches this search.' }).waitFor();
+    await page.getByLabel('Search').fill(GRACE.email);
+    await page.locator('#users-body td').filter({ hasText: GRACE.email }).first().waitFor();
+
     // Keyboard: from the search field to the first result and into it.
     let tabs = 0;
     while ((await page.evaluate(() => document.activeElement?.textContent)) !== GRACE.email) {
@@ -110,6 +116,13 @@ describe('admin console in Chromium: search, disable, invite, modules, no access
       await page.getByRole('button', { name: 'Send a password reset link' }).isVisible(),
       serves('POST /api/v1/users/<id>/password-reset'),
     );
+
+    const unlock = page.getByRole('button', { name: 'Clear failed sign-ins' });
+    assert.equal(await unlock.isVisible(), serves('POST /api/v1/users/<id>/unlock'));
+    if (await unlock.isVisible()) {
+      await unlock.click();
+      await page.getByRole('status').filter({ hasText: 'failed sign-ins of' }).waitFor();
+    }
 
     await page.getByRole('button', { name: 'Disable account' }).click();
     await page
