@@ -1,4 +1,5 @@
 // `npm start` runs the built service: build first when dist/ is missing or older than src/.
+import './check-node.mjs';
 import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,11 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parse as parseDotenv } from 'dotenv';
 
-/** The two deployment forms of API.md §2. */
-/** API.md §2: forms A and B as the seed specified; `FULL` (`API_FORM=full`) turns every optional module on but `registration`. */
+/** The two deployment forms of docs/api.md §2. */
+/** docs/api.md §2: forms A and B as the seed specified; `FULL` (`API_FORM=full`) turns every optional module on but `registration`. */
 export type ApiForm = 'A' | 'B' | 'FULL';
 
-/** Validated, frozen configuration: API.md §10 plus the operational settings documented in docs/configuration.md. */
+/** Validated, frozen configuration: docs/api.md §10 plus the operational settings documented in docs/configuration.md. */
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -49,6 +49,8 @@ export interface Config {
     readonly maxTokenAgeS: number;
   };
   readonly smtpUrl: string | null;
+  /** PEM certificates (SMTP_CA_FILE) trusted for the SMTP server's TLS, instead of the public CAs. */
+  readonly smtpCa: string | null;
   readonly mailFrom: string;
   readonly mailMaxAttempts: number;
   readonly mailRetryBaseS: number;
@@ -64,7 +66,7 @@ export interface Config {
   readonly appName: string;
   /** Hosted pages' branding (docs/pages.md): an optional logo (https URL or a path) and accent colour. */
   readonly pages: { readonly logoUrl: string | null; readonly accentColor: string | null };
-  /** `METRICS_PUBLIC=true`: serve `/metrics` without a token (API.md §10). */
+  /** `METRICS_PUBLIC=true`: serve `/metrics` without a token (docs/api.md §10). */
   readonly metricsPublic: boolean;
   readonly auditRetentionDays: number;
   /** Slow clients: a whole request must arrive within requestTimeoutMs, its headers within headersTimeoutMs. */
@@ -211,6 +213,7 @@ export function loadConfig(env: Env): Config {
 
   const smtpUrl = str('SMTP_URL') ?? null;
   if (smtpUrl !== null) url('SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
+  const smtpCa = readCaFile(str('SMTP_CA_FILE'), smtpUrl);
 
   // Browsers send `Origin` as scheme://host[:port], lower-case, no slash: stored the same way, so
   // `https://App.example.com/` matches instead of silently never matching.
@@ -300,6 +303,7 @@ export function loadConfig(env: Env): Config {
       maxTokenAgeS: int('OIDC_MAX_TOKEN_AGE_S', 600, 60, 86_400),
     },
     smtpUrl,
+    smtpCa,
     mailFrom,
     mailMaxAttempts: int('MAIL_MAX_ATTEMPTS', 25, 1, 1000),
     mailRetryBaseS: int('MAIL_RETRY_BASE_S', 10, 1, 3600),
@@ -324,6 +328,28 @@ export function loadConfig(env: Env): Config {
     },
   };
   return deepFreeze(config);
+}
+
+/**
+ * SMTP_CA_FILE: a mail server with a private or self-signed certificate is verified against this
+ * PEM file (its CA, or the certificate itself) rather than switched to trusting anyone.
+ */
+function readCaFile(path: string | undefined, smtpUrl: string | null): string | null {
+  if (path === undefined) return null;
+  if (smtpUrl === null) throw new ConfigError('SMTP_CA_FILE is set but SMTP_URL is not');
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+    throw new ConfigError(`SMTP_CA_FILE cannot be read: ${path}: ${why}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ConfigError(`SMTP_CA_FILE must hold PEM certificates (-----BEGIN CERTIFICATE-----): ${path}`);
+  }
+  return pem;
 }
 
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];

@@ -33,7 +33,7 @@ export interface AppContext {
   readonly passwords: PasswordHasher;
   /** Mail goes out only through the outbox; its worker is started by startService. */
   readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
-  /** The external OpenID provider (API.md §7); null when OIDC_ISSUER is not set. */
+  /** The external OpenID provider (docs/api.md §7); null when OIDC_ISSUER is not set. */
   readonly oidc: OidcClient | null;
   readonly startedAt: number;
   /** Optional dependency checks (mailer, idp); each reports `disabled` until its module wires it. */
@@ -59,6 +59,7 @@ export async function createContext(config: Config, database: Database, log: Log
     issuer !== null && clientId !== null ? createOidcClient({ ...config.oidc, issuer, clientId }, log) : null;
   const transport = createMailTransport({
     ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
+    ...(config.smtpCa ? { smtpCa: config.smtpCa } : {}),
     from: config.mailFrom,
     logger: log,
   });
@@ -94,7 +95,7 @@ export async function createContext(config: Config, database: Database, log: Log
     ]),
     closers: [],
   };
-  // Toggles made by other instances arrive within the 5 s of API.md §2 (PostgreSQL also pushes them).
+  // Toggles made by other instances arrive within the 5 s of docs/api.md §2 (PostgreSQL also pushes them).
   const poll = setInterval(() => {
     modules.refresh().catch((err: unknown) => log.warn({ err }, 'module state refresh failed'));
   }, 2000);

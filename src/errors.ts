@@ -5,8 +5,8 @@ import { newRequestId } from './request-id.ts';
 import { HashCapacityError } from './security/passwords.ts';
 
 /**
- * The closed table of API.md §9: every error code Gatehouse can answer with, its status and title.
- * Add a code to API.md first, then here.
+ * The closed table of docs/api.md §9: every error code Gatehouse can answer with, its status and title.
+ * Add a code to docs/api.md first, then here.
  */
 export const ERROR_CODES = {
   validation_failed: { status: 400, title: 'Validation failed' },
@@ -86,7 +86,7 @@ export class ApiError extends Error {
   }
 }
 
-/** The problem+json body of API.md §9. */
+/** The problem+json body of docs/api.md §9. */
 export interface ProblemBody {
   type: string;
   title: string;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 
-/** The index of API.md §3. */
+/** The index of docs/api.md §3. */
 export const IndexResponse = Type.Object({
   message: Type.String(),
   status: Type.Literal('running'),

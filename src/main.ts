@@ -1,3 +1,5 @@
+// First: on a Node.js too old to run Gatehouse, one line and exit 1 before anything else loads.
+import './node-version.ts';
 import { enableCompileCache } from 'node:module';
 
 // V8's compiled code of every module is kept on disk (os.tmpdir()/node-compile-cache) and reused by

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ERROR_CODES } from './errors.ts';
 
-/** The problem+json body of API.md §9, as OpenAPI documents every error response. */
+/** The problem+json body of docs/api.md §9, as OpenAPI documents every error response. */
 export const ProblemSchema = Type.Object({
   type: Type.String(),
   title: Type.String(),

@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-/** What an incoming X-Request-Id must look like to be echoed (API.md §1); anything else is replaced. */
+/** What an incoming X-Request-Id must look like to be echoed (docs/api.md §1); anything else is replaced. */
 const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/;
 
 // Ids are cut from one random block: 768 random bytes → 1,024 base64url characters → 64 ids of

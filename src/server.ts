@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError } from './config.ts';
 import { type AppContext, closeContext, createContext } from './context.ts';
+import { checkConnection } from './db/connection-check.ts';
 import { migrateAtStart, openDatabase } from './db/database.ts';
 import { startAuditRetention } from './modules/audit/audit.service.ts';
 import { ensureFirstAdmin } from './modules/auth/first-admin.ts';
@@ -14,7 +15,7 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** open database → migrate → context → first admin → app. Does not listen. */
+/** open database → check it answers → migrate → context → first admin → app. Does not listen. */
 export async function startService(config: Config, log: Logger): Promise<Service> {
   if (!config.publicUrlSet && !config.databaseUrl.startsWith('sqlite:')) {
     // The default issuer names this instance's port, so two instances on one PostgreSQL database
@@ -30,6 +31,8 @@ export async function startService(config: Config, log: Logger): Promise<Service
     onPoolError: (err) => log.warn({ err }, 'database connection lost'),
   });
   try {
+    // A refused connection or a wrong password is named as such, not as a failing migration.
+    await checkConnection(database, config.databaseUrl);
     const { applied, newer } = await migrateAtStart(database.db);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
     if (newer.length > 0) log.warn({ newer }, 'database migrated by a newer version; serving it unmigrated');

@@ -5,7 +5,7 @@ import { ApiError } from './errors.ts';
 
 const COMMON: Options = {
   allErrors: false,
-  // Unknown fields are refused (API.md §1), never dropped or stored.
+  // Unknown fields are refused (docs/api.md §1), never dropped or stored.
   removeAdditional: false,
   useDefaults: true,
   strict: false,

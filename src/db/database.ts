@@ -315,8 +315,12 @@ export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
   const { error, results } =
     dialectOf(db) === 'sqlite' ? await migrateSqliteLocked(db) : await migrator(db).migrateToLatest();
   if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    const reason = error instanceof Error ? error.message : String(error);
+    // No failing migration named: the migrator failed before running any (lock, connection).
+    throw new Error(
+      failed ? `migration ${failed} failed: ${reason}` : `migrating the database failed: ${reason}`,
+    );
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

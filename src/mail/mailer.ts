@@ -27,6 +27,8 @@ export interface MailLogger {
 export interface MailTransportOptions {
   /** `smtp://user:pass@host:587` or `smtps://user:pass@host:465`; absent means the log transport. */
   smtpUrl?: string;
+  /** PEM certificates the SMTP server's certificate must chain to (SMTP_CA_FILE), instead of the public CAs. */
+  smtpCa?: string;
   /** The From header, e.g. `Gatehouse <no-reply@example.com>`. */
   from: string;
   logger: MailLogger;
@@ -61,7 +63,7 @@ const DNS_TIMEOUT_MS = 5_000;
 /** Builds the SMTP transport when `smtpUrl` is set, else the development log transport. */
 export function createMailTransport(opts: MailTransportOptions): MailTransport {
   const smtpUrl = opts.smtpUrl?.trim();
-  if (smtpUrl) return createSmtpTransport(smtpUrl, opts.from);
+  if (smtpUrl) return createSmtpTransport(smtpUrl, opts.from, opts.smtpCa);
   return createLogTransport(opts.logger);
 }
 
@@ -140,7 +142,7 @@ const BARE_ADDRESS = /^[^\s,;<>()"\\]+@[^\s,;<>()"\\@]+$/u;
 // uses (docs/benchmarks.md, peak memory). Synchronously, so a bad SMTP_URL still stops the start.
 const require = createRequire(import.meta.url);
 
-function createSmtpTransport(smtpUrl: string, from: string): MailTransport {
+function createSmtpTransport(smtpUrl: string, from: string, ca: string | undefined): MailTransport {
   const { secrets } = parseSmtpUrl(smtpUrl);
   const { createTransport } = require('nodemailer') as typeof import('nodemailer');
   const SmtpTransport = require('nodemailer/lib/smtp-transport') as typeof SMTPTransport;
@@ -156,6 +158,9 @@ function createSmtpTransport(smtpUrl: string, from: string): MailTransport {
       greetingTimeout: GREETING_TIMEOUT_MS,
       socketTimeout: SOCKET_TIMEOUT_MS,
       dnsTimeout: DNS_TIMEOUT_MS,
+      // Verification stays on: a private certificate is trusted by naming its CA, never by
+      // turning checks off (docs/configuration.md, SMTP_CA_FILE).
+      ...(ca ? { tls: { ca } } : {}),
       logger: false,
       debug: false,
     }),

@@ -257,7 +257,7 @@ export function createOutbox(opts: OutboxOptions): Outbox {
       await run();
     },
     async health() {
-      // API.md §4: a check that is not configured reports only `disabled` (no SMTP_URL: mail goes to the log).
+      // docs/api.md §4: a check that is not configured reports only `disabled` (no SMTP_URL: mail goes to the log).
       if (transport.name === 'log') return { status: 'disabled' };
       const now = Date.now();
       const s = await outboxStats(db, now - HEALTH_WINDOW_MS);

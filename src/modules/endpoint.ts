@@ -38,7 +38,7 @@ export type TypedReply<S extends FastifySchema> = FastifyReply<
  * module-disabled check and OpenAPI are all derived from these declarations.
  */
 export interface Endpoint<S extends FastifySchema = FastifySchema> {
-  /** Index group and label (API.md §3), e.g. `auth` / `login`. */
+  /** Index group and label (docs/api.md §3), e.g. `auth` / `login`. */
   group: string;
   label: string;
   method: HttpMethod;

@@ -1,6 +1,6 @@
 import type { ModuleInfo } from './module-state.ts';
 
-/** The modules of API.md §2: which are required and in which form each optional one starts enabled. */
+/** The modules of docs/api.md §2: which are required and in which form each optional one starts enabled. */
 export const MODULE_INFO: readonly ModuleInfo[] = [
   { name: 'core', required: true, description: 'Service core and its status', enabledIn: ['A', 'B', 'FULL'] },
   {
@@ -46,7 +46,7 @@ export const MODULE_INFO: readonly ModuleInfo[] = [
     description: 'Invitation onboarding by e-mail',
     enabledIn: ['B', 'FULL'],
   },
-  // Added after API.md §2's nine: off in both forms, so their index stays exactly as specified;
+  // Added after docs/api.md §2's nine: off in both forms, so their index stays exactly as specified;
   // the `full` preset turns them on, all but `registration` (public sign-up is a deliberate policy).
   { name: 'audit', required: false, description: 'Read access to the audit trail', enabledIn: ['FULL'] },
   {
@@ -75,7 +75,7 @@ export const MODULE_INFO: readonly ModuleInfo[] = [
     description: 'Session lists and revocation',
     enabledIn: ['FULL'],
   },
-  // Pages are not in the index (API.md §15), so they can be on in every form.
+  // Pages are not in the index (docs/api.md §15), so they can be on in every form.
   {
     name: 'pages',
     required: false,

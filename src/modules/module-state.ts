@@ -8,7 +8,7 @@ import type { DB } from '../db/schema.ts';
 /** The PostgreSQL channel a module toggle is announced on (payload: the module's name). */
 export const MODULES_CHANNEL = 'gatehouse_modules';
 
-/** The modules of API.md §2, in that order. Later optional modules are appended and start disabled. */
+/** The modules of docs/api.md §2, in that order. Later optional modules are appended and start disabled. */
 export const MODULE_NAMES = [
   'core',
   'health',

@@ -57,7 +57,7 @@ export interface LoadedModule {
   endpoints: Endpoint[];
 }
 
-/** Instantiates every module's endpoints in the order of API.md §2. */
+/** Instantiates every module's endpoints in the order of docs/api.md §2. */
 export function loadModules(ctx: AppContext): LoadedModule[] {
   let loaded: LoadedModule[] = [];
   const catalog = (): ModuleCatalog =>
@@ -71,7 +71,7 @@ export function loadModules(ctx: AppContext): LoadedModule[] {
   return loaded;
 }
 
-/** The index `documentation` of API.md §3: enabled modules' listed endpoints, groups sorted by name. */
+/** The index `documentation` of docs/api.md §3: enabled modules' listed endpoints, groups sorted by name. */
 export function documentation(
   modules: LoadedModule[],
   isEnabled: (name: ModuleName) => boolean,

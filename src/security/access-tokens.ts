@@ -4,7 +4,7 @@ import type { Role } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { ACCESS_TOKEN_ALG, type KeyStore } from './signing-keys.ts';
 
-/** The claims of a Gatehouse access token (RFC 9068 profile, API.md §5). */
+/** The claims of a Gatehouse access token (RFC 9068 profile, docs/api.md §5). */
 export interface AccessClaims {
   iss: string;
   sub: string;

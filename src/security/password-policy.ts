@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 
-/** Longest password accepted (API.md §5); longer ones are rejected, never truncated. */
+/** Longest password accepted (docs/api.md §5); longer ones are rejected, never truncated. */
 export const PASSWORD_MAX_LENGTH = 256;
 
 /**
@@ -22,7 +22,7 @@ export interface PasswordPolicyOptions {
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
- * Checks a new password against API.md §5 (NIST SP 800-63B rev. 4, single-factor): length in
+ * Checks a new password against docs/api.md §5 (NIST SP 800-63B rev. 4, single-factor): length in
  * code points within [minLength, 256], not commonly used, not containing the email's local part.
  * The password is taken as given: no trimming, no normalisation. No composition rules.
  */

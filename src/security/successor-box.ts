@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 
 /**
  * The successor of a rotated refresh token, sealed so that only a holder of the rotated token can
- * open it (API.md §5: within the grace window the same token yields the same pair, yet no usable
+ * open it (docs/api.md §5: within the grace window the same token yields the same pair, yet no usable
  * token is stored in plaintext). The key is HKDF-SHA256 of the presented token, salted with the
  * row id; the database holds only SHA-256(token), from which the key cannot be derived.
  */

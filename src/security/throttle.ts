@@ -6,7 +6,7 @@ import { ApiError } from '../errors.ts';
 import { type Budget, type Reservation, release, reserveAttempt } from './attempt-budget.ts';
 import { deleteCounter, deleteCountersBefore, deleteCountersByPrefix } from './throttle.queries.ts';
 
-/** API.md §5: five failures for one account from one address within 15 minutes. */
+/** docs/api.md §5: five failures for one account from one address within 15 minutes. */
 export const ACCOUNT_FAILURE_LIMIT = 5;
 export const ACCOUNT_WINDOW_MS = 15 * 60_000;
 /** The per-address budget (`LOGIN_FAILURES_PER_ADDRESS_PER_MIN`) counts over one minute. */

@@ -63,7 +63,7 @@ const BAD: Array<[Record<string, string>, string]> = [
 ];
 
 describe('configuration', () => {
-  it('has the defaults of API.md §10 and is frozen', () => {
+  it('has the defaults of docs/api.md §10 and is frozen', () => {
     const config = loadConfig({});
     assert.equal(config.port, 3000);
     assert.equal(config.host, '127.0.0.1');

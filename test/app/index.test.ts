@@ -20,12 +20,12 @@ const FORMS = [
   { form: 'B', documentation: FORM_B_DOCUMENTATION },
 ] as const;
 
-/** The module of API.md §2 an index entry belongs to. */
+/** The module of docs/api.md §2 an index entry belongs to. */
 function moduleOf(group: string, label: string): string | undefined {
   return MODULES.find((m) => m.endpoints.includes(`${group}.${label}`))?.name;
 }
 
-describe('the API.md tables transcribed for the tests', () => {
+describe('the docs/api.md tables transcribed for the tests', () => {
   it('agree with each other: §2 modules of each form produce §3 documentation', () => {
     assert.deepEqual(expectedDocumentation(formModules('A')), FORM_A_DOCUMENTATION);
     assert.deepEqual(expectedDocumentation(formModules('B')), FORM_B_DOCUMENTATION);
@@ -56,14 +56,14 @@ for (const dialect of DIALECTS) {
         assert.equal(root.version, 'v1');
       });
 
-      it(`equals API.md §3 form ${form} whole`, async () => {
+      it(`equals docs/api.md §3 form ${form} whole`, async () => {
         const body = await index('/');
         assert.deepEqual(body, indexBody(documentation));
         assert.deepEqual(Object.keys(body.documentation), Object.keys(documentation), 'groups in order');
         assert.deepEqual(await index('/api/v1'), indexBody(documentation));
       });
 
-      it(`lists nothing that is not in API.md §3 form ${form}, each at its documented route`, async () => {
+      it(`lists nothing that is not in docs/api.md §3 form ${form}, each at its documented route`, async () => {
         const body = await index('/');
         assert.deepEqual(Object.keys(body), ['message', 'status', 'version', 'documentation']);
         const groups = Object.keys(body.documentation);

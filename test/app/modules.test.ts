@@ -27,7 +27,7 @@ interface ModuleObject {
 const OPTIONAL = MODULES.filter((m) => !m.required).map((m) => m.name);
 const REQUIRED = MODULES.filter((m) => m.required).map((m) => m.name);
 
-/** Routes of a module as API.md writes them (`GET /api/v1/profile`). */
+/** Routes of a module as docs/api.md writes them (`GET /api/v1/profile`). */
 function contractRoutes(module: string): string[] {
   return (MODULES.find((m) => m.name === module)?.endpoints ?? []).map((e) => ALL_ENDPOINTS[e]!);
 }
@@ -102,7 +102,7 @@ for (const dialect of DIALECTS) {
     });
     after(() => t.destroy());
 
-    it('lists the nine modules of API.md §2 in order, with form A’s state, then later ones as the form sets them', async () => {
+    it('lists the nine modules of docs/api.md §2 in order, with form A’s state, then later ones as the form sets them', async () => {
       const list = await adminList(t);
       assert.deepEqual(
         list.map((m) => [m.name, m.required, m.enabled]),
@@ -119,7 +119,7 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('lists every endpoint of API.md §2 under its module', async () => {
+    it('lists every endpoint of docs/api.md §2 under its module', async () => {
       for (const m of (await adminList(t)).filter((m) => !LATER_MODULES.includes(m.name))) {
         assert.deepEqual([...m.endpoints].sort(), contractRoutes(m.name).sort(), m.name);
       }
@@ -256,14 +256,14 @@ for (const dialect of DIALECTS) {
     });
   });
 
-  describe(`module switches against API.md [${dialect}]`, () => {
+  describe(`module switches against docs/api.md [${dialect}]`, () => {
     let t: TestApp;
     before(async () => {
       t = await buildTestApp(dialect, { env: { API_FORM: 'A' } });
     });
     after(() => t.destroy());
 
-    it('disabling each optional module removes exactly its API.md endpoints, which answer module_disabled', async () => {
+    it('disabling each optional module removes exactly its docs/api.md endpoints, which answer module_disabled', async () => {
       const enabled = formModules('A');
       enabled.add('invitations');
       await toggle(t, 'invitations', true);
@@ -304,7 +304,7 @@ for (const dialect of DIALECTS) {
     });
     after(() => t.destroy());
 
-    // API.md §2: `full` is every optional module but `registration` (sign-up is a deliberate policy).
+    // docs/api.md §2: `full` is every optional module but `registration` (sign-up is a deliberate policy).
     it('enables every optional module except registration', async () => {
       assert.deepEqual(
         (await adminList(t)).map((m) => [m.name, m.enabled]),

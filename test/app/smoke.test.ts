@@ -19,8 +19,8 @@ for (const dialect of DIALECTS) {
       const headers = await authHeaders(t, await firstAdmin(t));
       const res = await t.app.inject({ url: '/api/v1/admin/modules', headers });
       assert.equal(res.statusCode, 200);
-      // The nine of API.md §2, then audit, recovery, email, registration, mfa, passkeys, sessions,
-      // pages and console (API.md §2 and §15).
+      // The nine of docs/api.md §2, then audit, recovery, email, registration, mfa, passkeys, sessions,
+      // pages and console (docs/api.md §2 and §15).
       assert.equal(json<{ data: unknown[] }>(res).data.length, 18);
       const verify = await t.app.inject({ url: '/api/v1/verify-token', headers });
       assert.equal(verify.statusCode, 200);

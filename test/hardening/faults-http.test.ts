@@ -9,7 +9,7 @@ import { type ServiceProcess, startServiceProcess } from '../support/service-pro
 /*
  * Slow and oversized clients against the real process on a real socket: a body or headers that
  * trickle in slower than REQUEST_TIMEOUT_MS / HEADERS_TIMEOUT_MS are cut (a 400 problem, as 408 has no
- * code in API.md §9, and the connection closed);
+ * code in docs/api.md §9, and the connection closed);
  * bodies over 64 KiB get 413 `payload_too_large`, whether the Content-Length says so, lies, or the
  * body comes chunked; ambiguous framing is refused. The service stays healthy throughout.
  */

@@ -18,7 +18,7 @@ import type { HostileRow } from './hostile-rows.ts';
  * The hostile-input matrix (issue 9): every endpoint with a body, query or path parameter gets
  * malformed JSON, wrong types, missing and extra fields, empty and 10 kB strings, deep nesting, NUL,
  * RTL, zero-width and emoji characters, look-alike emails, prototype-poisoning keys, bad limits,
- * tampered cursors, hostile ids. Each must get its 4xx problem (code from API.md §9, no internals)
+ * tampered cursors, hostile ids. Each must get its 4xx problem (code from docs/api.md §9, no internals)
  * and leave the stored state exactly as it was.
  */
 for (const dialect of DIALECTS) {

@@ -1,6 +1,6 @@
 /*
  * The rows of the hostile-input matrix: for every endpoint with a body, query or path parameter,
- * requests that must be refused with one 4xx code of API.md §9 and change nothing.
+ * requests that must be refused with one 4xx code of docs/api.md §9 and change nothing.
  */
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -51,7 +51,7 @@ function deep(depth: number): unknown {
 const bad = (status: number, ...codes: string[]): { expect: Expect[] } => ({
   expect: codes.map((code) => ({ status, code })),
 });
-/** Any of several refusals (where API.md leaves the choice open). */
+/** Any of several refusals (where docs/api.md leaves the choice open). */
 const either = (...options: Array<{ expect: Expect[] }>): { expect: Expect[] } => ({
   expect: options.flatMap((o) => o.expect),
 });
@@ -136,7 +136,7 @@ export function bodyRows(
   return rows;
 }
 
-/** `limit` values no listing accepts (API.md §6: 1–100). */
+/** `limit` values no listing accepts (docs/api.md §6: 1–100). */
 export const BAD_LIMITS = [
   '-1',
   '0',

@@ -10,7 +10,7 @@ import { type SmtpHarness, startSmtpServer } from '../support/smtp-server.ts';
  * Captures every log line of a full run (trace level, so nothing is filtered out) and checks that
  * no password, token, password hash, private key or Authorization header value appears in any of
  * them. Mail goes through a real SMTP server (with credentials, which must not be logged either):
- * without SMTP_URL the log is the mail transport by design (API.md §8, development only) and
+ * without SMTP_URL the log is the mail transport by design (docs/api.md §8, development only) and
  * carries invitation links. The steps run in order; the last one reads everything the others logged.
  */
 for (const dialect of DIALECTS) {

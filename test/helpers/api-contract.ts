@@ -1,11 +1,11 @@
 /**
- * The index and module tables of API.md §2–3, written out by hand from the contract. Tests compare
+ * The index and module tables of docs/api.md §2–3, written out by hand from the contract. Tests compare
  * the service against these whole: they are the contract's text, never derived from the code.
  */
 
 export type Documentation = Record<string, Record<string, string>>;
 
-/** API.md §3, form A, exactly as printed there. */
+/** docs/api.md §3, form A, exactly as printed there. */
 export const FORM_A_DOCUMENTATION: Documentation = {
   admin: { modules: 'GET /api/v1/admin/modules', module_toggle: 'PUT /api/v1/admin/modules/<name>' },
   auth: {
@@ -31,7 +31,7 @@ export const FORM_A_DOCUMENTATION: Documentation = {
 };
 
 /**
- * API.md §3, form B: no `idp` group, no auth.change_password, auth.profile, users.create,
+ * docs/api.md §3, form B: no `idp` group, no auth.change_password, auth.profile, users.create,
  * users.delete; adds auth.invite, auth.invite_set_password and users.invite.
  */
 export const FORM_B_DOCUMENTATION: Documentation = {
@@ -56,7 +56,7 @@ export const FORM_B_DOCUMENTATION: Documentation = {
   },
 };
 
-/** API.md §2: the modules in order, whether required, and their endpoints as `group.label`. */
+/** docs/api.md §2: the modules in order, whether required, and their endpoints as `group.label`. */
 export const MODULES: ReadonlyArray<{ name: string; required: boolean; endpoints: readonly string[] }> = [
   { name: 'core', required: true, endpoints: ['core.health'] },
   { name: 'health', required: true, endpoints: ['health.basic', 'health.detailed'] },
@@ -82,7 +82,7 @@ export const MODULES: ReadonlyArray<{ name: string; required: boolean; endpoints
 ];
 
 /**
- * Optional modules added after the nine of API.md §2: they come after them, start disabled in both
+ * Optional modules added after the nine of docs/api.md §2: they come after them, start disabled in both
  * forms and leave both forms' index exactly as §3 shows.
  */
 export const LATER_MODULES: readonly string[] = [
@@ -97,7 +97,7 @@ export const LATER_MODULES: readonly string[] = [
   'console',
 ];
 
-/** Later modules that are on in every form (API.md §15: pages are not in the index). */
+/** Later modules that are on in every form (docs/api.md §15: pages are not in the index). */
 export const ON_IN_EVERY_FORM: readonly string[] = ['pages', 'console'];
 
 /** Whether a later module starts enabled in a form. */
@@ -133,13 +133,13 @@ export function expectedDocumentation(enabled: ReadonlySet<string>): Documentati
   );
 }
 
-/** Modules enabled at start in a form (API.md §2). */
+/** Modules enabled at start in a form (docs/api.md §2). */
 export function formModules(form: 'A' | 'B'): Set<string> {
   const optional = form === 'A' ? ['account', 'user_admin', 'idp'] : ['invitations'];
   return new Set([...MODULES.filter((m) => m.required).map((m) => m.name), ...optional]);
 }
 
-/** The whole index body of API.md §3 around a documentation object. */
+/** The whole index body of docs/api.md §3 around a documentation object. */
 export function indexBody(documentation: Documentation) {
   return {
     message: 'Gatehouse user and access service',

@@ -96,7 +96,7 @@ export async function domainState(t: TestApp): Promise<string> {
 const LEAK = /SQLITE_|sqlite3|SqliteError|DatabaseError|relation "|\bat .+\.[jt]s:\d+|node_modules|"stack"/i;
 
 /**
- * Checks an error response: the status, problem+json, a code from the closed table of API.md §9
+ * Checks an error response: the status, problem+json, a code from the closed table of docs/api.md §9
  * (one of `codes`), a matching `status` member and a request id, and no internals in the body.
  * Returns a description of what is wrong, or null.
  */

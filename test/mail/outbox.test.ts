@@ -179,7 +179,7 @@ for (const dialect of DIALECTS) {
         );
         const logged = logLines.map((l) => JSON.parse(l) as { mail?: { to: string; text: string } });
         assert.ok(logged.some((l) => l.mail?.to === 'log@example.com' && l.mail.text === 'hello'));
-        // No SMTP_URL: the mailer check is "not configured" (API.md §4) and does not fail the whole.
+        // No SMTP_URL: the mailer check is "not configured" (docs/api.md §4) and does not fail the whole.
         assert.deepEqual(await mailerHealth(t), { status: 'disabled' });
         const detailed = await t.app.inject({ url: '/health/detailed' });
         assert.equal(json(detailed).status, 'ok');

@@ -300,22 +300,23 @@ for (const dialect of DIALECTS) {
 
     it('fails with one line and a non-zero exit on fatal errors', async () => {
       const target = await fresh();
-      const cases: Array<[string[], RegExp]> = [
-        [['users', 'import', join(dir, 'missing.jsonl')], /cannot read .*missing\.jsonl: no such file/],
-        [['users', 'import', join(dir, 'users.txt')], /cannot tell the format/],
-        [['users', 'import'], /exactly one file/],
-        [['users', 'export', '--format', 'xml'], /unknown format "xml"/],
-        [['users', 'frobnicate'], /users needs import, export or unlock/],
-        [['users', 'import', 'a.csv', '--force'], /unknown option --force/],
+      // Exit 1: the command ran and failed; exit 2: wrong arguments, refused before anything opened.
+      const cases: Array<[string[], RegExp, number]> = [
+        [['users', 'import', join(dir, 'missing.jsonl')], /cannot read .*missing\.jsonl: no such file/, 1],
+        [['users', 'import', join(dir, 'users.txt')], /cannot tell the format/, 1],
+        [['users', 'import'], /users import takes <file>/, 2],
+        [['users', 'export', '--format', 'xml'], /unknown format "xml"/, 1],
+        [['users', 'frobnicate'], /unknown command "users frobnicate"/, 2],
+        [['users', 'import', 'a.csv', '--force'], /Unknown option '--force'/, 2],
       ];
       const badHeader = join(dir, 'bad-header.csv');
       writeFileSync(badHeader, 'email,password\nx@example.com,secret\n');
-      cases.push([['users', 'import', badHeader], /unknown column\(s\) password/]);
+      cases.push([['users', 'import', badHeader], /unknown column\(s\) password/, 1]);
       const runs = await Promise.all(cases.map(([args]) => runCli(args, target.url)));
-      for (const [n, [args, message]] of cases.entries()) {
+      for (const [n, [args, message, code]] of cases.entries()) {
         const run = runs[n];
         assert.ok(run);
-        assert.equal(run.code, 1, args.join(' '));
+        assert.equal(run.code, code, args.join(' '));
         assert.match(run.stderr, message);
         assert.ok(!run.stderr.includes('    at '), 'no stack trace');
       }

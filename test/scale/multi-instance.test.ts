@@ -12,9 +12,9 @@ import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process.ts';
 
 // Two real Gatehouse processes on one PostgreSQL database, checked over HTTP only: whatever one
-// instance changes, the other honours (API.md §2 module toggles, §5 logout, throttling, rotation).
+// instance changes, the other honours (docs/api.md §2 module toggles, §5 logout, throttling, rotation).
 const base = process.env.TEST_DATABASE_URL;
-// API.md §2: a toggle reaches every instance within 5 s. Polled every 50 ms: 100 polls.
+// docs/api.md §2: a toggle reaches every instance within 5 s. Polled every 50 ms: 100 polls.
 const TOGGLE_POLLS = 100;
 
 interface Answer {
@@ -57,7 +57,7 @@ async function moduleSeen(proc: ServiceProcess, name: string): Promise<boolean |
   return modules[name];
 }
 
-/** Polls an instance until it reports the module's state, within the 5 s of API.md §2. */
+/** Polls an instance until it reports the module's state, within the 5 s of docs/api.md §2. */
 async function eventuallySeen(proc: ServiceProcess, name: string, enabled: boolean): Promise<boolean> {
   for (let i = 0; i < TOGGLE_POLLS; i++) {
     if ((await moduleSeen(proc, name)) === enabled) return true;

@@ -192,7 +192,7 @@ describe('LISTEN/NOTIFY [postgres]', { skip: base ? false : 'needs TEST_DATABASE
       );
       assert.equal(listeners.rows[0]?.n, 1, 'only this test listens');
       await a.ctx.modules.set('idp', false);
-      // The 2 s poll carries it; API.md §2 allows 5 s.
+      // The 2 s poll carries it; docs/api.md §2 allows 5 s.
       await eventually(() => !b.ctx.modules.isEnabled('idp'), 'B polls the toggle in', 250);
       assert.deepEqual(heard, []);
     } finally {

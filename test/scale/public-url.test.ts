@@ -24,6 +24,8 @@ describe('PUBLIC_URL with PostgreSQL [postgres]', {
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
     LOG_LEVEL: 'silent',
+    // As every test app: load shedding depends on the machine's load, not on what is tested here.
+    PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...extra,
   });
 

@@ -40,9 +40,11 @@ export interface SmtpHarnessOptions {
   port?: number;
   /** When given, AUTH (PLAIN/LOGIN) is required and only these credentials pass. */
   auth?: { user: string; pass: string };
+  /** When given, TLS from the first byte (smtps://) with this key and certificate (PEM). */
+  tls?: { key: string; cert: string };
 }
 
-/** Starts a real SMTP server on loopback (plain text, no TLS) that records what it receives. */
+/** Starts a real SMTP server on loopback (plain text, or TLS with `tls`) that records what it receives. */
 export async function startSmtpServer(opts: SmtpHarnessOptions = {}): Promise<SmtpHarness> {
   const auth = opts.auth;
   const messages: ReceivedMail[] = [];
@@ -90,7 +92,8 @@ export async function startSmtpServer(opts: SmtpHarnessOptions = {}): Promise<Sm
 
   const listen = async (): Promise<void> => {
     const instance = new SMTPServer({
-      secure: false,
+      secure: opts.tls !== undefined,
+      ...(opts.tls ? { key: opts.tls.key, cert: opts.tls.cert } : {}),
       disabledCommands: auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
       authOptional: !auth,
       authMethods: ['PLAIN', 'LOGIN'],
@@ -110,6 +113,10 @@ export async function startSmtpServer(opts: SmtpHarnessOptions = {}): Promise<Sm
       },
       onData,
     });
+    // A client that refuses the certificate drops the TLS handshake; the server reports that as
+    // an 'error' event, which would crash the test process without a listener. The client's
+    // side is what tests assert on.
+    instance.on('error', () => {});
     await new Promise<void>((resolve, reject) => {
       instance.server.once('error', reject);
       instance.listen(port, '127.0.0.1', () => {
@@ -127,7 +134,7 @@ export async function startSmtpServer(opts: SmtpHarnessOptions = {}): Promise<Sm
   const credentials = auth ? `${encodeURIComponent(auth.user)}:${encodeURIComponent(auth.pass)}@` : '';
 
   return {
-    url: `smtp://${credentials}127.0.0.1:${port}`,
+    url: `${opts.tls ? 'smtps' : 'smtp'}://${credentials}127.0.0.1:${port}`,
     port,
     messages,
     waitFor(count, timeoutMs = 5_000) {

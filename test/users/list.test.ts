@@ -40,7 +40,7 @@ function specs(): UserSpec[] {
   return out;
 }
 
-/** The order API.md §6 sorts imply, with the ties and NULL placement docs/users.md defines. */
+/** The order docs/api.md §6 sorts imply, with the ties and NULL placement docs/users.md defines. */
 function expectedOrder(users: UserRow[], sort: string): string[] {
   const desc = sort.startsWith('-');
   const key = desc ? sort.slice(1) : sort;

@@ -37,7 +37,7 @@ const PEOPLE: UserSpec[] = [
   { email: 'invited.ann@example.com', name: 'Invited Ann', status: 'invited' },
 ];
 
-/** API.md §6's relevance: exact email, then a prefix of the email or of a name word, then the rest. */
+/** docs/api.md §6's relevance: exact email, then a prefix of the email or of a name word, then the rest. */
 function tierOf(u: UserRow, q: string): number {
   const qf = q.toLowerCase();
   const name = u.name.toLowerCase();

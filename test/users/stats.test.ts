@@ -70,7 +70,7 @@ for (const dialect of DIALECTS) {
     };
     const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
 
-    it('has the shape of API.md §6, adds up, and matches the rows', async () => {
+    it('has the shape of docs/api.md §6, adds up, and matches the rows', async () => {
       const s = await stats();
       assert.deepEqual(Object.keys(s).sort(), ['active', 'by_role', 'by_status', 'created', 'total']);
       assert.equal(sum(s.by_role), s.total);

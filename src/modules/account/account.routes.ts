@@ -7,7 +7,7 @@ import { type Endpoint, endpoint } from '../endpoint.ts';
 import { ChangePasswordBody, ProfileResponse } from './account.schemas.ts';
 import { changePassword, profile } from './account.service.ts';
 
-/** The account module (API.md §5, index group `auth`): self-service password change and profile. */
+/** The account module (docs/api.md §5, index group `auth`): self-service password change and profile. */
 export function accountEndpoints(ctx: AppContext): Endpoint[] {
   // Stateless over the shared counter table: the same budgets as login (pruned by the auth module).
   const throttle = createLoginThrottle(ctx.db, {

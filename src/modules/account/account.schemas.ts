@@ -3,7 +3,7 @@ import { UserSchema } from '../users/users.schemas.ts';
 
 /**
  * `current_password` is capped like login's password (nothing longer can be correct); `new_password`
- * is not capped here, so a too-long one reaches the policy and gets its 422 (API.md §5) — the 64 KiB
+ * is not capped here, so a too-long one reaches the policy and gets its 422 (docs/api.md §5) — the 64 KiB
  * body limit bounds it, and the policy stops counting at 257 characters.
  */
 export const ChangePasswordBody = Type.Object(

@@ -17,7 +17,7 @@ import { listIdentities, listLiveSessions, setPasswordHash } from './account.que
 import type { ProfileResponse } from './account.schemas.ts';
 
 /**
- * PUT /change-password (API.md §5). The policy is checked first (no hashing for a password that
+ * PUT /change-password (docs/api.md §5). The policy is checked first (no hashing for a password that
  * would be refused anyway); the current password is then checked under the same throttle as login (reserved first),
  * so a stolen access token cannot be used to guess it at hashing speed. Every existing session of
  * the user ends — the caller's too — and the answer is a fresh session.

@@ -7,7 +7,7 @@ import { type Endpoint, endpoint } from '../endpoint.ts';
 import type { ModuleCatalog } from '../registry.ts';
 import { ModuleList, ModuleObject, ModuleParams, ToggleBody } from './admin.schemas.ts';
 
-/** admin.modules and admin.module_toggle (API.md §8). The catalog is the registry's own derivation. */
+/** admin.modules and admin.module_toggle (docs/api.md §8). The catalog is the registry's own derivation. */
 export function adminEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): Endpoint[] {
   const describe = (name: string) => {
     const entry = catalog().find((m) => m.name === name);

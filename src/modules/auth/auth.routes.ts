@@ -21,7 +21,7 @@ const verifyBodies = new WeakMap<AuthContext, string>();
 // Spent counters and expired refresh tokens linger at most this long before they are deleted.
 const PRUNE_INTERVAL_MS = 10 * 60_000;
 
-/** The auth module (API.md §5): login, logout, refresh, token verification and the public keys. */
+/** The auth module (docs/api.md §5): login, logout, refresh, token verification and the public keys. */
 export function authEndpoints(ctx: AppContext): Endpoint[] {
   const throttle = createLoginThrottle(ctx.db, {
     failuresPerAddressPerMin: ctx.config.loginFailuresPerAddressPerMin,

@@ -24,7 +24,7 @@ export const JwksResponse = Type.Object({
   keys: Type.Array(Type.Object({}, { additionalProperties: true })),
 });
 
-/** The token response of API.md §5 (login, refresh, invitation set-password, idp verify). */
+/** The token response of docs/api.md §5 (login, refresh, invitation set-password, idp verify). */
 export const TokenResponse = Type.Object({
   access_token: Type.String(),
   token_type: Type.Literal('Bearer'),
@@ -35,7 +35,7 @@ export const TokenResponse = Type.Object({
 });
 
 /**
- * Passwords longer than the policy's 256 allow (API.md §5) cannot be anyone's password, so they are
+ * Passwords longer than the policy's 256 allow (docs/api.md §5) cannot be anyone's password, so they are
  * refused as malformed (400) before any throttle lookup or hashing.
  */
 export const LoginBody = Type.Object(

@@ -34,7 +34,7 @@ export function invalidCredentials(): ApiError {
 }
 
 /**
- * POST /login (API.md §5). Order matters: the attempt is reserved against the throttle's budgets
+ * POST /login (docs/api.md §5). Order matters: the attempt is reserved against the throttle's budgets
  * before any hashing (one conditional write each), so a throttled attempt costs no argon2 and
  * parallel guesses cannot outrun the budget; unknown emails, accounts without a password and
  * invited accounts spend one dummy verification, so they take as long as a wrong password;
@@ -153,7 +153,7 @@ type RotationOutcome =
   | { kind: 'reused'; sessionId: string };
 
 /**
- * POST /refresh-token (API.md §5): single-use rotation with reuse detection. The first use of a
+ * POST /refresh-token (docs/api.md §5): single-use rotation with reuse detection. The first use of a
  * token issues a successor and seals it under a key derived from the token; a repeat within
  * REFRESH_REUSE_GRACE_S opens that box and answers with the same pair; a repeat after it revokes
  * the session. The decision and its writes happen in one transaction on a locked row.

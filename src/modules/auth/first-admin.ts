@@ -11,7 +11,7 @@ import { revokeUserSessions } from './sessions.service.ts';
 export const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
 
 /**
- * Creates the first admin when none exists (API.md §10): from ADMIN_EMAIL/ADMIN_PASSWORD, or on an
+ * Creates the first admin when none exists (docs/api.md §10): from ADMIN_EMAIL/ADMIN_PASSWORD, or on an
  * empty database `admin@example.com` with a random password printed once to the log.
  */
 export async function ensureFirstAdmin(ctx: AppContext): Promise<void> {
@@ -41,7 +41,7 @@ async function createFirstAdmin(ctx: AppContext): Promise<void> {
 
   if (config.adminEmail !== null && config.adminPassword !== null) {
     // Checked here, where it is used: an admin with a weak password is a bad deployment, not a
-    // warning (API.md §10: bad configuration stops the start with one line).
+    // warning (docs/api.md §10: bad configuration stops the start with one line).
     const policy = checkPasswordPolicy(config.adminPassword, {
       minLength: config.passwordMinLength,
       email: config.adminEmail,

@@ -7,7 +7,7 @@ import { type PublicUser, toPublicUser } from '../users/users.schemas.ts';
 import { insertRefreshToken } from './auth.queries.ts';
 import { insertSession } from './sessions.queries.ts';
 
-/** The token response of API.md §5. */
+/** The token response of docs/api.md §5. */
 export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';

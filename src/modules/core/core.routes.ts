@@ -11,7 +11,7 @@ const Core = Type.Object({
   migrations: Type.Object({ applied: Type.Integer(), pending: Type.Integer() }),
 });
 
-/** core.health (API.md §4), and the unlisted `/metrics`. */
+/** core.health (docs/api.md §4), and the unlisted `/metrics`. */
 export function coreEndpoints(ctx: AppContext): Endpoint[] {
   return [
     endpoint({

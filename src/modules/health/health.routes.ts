@@ -17,7 +17,7 @@ const Detailed = Type.Object({
 // Liveness touches nothing: a constant answer, serialized by the route's compiled schema.
 const OK = { status: 'ok' as const };
 
-/** health.basic and health.detailed (API.md §4). */
+/** health.basic and health.detailed (docs/api.md §4). */
 export function healthEndpoints(ctx: AppContext): Endpoint[] {
   return [
     endpoint({

@@ -10,7 +10,7 @@ import {
 import { ApiError } from '../../errors.ts';
 import type { OidcClient } from './oidc-client.ts';
 
-/** Allowed clock difference for exp, nbf and iat (API.md §7). */
+/** Allowed clock difference for exp, nbf and iat (docs/api.md §7). */
 export const CLOCK_TOLERANCE_S = 60;
 
 /** What a verified ID token says about its user. */

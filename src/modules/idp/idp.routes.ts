@@ -4,7 +4,7 @@ import { type Endpoint, endpoint } from '../endpoint.ts';
 import { ConfigResponse, VerifyBody, VerifyResponse } from './idp.schemas.ts';
 import { idpConfig, signInWithIdToken } from './idp.service.ts';
 
-/** idp.config and idp.verify (API.md §7): sign-in through an external OpenID Connect provider. */
+/** idp.config and idp.verify (docs/api.md §7): sign-in through an external OpenID Connect provider. */
 export function idpEndpoints(ctx: AppContext): Endpoint[] {
   return [
     endpoint({

@@ -19,10 +19,10 @@ import {
 } from './idp.queries.ts';
 import type { Discovery } from './oidc-client.ts';
 
-/** `GET /api/v1/idp/config` (API.md §7). */
+/** `GET /api/v1/idp/config` (docs/api.md §7). */
 export type IdpConfig = { enabled: false } | ({ enabled: true; client_id: string } & Discovery);
 
-/** The token response of API.md §5 plus whether the account was created by this sign-in. */
+/** The token response of docs/api.md §5 plus whether the account was created by this sign-in. */
 export type IdpSignInResponse = TokenResponse & { created: boolean };
 
 const MAX_NAME_CHARS = 200;
@@ -63,7 +63,7 @@ export async function signInWithIdToken(
     const identity = await verifyIdToken(oidc, input.idToken, input.nonce);
     seen.identity = identity;
     if (identity.email !== null && hasCompatibilityCharacters(identity.email)) {
-      // Refused, never folded: `\u212Aate@…` must not become `kate@…` (issue 17.2, API.md §5).
+      // Refused, never folded: `\u212Aate@…` must not become `kate@…` (issue 17.2, docs/api.md §5).
       throw new ApiError('validation_failed', {
         detail:
           "The identity provider's e-mail address contains compatibility characters (NFKC would change it); it is refused, not folded",
@@ -135,7 +135,7 @@ async function mapAndOpen(
   } else {
     // An address the provider has not verified proves nothing: it neither links to an account nor
     // creates one (which would squat it before its owner comes). Refused before the address is
-    // looked up, so the answer is the same whether or not it is taken (issue 17.3, API.md §12).
+    // looked up, so the answer is the same whether or not it is taken (issue 17.3, docs/api.md §12).
     if (email !== null && !identity.emailVerified) {
       throw new ApiError('idp_token_invalid', {
         detail: 'The provider has not verified this e-mail address',

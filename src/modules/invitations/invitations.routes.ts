@@ -12,7 +12,7 @@ import {
 } from './invitations.schemas.ts';
 import { acceptInvitation, inviteUser, viewInvitation } from './invitations.service.ts';
 
-/** The invitations module (API.md §6): auth.invite, auth.invite_set_password, users.invite. */
+/** The invitations module (docs/api.md §6): auth.invite, auth.invite_set_password, users.invite. */
 export function invitationEndpoints(ctx: AppContext): Endpoint[] {
   return [
     endpoint({

@@ -33,7 +33,7 @@ export function inviteUrl(template: string, token: string): string {
 }
 
 /**
- * Invites an address (API.md §6): creates the user as `invited` — or reuses an invited one, whose
+ * Invites an address (docs/api.md §6): creates the user as `invited` — or reuses an invited one, whose
  * pending invitation is replaced — and writes the invitation and its mail in one transaction.
  */
 export async function inviteUser(
@@ -139,7 +139,7 @@ export async function inviteUser(
   };
 }
 
-/** What an invitation link shows (API.md §6). Reads only: mail scanners open links too. */
+/** What an invitation link shows (docs/api.md §6). Reads only: mail scanners open links too. */
 export async function viewInvitation(ctx: AppContext, token: string): Promise<InvitationViewResult> {
   const invitation = await usableInvitation(ctx, token);
   const inviter = invitation.inviter_name?.trim();

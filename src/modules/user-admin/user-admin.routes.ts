@@ -7,7 +7,7 @@ import { type Endpoint, endpoint } from '../endpoint.ts';
 import { CreateBody, IdParams, UserSchema } from '../users/users.schemas.ts';
 import { createUser, deleteUser } from '../users/users.service.ts';
 
-/** The user_admin module (API.md §6): admins create and delete accounts. */
+/** The user_admin module (docs/api.md §6): admins create and delete accounts. */
 export function userAdminEndpoints(ctx: AppContext): Endpoint[] {
   return [
     endpoint({

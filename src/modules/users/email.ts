@@ -8,7 +8,7 @@ const EMAIL =
 const ASCII = /^[\x21-\x7e]*$/;
 
 /**
- * The stored, comparable form of an email (API.md §5): trimmed, local part and domain lower-cased.
+ * The stored, comparable form of an email (docs/api.md §5): trimmed, local part and domain lower-cased.
  * Returns null when the value is not an address Gatehouse accepts.
  *
  * Only ASCII is folded, and only after the value is known to be ASCII: JavaScript's full Unicode
@@ -24,7 +24,7 @@ export function normalizeEmail(input: string): string | null {
 }
 
 /**
- * True when NFKC normalization would change the value (API.md §5): compatibility characters
+ * True when NFKC normalization would change the value (docs/api.md §5): compatibility characters
  * (full-width letters, ligatures) and characters with a canonical equivalent. Compared with the
  * value itself, not with its NFC form: KELVIN SIGN decomposes canonically to `K`, so NFC changes it
  * as much as NFKC does and "NFKC ≠ NFC" would let it through. Such an address is refused, never folded.

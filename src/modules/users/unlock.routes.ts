@@ -6,7 +6,7 @@ import { type Endpoint, endpoint } from '../endpoint.ts';
 import { unlockUserById } from './unlock.service.ts';
 import { IdParams } from './users.schemas.ts';
 
-/** A bodiless POST: no body, or `{}` (API.md §11), and nothing else. */
+/** A bodiless POST: no body, or `{}` (docs/api.md §11), and nothing else. */
 const UnlockBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()]);
 
 /**

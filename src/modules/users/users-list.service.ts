@@ -14,7 +14,7 @@ import {
   selectStats,
 } from './users-list.queries.ts';
 
-/** A page of users as API.md §6 returns it. */
+/** A page of users as docs/api.md §6 returns it. */
 export interface UserPage {
   data: PublicUser[];
   next_cursor: string | null;

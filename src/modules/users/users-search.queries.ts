@@ -4,7 +4,7 @@ import { SHORT_GRAMS_SOURCE } from '../../db/migrations/20261121016000_users_sca
 import type { DB, Role, UserRow, UserStatus } from '../../db/schema.ts';
 
 /*
- * The SQL of user search (API.md §6), per engine. A match is a case-insensitive substring of the
+ * The SQL of user search (docs/api.md §6), per engine. A match is a case-insensitive substring of the
  * email or the name; its tier is 0 for the exact email, 1 for a prefix of the email or of a word of
  * the name (a word starts the name or follows a space or a hyphen), 2 otherwise. Rows are always
  * re-checked with exact predicates, so the indexes (FTS5 trigrams, pg_trgm) only narrow candidates.

@@ -29,7 +29,7 @@ export function cursorCodecFor(ctx: AppContext): () => Promise<CursorCodec> {
   };
 }
 
-/** The users module (API.md §6): list, search, stats, get, update. */
+/** The users module (docs/api.md §6): list, search, stats, get, update. */
 export function usersEndpoints(ctx: AppContext): Endpoint[] {
   const codec = cursorCodecFor(ctx);
   return [

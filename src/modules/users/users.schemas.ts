@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { UserRow } from '../../db/schema.ts';
 
-/** The user object of API.md §5: never a password hash, never token material. */
+/** The user object of docs/api.md §5: never a password hash, never token material. */
 export const UserSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -45,10 +45,10 @@ const Status = Type.Union([Type.Literal('active'), Type.Literal('invited'), Type
 const Name = Type.String({ maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
 /** Long enough for any address normalizeEmail accepts (which then decides); shorter would be a 400 anyway. */
 const EmailInput = Type.String({ minLength: 1, maxLength: 320 });
-/** The policy (API.md §5) decides length: an over-long password is a 422, not a schema error. */
+/** The policy (docs/api.md §5) decides length: an over-long password is a 422, not a schema error. */
 const PasswordInput = Type.String({ maxLength: 4096 });
 
-/** The sorts of API.md §6. */
+/** The sorts of docs/api.md §6. */
 export const SORTS = [
   'created_at',
   '-created_at',
@@ -115,7 +115,7 @@ export const StatsResponse = Type.Object({
 export type StatsResponse = Static<typeof StatsResponse>;
 
 /**
- * Any string: a malformed id is a 404 (API.md §6), decided by the service, not a 400 from the
+ * Any string: a malformed id is a 404 (docs/api.md §6), decided by the service, not a 400 from the
  * schema. 512 is the router's own limit on a path parameter (longer never reaches the schema).
  */
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 512 }) });

@@ -13,7 +13,7 @@ import { toPublicUser } from './users.schemas.ts';
 import { parseUserId } from './users-list.service.ts';
 
 /*
- * Reading and changing single users (API.md §6). Rules where the API is silent: docs/users.md.
+ * Reading and changing single users (docs/api.md §6). Rules where the API is silent: docs/users.md.
  */
 
 type Db = Kysely<DB> | Transaction<DB>;

@@ -1,0 +1,22 @@
+import type { CliCommand } from './command.ts';
+import { createAdminCommand } from './create-admin.ts';
+import { migrateCommand } from './migrate.ts';
+import { rotateKeysCommand } from './rotate-keys.ts';
+import { serveCommand } from './serve.ts';
+import { usersExportCommand, usersImportCommand } from './users-transfer.ts';
+import { usersUnlockCommand } from './users-unlock.ts';
+
+/**
+ * Every command of `gatehouse`, in the order its help lists them. A new command: a file in this
+ * folder exporting `defineCommand({...})` (src/cli/command.ts), added here; its --help, strict
+ * option parsing and the test that --help and unknown options change nothing come with it.
+ */
+export const COMMANDS: readonly CliCommand[] = [
+  serveCommand,
+  migrateCommand,
+  createAdminCommand,
+  rotateKeysCommand,
+  usersImportCommand,
+  usersExportCommand,
+  usersUnlockCommand,
+];

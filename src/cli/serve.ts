@@ -1,0 +1,73 @@
+import { createServer } from 'node:net';
+import { CliError, defineCommand } from './command.ts';
+
+export const serveCommand = defineCommand({
+  name: 'serve',
+  summary: 'run the service (the default command; `npm start`)',
+  details:
+    'Checks that PORT is free on HOST and that the database answers, applies pending migrations,\n' +
+    'creates the first admin on an empty database, then listens. SIGTERM or SIGINT stops it gracefully.',
+  async run({ config }) {
+    // Before the database is opened: a port clash must not leave a freshly migrated database and a
+    // printed one-time admin password behind it.
+    await assertPortFree(config.port, config.host);
+    const { createLogger } = await import('../logger.ts');
+    const { lowerWorkerPriority } = await import('../worker-priority.ts');
+    const log = createLogger(config.logLevel);
+    // Loaded here, not at the top: the web stack is the slow part of starting, and the other
+    // commands (import, export, migrate) do not need it.
+    const { startService } = await import('../server.ts');
+    const { default: closeWithGrace } = await import('close-with-grace');
+    const service = await startService(config, log);
+    // Its own messages (a second signal, the 10 s timeout) go to the JSON log, not the console.
+    const logger = {
+      error: (message: unknown) =>
+        message instanceof Error
+          ? log.error({ err: message }, 'shutdown failed')
+          : log.error(String(message)),
+    };
+    closeWithGrace({ delay: 10_000, logger }, async ({ signal, err }) => {
+      if (err) log.error({ err }, 'shutting down after an uncaught error');
+      else log.info({ signal }, 'shutting down');
+      // app.close() stops accepting, lets in-flight requests finish, then the database closes.
+      await service.close();
+    });
+    const reniced = await lowerWorkerPriority(config.workerNice).catch((err: unknown) => {
+      log.warn({ err }, 'could not lower the priority of the hashing threads');
+      return 0;
+    });
+    if (reniced > 0)
+      log.info({ threads: reniced, nice: config.workerNice }, 'hashing threads yield to requests');
+    try {
+      await service.app.listen({ port: config.port, host: config.host });
+    } catch (err) {
+      // Taken between the check and now: still named plainly, and the database closed cleanly.
+      await service.close();
+      throw listenError(err, config.port, config.host) ?? err;
+    }
+  },
+});
+
+/** Binds PORT on HOST for a moment; a clash or a refusal is a one-line CliError naming both. */
+export async function assertPortFree(port: number, host: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (err) => reject(listenError(err, port, host) ?? err));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+function listenError(err: unknown, port: number, host: string): CliError | null {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    return new CliError(
+      `port ${port} on ${host} is already in use (EADDRINUSE: another Gatehouse?); set PORT to a free port`,
+    );
+  }
+  if (code === 'EACCES')
+    return new CliError(`not allowed to listen on port ${port} on ${host} (EACCES); set PORT above 1023`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return new CliError(`cannot listen on ${host}: not an address of this machine; check HOST`);
+  }
+  return null;
+}
