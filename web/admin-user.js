@@ -96,7 +96,7 @@ function showControls() {
   $('#reset-mfa').hidden = !can('DELETE /api/v1/users/<id>/mfa');
   $('#unlock').hidden = !can('POST /api/v1/users/<id>/unlock');
   $('#delete-section').hidden = !can('DELETE /api/v1/users/<id>');
-  // The flag is a field of the user update that arrives with e-mail ownership (API.md §12).
+  // The flag is a field of the user update that arrives with e-mail ownership (docs/api.md §12).
   $('#e-verified-field').hidden = !built('email');
   const audit = $('#user-audit');
   audit.hidden = !can('GET /api/v1/admin/audit');

@@ -22,7 +22,7 @@ const IdentityList = Type.Object({
 });
 
 /**
- * The `console` module (API.md §15, docs/console.md): the admin console at /admin, its own asset
+ * The `console` module (docs/api.md §15, docs/console.md): the admin console at /admin, its own asset
  * route (so it works with `pages` off), and the one read the JSON API lacks for it — a user's linked
  * identities. Everything else the console shows or changes goes through the documented endpoints.
  * All are hidden: the module list shows `console` with `endpoints: []` and the forms' index stays exact.
