@@ -184,7 +184,7 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
   }
 
-  // The hosted invitation page (API.md §10, §15); a team's own front end by setting the template.
+  // The hosted invitation page (docs/api.md §10, §15); a team's own front end by setting the template.
   const inviteUrlTemplate = str('INVITE_URL_TEMPLATE') ?? `${publicUrl}/account/invitation/{token}`;
   if (!inviteUrlTemplate.includes('{token}')) {
     throw new ConfigError('INVITE_URL_TEMPLATE must contain {token}');

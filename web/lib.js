@@ -9,7 +9,7 @@ export const base = data.base ?? '';
 export const modules = new Set((data.modules ?? '').split(' ').filter(Boolean));
 export const appName = data.appName ?? 'Gatehouse';
 
-/** An API refusal (problem+json, API.md §9), or code `network` when the service was unreachable. */
+/** An API refusal (problem+json, docs/api.md §9), or code `network` when the service was unreachable. */
 export class Problem extends Error {
   constructor(status, body, retryAfter) {
     super(body?.detail ?? body?.title ?? `HTTP ${status}`);

@@ -1,5 +1,5 @@
 // /account/verify-email/<token>: confirms only on a click, never on load, so a mail scanner that
-// opens the link (and runs its scripts) confirms nothing (API.md §15).
+// opens the link (and runs its scripts) confirms nothing (docs/api.md §15).
 import { $, announce, api, focusOn, onSubmit, showError, tokenFromPath } from './lib.js';
 
 const path = `/api/v1/email/verify/${encodeURIComponent(tokenFromPath())}`;

@@ -20,7 +20,7 @@ interface PageDef {
   title: string;
   fragment: string;
   script: string;
-  /** The module whose API the page drives: while it is off, the page answers 404 (API.md §15). */
+  /** The module whose API the page drives: while it is off, the page answers 404 (docs/api.md §15). */
   flow?: ModuleName;
   withToken?: boolean;
 }
@@ -98,7 +98,7 @@ export function assetEndpoint(
 }
 
 /**
- * The `pages` module (API.md §15): sign-in, /account and the page of each flow whose module is on.
+ * The `pages` module (docs/api.md §15): sign-in, /account and the page of each flow whose module is on.
  * Pages are plain HTML around ES modules in web/; every action is a call of the JSON API.
  */
 export function pagesEndpoints(ctx: AppContext): Endpoint[] {

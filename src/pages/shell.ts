@@ -14,7 +14,7 @@ export function basePath(config: Config): string {
 }
 
 /**
- * The pages' Content-Security-Policy (API.md §15): scripts, styles and connections from this origin
+ * The pages' Content-Security-Policy (docs/api.md §15): scripts, styles and connections from this origin
  * only, no inline code of any kind, no plugins, no framing. `blob:` images: the TOTP QR code is shown
  * from an object URL of the SVG the API returns. A logo on another https origin is the one exception
  * an operator can add (APP_LOGO_URL).
