@@ -3,6 +3,9 @@
 // measured in turns, each pinned like `npm run bench`, with server CPU time per response — a figure
 // that other load on the machine barely moves, unlike requests per second.
 //   node bench/compare.ts [--rounds 2] [--duration 4] [--cap 0.5] <build dir>...
+// The environment passes through (e.g. ACCESS_TOKEN_ALG=RS256; COMPARE_DATABASE_URL for PostgreSQL);
+// `<build dir>:NAME=value[,NAME=value]` adds settings for that build only, so one build can be
+// measured against itself with a switch flipped (VERIFIED_TOKEN_CACHE_SIZE=0: the cache's A/B).
 // --cap holds each server to that share of its CPU (cgroup quota), so the server, not the load
 // generator, sets the pace (docs/benchmarks.md, "Server-bound").
 import { mkdtempSync, openSync, rmSync } from 'node:fs';
@@ -36,7 +39,16 @@ const durationS = option('--duration', 4);
 const capShare = option('--cap', 0);
 const cap = capShare > 0 ? cpuCap(capShare) : null;
 if (capShare > 0 && !cap) throw new Error('--cap: no cgroup CPU quota can be set here');
-const builds = args.map((a) => resolve(a));
+const builds = args.map((arg) => {
+  const [dir = '', settings = ''] = arg.split(':');
+  const env = Object.fromEntries(
+    settings
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => pair.split('=') as [string, string]),
+  );
+  return { dir: resolve(dir), env, name: `${dir.split('/').pop() ?? dir}${settings ? ` ${settings}` : ''}` };
+});
 const ADMIN_EMAIL = 'bench-admin@gatehouse.test';
 
 interface Figure {
@@ -63,7 +75,7 @@ async function mint(env: NodeJS.ProcessEnv): Promise<string> {
   const { openDatabase } = await import('../src/db/database.ts');
   const { createContext, closeContext } = await import('../src/context.ts');
   const { createLogger } = await import('../src/logger.ts');
-  const { openSession } = await import('../src/modules/auth/sessions.service.ts');
+  const { openSession, PASSWORD_LOGIN } = await import('../src/modules/auth/sessions.service.ts');
   const config = loadConfig(env);
   const database = openDatabase(config.databaseUrl);
   const ctx = await createContext(config, database, createLogger('silent'));
@@ -73,7 +85,8 @@ async function mint(env: NodeJS.ProcessEnv): Promise<string> {
       .selectAll()
       .where('email', '=', ADMIN_EMAIL)
       .executeTakeFirstOrThrow();
-    return (await openSession(ctx, admin, { ip: '127.0.0.1', userAgent: 'bench' })).access_token;
+    return (await openSession(ctx, admin, { ip: '127.0.0.1', userAgent: 'bench' }, PASSWORD_LOGIN))
+      .access_token;
   } finally {
     await closeContext(ctx);
     await database.close();
@@ -83,7 +96,7 @@ async function mint(env: NodeJS.ProcessEnv): Promise<string> {
 const rows: string[] = [];
 const line = (build: string, what: string, f: Figure, extra = '') =>
   rows.push(
-    `| ${build} | ${what} | ${f.rps.toFixed(0)} | ${f.cpuUs.toFixed(1)} | ${f.p99Ms.toFixed(2)} | ${extra} |`,
+    `| ${build} | ${what} | ${f.rps.toFixed(0)} | ${f.cpuUs.toFixed(1)} | ${f.p99Ms?.toFixed(2) ?? '—'} | ${extra} |`,
   );
 
 for (let round = 1; round <= rounds; round++) {
@@ -92,18 +105,20 @@ for (let round = 1; round <= rounds; round++) {
   const { port: barePort } = await firstJsonLine<{ port: number }>(bare);
   line('bare Fastify', '/health', await measure(bare.pid ?? 0, `http://127.0.0.1:${barePort}/health`));
   await stopChild(bare);
-  for (const build of builds) {
+  for (const { dir: build, env: buildEnv, name } of builds) {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-compare-'));
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const env = {
       ...process.env,
-      DATABASE_URL: `sqlite:${join(dir, 'gatehouse.db')}`,
+      // COMPARE_DATABASE_URL=postgres://… measures on PostgreSQL (where every request reads the rows).
+      DATABASE_URL: process.env.COMPARE_DATABASE_URL ?? `sqlite:${join(dir, 'gatehouse.db')}`,
       PORT: String(port),
       PUBLIC_URL: base,
       ADMIN_EMAIL,
       ADMIN_PASSWORD: 'correct horse battery staple 42',
       LOG_LEVEL: 'info',
+      ...buildEnv,
     };
     const t0 = performance.now();
     const service = spawnNode(SERVER_CPU, [join(build, 'dist/src/main.js')], {
@@ -114,7 +129,6 @@ for (let round = 1; round <= rounds; round++) {
       const startMs = await waitFor200(`${base}/health`, t0);
       cap?.hold(service.pid ?? 0);
       const pid = service.pid ?? 0;
-      const name = build.split('/').pop() ?? build;
       line(name, '/health', await measure(pid, `${base}/health`), `start ${startMs.toFixed(0)} ms`);
       const token = await mint(env);
       const verify = await measure(pid, `${base}/api/v1/verify-token`, { authorization: `Bearer ${token}` });

@@ -1,7 +1,8 @@
-// Token signature algorithms compared on this machine: verifications per second of one access token
-// signed with EdDSA (Ed25519) and with ES256 (P-256), through jose (WebCrypto, async) and through
-// node:crypto's one-shot verify (synchronous). Pinned like the service by bench/run.ts.
-import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+// Token signature algorithms compared on this machine (docs/api.md §14): per algorithm, verifications per
+// second of one access token through jose's jwtVerify (as src/security/access-tokens.ts verifies,
+// WebCrypto, async) and through node:crypto's one-shot verify, and node:crypto signatures per second
+// (as the service signs). Pinned like the service by bench/run.ts.
+import { createPrivateKey, createPublicKey, sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
 import { exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 
 const [durationS = 1] = process.argv.slice(2).map(Number);
@@ -18,10 +19,12 @@ async function opsPerSecond(fn: () => unknown): Promise<number> {
   return n / ((performance.now() - start) / 1000);
 }
 
-async function measure(alg: 'EdDSA' | 'ES256') {
+type Alg = 'ES256' | 'RS256' | 'EdDSA';
+
+async function measure(alg: Alg) {
   const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true });
   const now = Math.floor(Date.now() / 1000);
-  const token = await new SignJWT({ sid: 'bench-session', role: 'user' })
+  const token = await new SignJWT({ sid: 'bench-session', role: 'user', client_id: 'http://bench' })
     .setProtectedHeader({ alg, kid: 'k1', typ: 'at+jwt' })
     .setIssuer('http://bench')
     .setSubject('bench-user')
@@ -33,17 +36,27 @@ async function measure(alg: 'EdDSA' | 'ES256') {
   const options = { algorithms: [alg], issuer: 'http://bench', audience: 'http://bench', typ: 'at+jwt' };
   const jose = await opsPerSecond(() => jwtVerify(token, publicKey, options));
 
-  const keyObject: KeyObject = createPublicKey({ key: await exportJWK(publicKey), format: 'jwk' });
+  const keyObject = createPublicKey({ key: await exportJWK(publicKey), format: 'jwk' });
+  const privateObject = createPrivateKey({ key: await exportJWK(privateKey), format: 'jwk' });
   const [h = '', p = '', s = ''] = token.split('.');
   const data = Buffer.from(`${h}.${p}`);
   const signature = Buffer.from(s, 'base64url');
   const algorithm = alg === 'EdDSA' ? null : 'sha256';
-  const key = alg === 'EdDSA' ? keyObject : { key: keyObject, dsaEncoding: 'ieee-p1363' as const };
+  const key = alg === 'ES256' ? { key: keyObject, dsaEncoding: 'ieee-p1363' as const } : keyObject;
+  const signKey =
+    alg === 'ES256' ? { key: privateObject, dsaEncoding: 'ieee-p1363' as const } : privateObject;
   if (!cryptoVerify(algorithm, data, key, signature))
     throw new Error(`${alg}: node:crypto rejected the token`);
   const node = await opsPerSecond(() => cryptoVerify(algorithm, data, key, signature));
-  return { alg, joseVerifyPerS: jose, nodeCryptoVerifyPerS: node, tokenBytes: token.length };
+  const sign = await opsPerSecond(() => cryptoSign(algorithm, data, signKey));
+  return {
+    alg,
+    joseVerifyPerS: jose,
+    nodeCryptoVerifyPerS: node,
+    nodeCryptoSignPerS: sign,
+    tokenBytes: token.length,
+  };
 }
 
-const results = [await measure('EdDSA'), await measure('ES256')];
+const results = [await measure('ES256'), await measure('EdDSA'), await measure('RS256')];
 process.stdout.write(`${JSON.stringify(results)}\n`);

@@ -15,7 +15,7 @@ import { seed } from '../scripts/seed.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { createOrPromoteAdmin } from '../src/modules/auth/first-admin.ts';
-import { openSession } from '../src/modules/auth/sessions.service.ts';
+import { openSession, PASSWORD_LOGIN } from '../src/modules/auth/sessions.service.ts';
 import { loadCursorCodec } from '../src/modules/users/cursors.ts';
 import { SORTS } from '../src/modules/users/users.schemas.ts';
 import { sortKeySql } from '../src/modules/users/users-list.queries.ts';
@@ -73,7 +73,12 @@ async function benchDatabase(url: string, users: number, iterations: number, onl
     .selectAll()
     .where('email', '=', 'bench-admin@gatehouse.test')
     .executeTakeFirstOrThrow();
-  const { access_token } = await openSession(ctx, admin, { ip: '127.0.0.1', userAgent: 'bench' });
+  const { access_token } = await openSession(
+    ctx,
+    admin,
+    { ip: '127.0.0.1', userAgent: 'bench' },
+    PASSWORD_LOGIN,
+  );
   const headers = { authorization: `Bearer ${access_token}` };
   const codec = await loadCursorCodec(db);
 

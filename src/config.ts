@@ -22,6 +22,12 @@ export interface Config {
   readonly adminEmail: string | null;
   readonly adminPassword: string | null;
   readonly accessTokenTtlS: number;
+  /** Signing algorithm of new access tokens (docs/api.md §14); every loaded key of any of them verifies. */
+  readonly accessTokenAlg: 'ES256' | 'RS256' | 'EdDSA';
+  /** The tokens' `client_id` claim (RFC 9068); defaults to the audience. */
+  readonly accessTokenClientId: string;
+  /** Verified access tokens remembered until their exp (0: off; bench A/B, docs/benchmarks.md). */
+  readonly verifiedTokenCacheSize: number;
   readonly refreshTokenTtlS: number;
   readonly refreshReuseGraceS: number;
   /** Absolute session lifetime: refreshes slide a session's expiry, but never past login + this. */
@@ -174,6 +180,11 @@ export function loadConfig(env: Env): Config {
     'https:',
   ]).replace(/\/+$/, '');
 
+  const accessTokenAlg = str('ACCESS_TOKEN_ALG') ?? 'ES256';
+  if (accessTokenAlg !== 'ES256' && accessTokenAlg !== 'RS256' && accessTokenAlg !== 'EdDSA') {
+    throw new ConfigError(`ACCESS_TOKEN_ALG must be ES256, RS256 or EdDSA, got "${accessTokenAlg}"`);
+  }
+
   const adminEmail = str('ADMIN_EMAIL') ?? null;
   const adminPassword =
     env.ADMIN_PASSWORD === undefined || env.ADMIN_PASSWORD === '' ? null : env.ADMIN_PASSWORD;
@@ -279,6 +290,9 @@ export function loadConfig(env: Env): Config {
     adminEmail,
     adminPassword,
     accessTokenTtlS: int('ACCESS_TOKEN_TTL_S', 900, 1, 86_400),
+    accessTokenAlg,
+    accessTokenClientId: str('ACCESS_TOKEN_CLIENT_ID') ?? publicUrl,
+    verifiedTokenCacheSize: int('VERIFIED_TOKEN_CACHE_SIZE', 10_000, 0, 1_000_000),
     refreshTokenTtlS: int('REFRESH_TOKEN_TTL_S', 2_592_000, 60, 31_536_000),
     refreshReuseGraceS: int('REFRESH_REUSE_GRACE_S', 10, 0, 300),
     sessionMaxLifetimeS: int('SESSION_MAX_LIFETIME_S', 7_776_000, 60, 315_360_000),

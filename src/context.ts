@@ -48,10 +48,15 @@ export async function createContext(config: Config, database: Database, log: Log
   const modules = await createModuleState(db, config.apiForm, MODULE_INFO, {
     announce: database.dialect === 'postgres' && config.databaseListenUrl !== null,
   });
-  const keys = await createKeyStore(db, config.accessTokenTtlS);
+  const keys = await createKeyStore(db, {
+    accessTokenTtlS: config.accessTokenTtlS,
+    alg: config.accessTokenAlg,
+  });
   const accessTokens = createAccessTokens(keys, {
     issuer: config.publicUrl,
     audience: config.publicUrl,
+    clientId: config.accessTokenClientId,
+    cacheSize: config.verifiedTokenCacheSize,
     ttlS: config.accessTokenTtlS,
   });
   const { issuer, clientId } = config.oidc;

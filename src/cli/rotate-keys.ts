@@ -9,7 +9,7 @@ export const rotateKeysCommand = defineCommand({
     const { rotateSigningKey } = await import('../security/signing-keys.ts');
     await withDatabase(config, async ({ db }) => {
       const kid = await db.transaction().execute(async (trx) => {
-        const newKid = await rotateSigningKey(trx);
+        const newKid = await rotateSigningKey(trx, config.accessTokenAlg);
         await recordAudit(trx, {
           action: 'keys.rotate',
           actor: { type: 'system' },

@@ -32,6 +32,10 @@ export interface SessionsTable {
   revoked_reason: string | null;
   user_agent: string | null;
   ip: string | null;
+  /** RFC 8176 authentication methods as a JSON array (`["pwd"]`, `["fed"]`); null: opened before it was kept. */
+  amr: string | null;
+  /** When the user authenticated (epoch ms): the tokens' `auth_time`, unchanged by refreshes. */
+  auth_time: number | null;
 }
 
 export interface RefreshTokensTable {

@@ -6,6 +6,9 @@ import { MODULE_NAMES, type ModuleName } from '../modules/module-state.ts';
 import { type Asset, loadPageAssets, type PageAssets } from './assets.ts';
 import { createPageRenderer, type PageRenderer } from './shell.ts';
 
+/** The registry's module catalog, as far as the pages read it (structural: no import of the registry). */
+type ModuleCatalog = ReadonlyArray<{ readonly endpoints: readonly string[] }>;
+
 export const ASSET_PATH = '/account/assets';
 
 const TokenParams = Type.Object({ token: Type.String({ pattern: '^[A-Za-z0-9_-]{1,512}$' }) });
@@ -65,9 +68,31 @@ const PAGES: readonly PageDef[] = [
   },
 ];
 
-/** The enabled modules, for the page scripts to show only the sections whose API answers. */
-export function enabledModules(ctx: AppContext): ModuleName[] {
-  return MODULE_NAMES.filter((name) => ctx.modules.isEnabled(name));
+/**
+ * The endpoint each flow's page and section drives. A module counts for the pages only while it is
+ * on AND this build serves that endpoint: a module declared before its API is built shows nothing.
+ */
+const NEEDS: Partial<Record<ModuleName, string>> = {
+  account: 'PUT /api/v1/change-password',
+  invitations: 'POST /api/v1/invite/<token>/set-password',
+  recovery: 'POST /api/v1/password/reset/<token>',
+  email: 'POST /api/v1/email/verify/<token>',
+  mfa: 'POST /api/v1/login/mfa',
+  passkeys: 'POST /api/v1/login/passkey',
+  sessions: 'GET /api/v1/sessions',
+};
+
+/** Which modules the pages may use now (enabled and served), for the page scripts and the flow pages. */
+export function pageModules(ctx: AppContext, catalog: () => ModuleCatalog): (name: ModuleName) => boolean {
+  let served: Set<string> | undefined;
+  return (name) => {
+    if (!ctx.modules.isEnabled(name)) return false;
+    const needed = NEEDS[name];
+    if (needed === undefined) return true;
+    // The endpoints are fixed once the app is built: read them on first use.
+    served ??= new Set(catalog().flatMap((m) => m.endpoints));
+    return served.has(needed);
+  };
 }
 
 /** `GET <path>/:version/:file`: the current release's files, cached for a year; an old version is 404. */
@@ -101,7 +126,8 @@ export function assetEndpoint(
  * The `pages` module (docs/api.md §15): sign-in, /account and the page of each flow whose module is on.
  * Pages are plain HTML around ES modules in web/; every action is a call of the JSON API.
  */
-export function pagesEndpoints(ctx: AppContext): Endpoint[] {
+export function pagesEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): Endpoint[] {
+  const usable = pageModules(ctx, catalog);
   const assets = loadPageAssets(ctx.config);
   const renderer: PageRenderer = createPageRenderer(ctx.config, assets, ASSET_PATH);
   return [
@@ -117,10 +143,12 @@ export function pagesEndpoints(ctx: AppContext): Endpoint[] {
         summary: page.title,
         schema: page.withToken ? { hide: true, params: TokenParams } : { hide: true },
         handler: (_req, reply) => {
-          if (page.flow !== undefined && !ctx.modules.isEnabled(page.flow)) {
-            throw new ApiError('module_disabled', { detail: `The ${page.flow} module is disabled` });
+          if (page.flow !== undefined && !usable(page.flow)) {
+            throw ctx.modules.isEnabled(page.flow)
+              ? new ApiError('not_found', { detail: `This service does not serve the ${page.flow} flow` })
+              : new ApiError('module_disabled', { detail: `The ${page.flow} module is disabled` });
           }
-          return renderer.send(reply, { ...page, modules: enabledModules(ctx) });
+          return renderer.send(reply, { ...page, modules: MODULE_NAMES.filter(usable) });
         },
       }),
     ),

@@ -62,12 +62,12 @@ interface Remembered {
 const DEFAULT_REMEMBERED = 10_000;
 
 /**
- * The session and user rows were the largest cost of an authenticated request left once token
- * signatures were cached (docs/benchmarks.md). On SQLite the service is the database's only writer,
+ * Token verification and the session and user rows are the cost of an authenticated request
+ * (docs/benchmarks.md). On SQLite the service is the database's only writer,
  * and the connection counts every row it changes (SqliteReader.writeMark): an authenticated caller
  * is reused while that count has not moved, so a logout, disable, delete or role change — any write
  * at all — takes effect on the very next request. Token expiry and key unloading are checked on
- * every hit. On PostgreSQL other instances write too, so every request reads the rows.
+ * every hit (AccessTokens.stillValid). On PostgreSQL other instances write too, so every request reads the rows.
  */
 export function createAuthenticator(
   db: Kysely<DB>,
@@ -98,7 +98,7 @@ export function createAuthenticator(
       const hit = writeMark === null ? undefined : known.get(token);
       if (hit === undefined || hit.writeMark !== writeMark || !sessionAlive(hit.auth.session))
         return undefined;
-      return tokens.verifiedBefore(token) === null ? undefined : hit.auth;
+      return tokens.stillValid(hit.auth.claims) ? hit.auth : undefined;
     },
     async authenticate(token) {
       const before = size === 0 ? null : mark();

@@ -1,43 +1,73 @@
-import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject, randomUUID } from 'node:crypto';
-import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import { createPrivateKey, generateKeyPair, type JsonWebKey, type KeyObject, randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { importJWK, type JWK } from 'jose';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 
-/** Access tokens are signed with Ed25519 (EdDSA): small keys and signatures, fast to verify (bench/). */
-export const ACCESS_TOKEN_ALG = 'EdDSA';
+/**
+ * The algorithms access tokens may be signed with (docs/api.md §14). ES256 is the default: every
+ * mainstream JWT library verifies it, while EdDSA (Ed25519) is still refused by several
+ * (jsonwebtoken, get-jwks, Authlib by default); RS256 is the one RFC 9068 makes mandatory.
+ */
+export const ACCESS_TOKEN_ALGS = ['ES256', 'RS256', 'EdDSA'] as const;
+export type AccessTokenAlg = (typeof ACCESS_TOKEN_ALGS)[number];
 
 export interface LoadedKey {
   kid: string;
-  alg: string;
+  alg: AccessTokenAlg;
   publicJwk: JWK;
-  /** node:crypto keys: access tokens are signed and verified synchronously (access-tokens.ts). */
-  publicKey: KeyObject;
+  /** WebCrypto key for jose's jwtVerify (imported once per load, not per token). */
+  verifyKey: CryptoKey | Uint8Array;
+  /** node:crypto key: tokens are signed synchronously on the event loop (access-tokens.ts). */
   privateKey: KeyObject;
   createdAt: number;
   retiredAt: number | null;
 }
 
 /**
- * The signing keys, shared by every instance through the database. The newest unretired key signs;
- * every key that may still have unexpired tokens verifies and is published in the JWKS.
+ * The signing keys, shared by every instance through the database. Each instance signs with the
+ * newest unretired key of its own ACCESS_TOKEN_ALG; every key that may still have unexpired tokens
+ * verifies and is published in the JWKS, whatever its algorithm.
  */
 export interface KeyStore {
+  /** The algorithm this instance signs with. */
+  readonly alg: AccessTokenAlg;
   signingKey(): LoadedKey;
   /** A verification key by kid; reloads from the database once on a miss (another instance rotated). */
   verificationKey(kid: string): Promise<LoadedKey | null>;
-  /** True while a key is loaded (verified-token cache entries live only as long as their key). */
+  /** True while a key is loaded (a remembered caller stays valid only as long as its token's key). */
   hasKey(kid: string): boolean;
   jwks(): { keys: JWK[] };
+  /** The algorithms of the published keys, in JWKS order (the discovery documents list them). */
+  algorithms(): AccessTokenAlg[];
   reload(): Promise<void>;
 }
 
+const generate = promisify(generateKeyPair);
+
+async function newKeyPair(alg: AccessTokenAlg) {
+  switch (alg) {
+    case 'ES256':
+      return generate('ec', { namedCurve: 'P-256' });
+    case 'RS256':
+      return generate('rsa', { modulusLength: 2048 });
+    case 'EdDSA':
+      return generate('ed25519');
+  }
+}
+
 /**
- * Adds a new signing key and retires the current ones (they keep verifying for one access-token TTL).
- * Pass a transaction to commit the rotation with its audit entry.
+ * Adds a new signing key of `alg` and retires every other current key (they keep verifying for one
+ * access-token TTL). Used by `gatehouse rotate-keys` and when an instance starts with an algorithm
+ * that has no current key (a switch of ACCESS_TOKEN_ALG). Pass a transaction to commit the
+ * rotation with its audit entry.
  */
-export async function rotateSigningKey(db: Kysely<DB> | Transaction<DB>): Promise<string> {
+export async function rotateSigningKey(
+  db: Kysely<DB> | Transaction<DB>,
+  alg: AccessTokenAlg,
+): Promise<string> {
   const now = Date.now();
-  const kid = await insertKey(db, now);
+  const kid = await insertKey(db, alg, now);
   await db
     .updateTable('signing_keys')
     .set({ retired_at: now })
@@ -47,19 +77,20 @@ export async function rotateSigningKey(db: Kysely<DB> | Transaction<DB>): Promis
   return kid;
 }
 
-async function insertKey(db: Kysely<DB> | Transaction<DB>, now: number): Promise<string> {
-  const { publicKey, privateKey } = await generateKeyPair(ACCESS_TOKEN_ALG, {
-    crv: 'Ed25519',
-    extractable: true,
-  });
+async function insertKey(
+  db: Kysely<DB> | Transaction<DB>,
+  alg: AccessTokenAlg,
+  now: number,
+): Promise<string> {
+  const { publicKey, privateKey } = await newKeyPair(alg);
   const kid = randomUUID();
-  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ACCESS_TOKEN_ALG, use: 'sig' };
-  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: ACCESS_TOKEN_ALG };
+  const publicJwk = { ...publicKey.export({ format: 'jwk' }), kid, alg, use: 'sig' };
+  const privateJwk = { ...privateKey.export({ format: 'jwk' }), kid, alg };
   await db
     .insertInto('signing_keys')
     .values({
       kid,
-      alg: ACCESS_TOKEN_ALG,
+      alg,
       public_jwk: JSON.stringify(publicJwk),
       private_jwk: JSON.stringify(privateJwk),
       created_at: now,
@@ -69,13 +100,29 @@ async function insertKey(db: Kysely<DB> | Transaction<DB>, now: number): Promise
   return kid;
 }
 
-/** Loads the keys (creating the first one on an empty database) and keeps them fresh. */
-export async function createKeyStore(db: Kysely<DB>, accessTokenTtlS: number): Promise<KeyStore> {
+const isAlg = (alg: string): alg is AccessTokenAlg => (ACCESS_TOKEN_ALGS as readonly string[]).includes(alg);
+
+/**
+ * Loads the keys and keeps them fresh. At start, an algorithm without a current key gets one and
+ * the other algorithms' keys are retired (the switch of docs/api.md §14; tokens they signed keep
+ * verifying until expiry). On a later reload a missing key of our algorithm is only added, never
+ * at the others' expense: during a rolling change each instance keeps signing with its own
+ * algorithm and nothing flip-flops.
+ */
+export async function createKeyStore(
+  db: Kysely<DB>,
+  settings: { accessTokenTtlS: number; alg: AccessTokenAlg },
+): Promise<KeyStore> {
+  const { alg } = settings;
   let keys: LoadedKey[] = [];
   let lastMissReload = 0;
 
+  const current = () => keys.find((k) => k.alg === alg && k.retiredAt === null);
+
   const load = async () => {
-    const cutoff = Date.now() - accessTokenTtlS * 1000 - 60_000;
+    // A retired key verifies for one TTL after its retirement, plus a minute: instances notice a
+    // rotation at their next reload (within a minute) and may sign with the old key until then.
+    const cutoff = Date.now() - settings.accessTokenTtlS * 1000 - 60_000;
     const rows = await db
       .selectFrom('signing_keys')
       .selectAll()
@@ -84,12 +131,13 @@ export async function createKeyStore(db: Kysely<DB>, accessTokenTtlS: number): P
       .execute();
     const loaded: LoadedKey[] = [];
     for (const row of rows) {
+      if (!isAlg(row.alg)) continue;
       const publicJwk = JSON.parse(row.public_jwk) as JWK;
       loaded.push({
         kid: row.kid,
         alg: row.alg,
         publicJwk,
-        publicKey: createPublicKey({ key: publicJwk as JsonWebKey, format: 'jwk' }),
+        verifyKey: await importJWK(publicJwk, row.alg),
         privateKey: createPrivateKey({ key: JSON.parse(row.private_jwk) as JsonWebKey, format: 'jwk' }),
         createdAt: row.created_at,
         retiredAt: row.retired_at,
@@ -99,15 +147,25 @@ export async function createKeyStore(db: Kysely<DB>, accessTokenTtlS: number): P
   };
 
   await load();
-  if (!keys.some((k) => k.retiredAt === null)) {
-    await insertKey(db, Date.now());
+  if (!current()) {
+    await rotateSigningKey(db, alg);
     await load();
   }
 
+  const reload = async () => {
+    await load();
+    if (!current()) {
+      await insertKey(db, alg, Date.now());
+      await load();
+    }
+  };
+
   return {
+    alg,
     signingKey() {
-      const key = keys.find((k) => k.retiredAt === null) ?? keys[0];
-      if (!key) throw new Error('no signing key loaded');
+      // Between a rotation elsewhere and our reload, the newest key of our algorithm still signs.
+      const key = current() ?? keys.find((k) => k.alg === alg);
+      if (!key) throw new Error(`no ${alg} signing key loaded`);
       return key;
     },
     async verificationKey(kid) {
@@ -122,6 +180,7 @@ export async function createKeyStore(db: Kysely<DB>, accessTokenTtlS: number): P
     },
     hasKey: (kid) => keys.some((k) => k.kid === kid),
     jwks: () => ({ keys: keys.map((k) => k.publicJwk) }),
-    reload: load,
+    algorithms: () => [...new Set(keys.map((k) => k.alg))],
+    reload,
   };
 }

@@ -28,6 +28,9 @@ const BAD: Array<[Record<string, string>, string]> = [
   [{ ADMIN_EMAIL: 'not-an-email', ADMIN_PASSWORD: 'a long enough password' }, 'ADMIN_EMAIL'],
   [{ ACCESS_TOKEN_TTL_S: '0' }, 'ACCESS_TOKEN_TTL_S'],
   [{ ACCESS_TOKEN_TTL_S: '15m' }, 'ACCESS_TOKEN_TTL_S'],
+  [{ ACCESS_TOKEN_ALG: 'HS256' }, 'ACCESS_TOKEN_ALG'],
+  [{ ACCESS_TOKEN_ALG: 'es256' }, 'ACCESS_TOKEN_ALG'],
+  [{ ACCESS_TOKEN_ALG: 'none' }, 'ACCESS_TOKEN_ALG'],
   [{ REFRESH_TOKEN_TTL_S: '1.5' }, 'REFRESH_TOKEN_TTL_S'],
   [{ REFRESH_REUSE_GRACE_S: 'ten' }, 'REFRESH_REUSE_GRACE_S'],
   [{ INVITATION_TTL_S: '-5' }, 'INVITATION_TTL_S'],
@@ -73,6 +76,8 @@ describe('configuration', () => {
     assert.equal(config.adminEmail, null);
     assert.equal(config.adminPassword, null);
     assert.equal(config.accessTokenTtlS, 900);
+    assert.equal(config.accessTokenAlg, 'ES256');
+    assert.equal(config.accessTokenClientId, config.publicUrl);
     assert.equal(config.refreshTokenTtlS, 2_592_000);
     assert.equal(config.refreshReuseGraceS, 10);
     assert.equal(config.invitationTtlS, 604_800);
@@ -106,6 +111,8 @@ describe('configuration', () => {
       ADMIN_EMAIL: 'root@example.com',
       ADMIN_PASSWORD: 'a long enough password',
       ACCESS_TOKEN_TTL_S: '600',
+      ACCESS_TOKEN_ALG: 'RS256',
+      ACCESS_TOKEN_CLIENT_ID: 'gatehouse-web',
       REFRESH_TOKEN_TTL_S: '86400',
       REFRESH_REUSE_GRACE_S: '0',
       INVITATION_TTL_S: '3600',
@@ -151,6 +158,8 @@ describe('configuration', () => {
     assert.equal(config.databaseStatementTimeoutMs, 0);
     assert.equal(config.metricsToken, 'scrape-me-please');
     assert.equal(config.auditRetentionDays, 30);
+    assert.equal(config.accessTokenAlg, 'RS256');
+    assert.equal(config.accessTokenClientId, 'gatehouse-web');
   });
 
   it('keeps ADMIN_PASSWORD exactly as given (no trimming)', () => {

@@ -36,6 +36,8 @@ function runWalkthrough(script: string, cwd: string, port: number, databaseUrl: 
           PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
           HOME: process.env.HOME ?? cwd,
           DATABASE_URL: databaseUrl,
+          // Required with PostgreSQL (one issuer for every instance); the README's own address.
+          PUBLIC_URL: 'http://localhost:3000',
         },
         timeout: 120_000,
       },
@@ -84,7 +86,11 @@ for (const dialect of DIALECTS) {
     // only the very first start prints; on a second start $PASSWORD was empty and login got a 400.
     for (const start of ['first', 'second']) {
       it(`works top to bottom after the ${start} start`, async () => {
-        const service = await startServiceProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'info' });
+        const service = await startServiceProcess({
+          DATABASE_URL: database.url,
+          PUBLIC_URL: 'http://localhost:3000',
+          LOG_LEVEL: 'info',
+        });
         try {
           const printed = service.output().includes('generated_password');
           assert.equal(printed, start === 'first', 'only the first start prints a one-time password');

@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { closeContext, createContext } from '../../src/context.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { createLogger } from '../../src/logger.ts';
-import { openSession } from '../../src/modules/auth/sessions.service.ts';
+import { openSession, PASSWORD_LOGIN } from '../../src/modules/auth/sessions.service.ts';
 import { ADMIN_EMAIL, testEnv } from '../helpers/app.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -75,7 +75,8 @@ async function adminToken(env: Record<string, string>): Promise<string> {
       .selectAll()
       .where('email', '=', ADMIN_EMAIL)
       .executeTakeFirstOrThrow();
-    return (await openSession(ctx, admin, { ip: '127.0.0.1', userAgent: 'shutdown test' })).access_token;
+    return (await openSession(ctx, admin, { ip: '127.0.0.1', userAgent: 'shutdown test' }, PASSWORD_LOGIN))
+      .access_token;
   } finally {
     await closeContext(ctx);
     await database.close();

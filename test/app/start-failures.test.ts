@@ -68,7 +68,7 @@ describe('start failures are named before anything is changed (issue 20, item 7)
       const result = await run(
         script,
         [...args],
-        { DATABASE_URL: UNREACHABLE, PORT: '0', LOG_LEVEL: 'silent' },
+        { DATABASE_URL: UNREACHABLE, PUBLIC_URL: 'http://localhost:3000', PORT: '0', LOG_LEVEL: 'silent' },
         dir,
       );
       assert.equal(result.code, 1);

@@ -98,6 +98,8 @@ for (const dialect of DIALECTS) {
           revoked_at: null,
           revoked_reason: null,
           user_agent: id === 's1' ? 'first' : null,
+          amr: null,
+          auth_time: null,
           ip: '127.0.0.1',
         });
       const rows = await database.db

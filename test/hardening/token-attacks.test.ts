@@ -28,7 +28,10 @@ import { type OidcHarness, startOidcProvider } from '../support/oidc-provider.ts
  * every shape, nbf, truncation, foreign keys with our kid, another instance's tokens, a real
  * provider's ID token as an access token and our access token as an ID token, and claims the
  * database overrules.
+ * Run with EdDSA keys: several attacks are Ed25519-specific (the fully-specified `Ed25519` alg
+ * name, raw Ed25519 signatures); test/auth/token-attacks.test.ts runs its set on every algorithm.
  */
+const HARDENING_ENV = { ACCESS_TOKEN_ALG: 'EdDSA' };
 type Claims = Record<string, unknown>;
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -88,7 +91,7 @@ for (const dialect of DIALECTS) {
       attackerUrl = `http://127.0.0.1:${(attackerServer.address() as AddressInfo).port}`;
 
       op = await startOidcProvider();
-      t = await buildTestApp(dialect, { env: idpEnv(op) });
+      t = await buildTestApp(dialect, { env: { ...idpEnv(op), ...HARDENING_ENV } });
       user = await createUser(t, { email: 'victim@example.com' });
       goodToken = (await sessionFor(t, user)).access_token;
       sessionId = json<{ session_id: string }>(await verify(goodToken)).session_id;
@@ -141,7 +144,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('refuses tokens of another Gatehouse instance (its own keys, same issuer and audience)', async () => {
-      const other = await buildTestApp(dialect);
+      const other = await buildTestApp(dialect, { env: HARDENING_ENV });
       try {
         const stranger = await createUser(other, { email: 'victim@example.com' });
         const theirs = (await sessionFor(other, stranger)).access_token;

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Role, UserRow, UserStatus } from '../../src/db/schema.ts';
-import { openSession, type TokenResponse } from '../../src/modules/auth/sessions.service.ts';
+import { openSession, PASSWORD_LOGIN, type TokenResponse } from '../../src/modules/auth/sessions.service.ts';
 import { insertUser } from '../../src/modules/users/users.queries.ts';
 import type { TestApp } from './app.ts';
 import { ADMIN_EMAIL } from './app.ts';
@@ -29,7 +29,7 @@ export async function createUser(
 
 /** Opens a session for a user without going through login; returns the token response. */
 export function sessionFor(t: TestApp, user: UserRow): Promise<TokenResponse> {
-  return openSession(t.ctx, user, { ip: '127.0.0.1', userAgent: 'test' });
+  return openSession(t.ctx, user, { ip: '127.0.0.1', userAgent: 'test' }, PASSWORD_LOGIN);
 }
 
 /** Authorization headers for a user. */

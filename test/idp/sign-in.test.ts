@@ -59,6 +59,8 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(check.statusCode, 200);
       assert.equal(json<{ user: { id: string } }>(check).user.id, body.user.id);
+      // A provider sign-in is federated authentication (RFC 8176 `fed`), not a password.
+      assert.deepEqual(json<{ claims: { amr: string[] } }>(check).claims.amr, ['fed']);
 
       const identity = await t.ctx.db
         .selectFrom('identities')

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { buildTestApp, json, type TestApp, testEnv } from '../helpers/app.ts';
@@ -12,6 +13,15 @@ const PAGES = [
   `/account/reset-password/${'A'.repeat(43)}`,
   `/account/verify-email/${'A'.repeat(43)}`,
 ];
+
+/** The endpoint a flow page drives (and its module): the page is served only when the endpoint is. */
+const FLOWS: Record<string, { module: string; endpoint: string }> = {
+  invitation: { module: 'invitations', endpoint: 'POST /api/v1/invite/<token>/set-password' },
+  'forgot-password': { module: 'recovery', endpoint: 'POST /api/v1/password/reset/<token>' },
+  'reset-password': { module: 'recovery', endpoint: 'POST /api/v1/password/reset/<token>' },
+  'verify-email': { module: 'email', endpoint: 'POST /api/v1/email/verify/<token>' },
+};
+const flowOf = (url: string) => FLOWS[url.split('/')[2] ?? ''];
 
 function assetUrls(html: string): string[] {
   return [...html.matchAll(/(?:src|href)="(\/account\/assets\/[^"]+)"/g)].map((m) => m[1] as string);
@@ -27,8 +37,32 @@ for (const dialect of DIALECTS) {
     });
     after(() => full.destroy());
 
+    const listed = async () => {
+      const index = json<{ documentation: Record<string, Record<string, string>> }>(
+        await full.app.inject({ url: '/' }),
+      );
+      return new Set(Object.values(index.documentation).flatMap((group) => Object.values(group)));
+    };
+
+    it("a flow's page is served exactly while the API it drives is (enabled and built)", async () => {
+      const served = await listed();
+      const account = await full.app.inject({ url: '/account' });
+      const modules = /data-modules="([^"]*)"/.exec(account.body)?.[1]?.split(' ') ?? [];
+      for (const url of PAGES.slice(2)) {
+        const flow = flowOf(url);
+        assert.ok(flow);
+        const res = await full.app.inject({ url });
+        assert.equal(res.statusCode, served.has(flow.endpoint) ? 200 : 404, url);
+        if (res.statusCode === 404) assert.equal(json(res).code, 'not_found');
+        assert.equal(modules.includes(flow.module), served.has(flow.endpoint), flow.module);
+      }
+    });
+
     it('every page: 200 HTML with the strict CSP, no-store, and no inline script, style or handler', async () => {
+      const served = await listed();
       for (const url of PAGES) {
+        const flow = flowOf(url);
+        if (flow !== undefined && !served.has(flow.endpoint)) continue;
         const res = await full.app.inject({ url });
         assert.equal(res.statusCode, 200, url);
         assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
@@ -110,6 +144,26 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('web/: page fragments and scripts', () => {
+  it('no fragment has an inline script, style, event handler or external URL; no script uses web storage', () => {
+    const dir = new URL('../../web/', import.meta.url);
+    for (const name of readdirSync(dir)) {
+      const text = readFileSync(new URL(name, dir), 'utf8');
+      if (name.endsWith('.html')) {
+        assert.doesNotMatch(text, /<script|<style|\sstyle=|\son[a-z]+=|https?:\/\//i, name);
+      }
+      if (name.endsWith('.js')) {
+        assert.doesNotMatch(
+          text,
+          /localStorage|sessionStorage|indexedDB|document\.cookie|innerHTML|eval\(/,
+          name,
+        );
+        assert.doesNotMatch(text, /https?:\/\//, `${name}: an absolute URL`);
+      }
+    }
+  });
+});
 
 describe('configuration of the pages', () => {
   const env = (extra: Record<string, string>) => testEnv('sqlite::memory:', extra);

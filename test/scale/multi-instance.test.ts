@@ -4,7 +4,7 @@ import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { openSession, revokeSession } from '../../src/modules/auth/sessions.service.ts';
+import { openSession, PASSWORD_LOGIN, revokeSession } from '../../src/modules/auth/sessions.service.ts';
 import { findUserByEmail, insertUser } from '../../src/modules/users/users.queries.ts';
 import { type Service, startService } from '../../src/server.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnv } from '../helpers/app.ts';
@@ -100,7 +100,9 @@ describe('two instances on one database [postgres]', {
     helper = await startService(config, createLogger('silent'));
     const admin = await findUserByEmail(helper.ctx.db, ADMIN_EMAIL);
     assert.ok(admin, 'the first admin exists');
-    adminToken = (await openSession(helper.ctx, admin, { ip: '127.0.0.1', userAgent: 'test' })).access_token;
+    adminToken = (
+      await openSession(helper.ctx, admin, { ip: '127.0.0.1', userAgent: 'test' }, PASSWORD_LOGIN)
+    ).access_token;
   });
 
   after(async () => {
@@ -154,7 +156,12 @@ describe('two instances on one database [postgres]', {
   it('a session revoked through one instance fails verify-token on the other at once', async () => {
     const admin = await findUserByEmail(helper.ctx.db, ADMIN_EMAIL);
     assert.ok(admin);
-    const session = await openSession(helper.ctx, admin, { ip: '127.0.0.1', userAgent: 'test' });
+    const session = await openSession(
+      helper.ctx,
+      admin,
+      { ip: '127.0.0.1', userAgent: 'test' },
+      PASSWORD_LOGIN,
+    );
     for (const proc of [a, b]) {
       assert.equal(
         (await call(proc, 'GET', '/api/v1/verify-token', { token: session.access_token })).status,
@@ -205,7 +212,12 @@ describe('two instances on one database [postgres]', {
     });
     const user = await findUserByEmail(helper.ctx.db, email);
     assert.ok(user);
-    const { access_token } = await openSession(helper.ctx, user, { ip: '127.0.0.1', userAgent: 'test' });
+    const { access_token } = await openSession(
+      helper.ctx,
+      user,
+      { ip: '127.0.0.1', userAgent: 'test' },
+      PASSWORD_LOGIN,
+    );
     for (const proc of [a, b]) {
       assert.equal((await call(proc, 'GET', '/api/v1/verify-token', { token: access_token })).status, 200);
     }

@@ -18,6 +18,9 @@ const ADDRESS_BUDGET = 30;
 const statuses = (responses: LightMyRequestResponse[]) => {
   const counts: Record<number, number> = {};
   for (const r of responses) counts[r.statusCode] = (counts[r.statusCode] ?? 0) + 1;
+  // Any answer but 401/429 is shown with its body, so a failure says which refusal it was.
+  const other = responses.find((r) => r.statusCode !== 401 && r.statusCode !== 429 && r.statusCode !== 200);
+  if (other) Object.assign(counts, { other: other.body.slice(0, 300) });
   return counts;
 };
 

@@ -37,15 +37,16 @@ export function freePort(): Promise<number> {
 
 /**
  * Starts `node src/main.ts` with exactly `env` (plus PATH, PORT and HOST) in an empty working
- * directory (so no stray .env is read), and resolves once `GET /health` answers 200. `env.PORT`
- * picks the port (when PUBLIC_URL must name it); otherwise a free one is used. Rejects with
+ * directory (so no stray .env is read), and resolves once `GET /health` answers 200. Rejects with
  * the process's output if it exits first or does not come up within `startAttempts` × 100 ms.
  */
 export async function startServiceProcess(
   env: Record<string, string>,
   startAttempts = 300,
+  /** A port chosen beforehand (e.g. to put it in PUBLIC_URL); a free one otherwise. */
+  chosenPort?: number,
 ): Promise<ServiceProcess> {
-  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const port = chosenPort ?? (await freePort());
   const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-proc-'));
   const child = spawn(process.execPath, [MAIN], {
     cwd,

@@ -4,6 +4,7 @@ import * as authPruningIndexes from './20261121013700_auth_pruning_indexes.ts';
 import * as audit from './20261121014000_audit.ts';
 import * as outboxAttempts from './20261121015000_outbox_attempts.ts';
 import * as usersScale from './20261121016000_users_scale.ts';
+import * as sessionAmr from './20261125010000_session_amr.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '20261121015000_outbox_attempts': outboxAttempts,
   // Landed after the three above; renumbered so databases that applied them accept it in order.
   '20261121016000_users_scale': usersScale,
+  '20261125010000_session_amr': sessionAmr,
 };

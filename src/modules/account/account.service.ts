@@ -9,6 +9,7 @@ import { invalidCredentials } from '../auth/auth.service.ts';
 import {
   type ClientInfo,
   openSession,
+  PASSWORD_LOGIN,
   revokeUserSessions,
   type TokenResponse,
 } from '../auth/sessions.service.ts';
@@ -65,7 +66,7 @@ export async function changePassword(
       client,
       details: { sessions_revoked: revoked },
     });
-    return openSession(ctx, { ...user, password_hash: hash, updated_at: now }, client, trx);
+    return openSession(ctx, { ...user, password_hash: hash, updated_at: now }, client, PASSWORD_LOGIN, trx);
   });
 }
 

@@ -16,6 +16,9 @@ export interface RefreshTokenState {
   sessionRevokedAt: number | null;
   sessionExpiresAt: number;
   sessionCreatedAt: number;
+  /** The session's amr (JSON text) and auth_time: its tokens carry them unchanged. */
+  sessionAmr: string | null;
+  sessionAuthTime: number | null;
   user: UserRow;
 }
 
@@ -43,6 +46,8 @@ export async function findRefreshTokenForRotation(
       's.revoked_at as s_revoked_at',
       's.expires_at as s_expires_at',
       's.created_at as s_created_at',
+      's.amr as s_amr',
+      's.auth_time as s_auth_time',
       ...JOINED_USER_COLUMNS,
     ])
     .where('rt.token_hash', '=', tokenHash)
@@ -58,6 +63,8 @@ export async function findRefreshTokenForRotation(
     sessionRevokedAt: row.s_revoked_at,
     sessionExpiresAt: row.s_expires_at,
     sessionCreatedAt: row.s_created_at,
+    sessionAmr: row.s_amr,
+    sessionAuthTime: row.s_auth_time,
     user: pickUser(row),
   };
 }

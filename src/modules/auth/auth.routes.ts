@@ -13,6 +13,7 @@ import {
   VerifyTokenResponse,
 } from './auth.schemas.ts';
 import { login, logout, pruneAuthState, refresh } from './auth.service.ts';
+import { discoveryEndpoints } from './discovery.routes.ts';
 import { clientInfo } from './sessions.service.ts';
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -110,5 +111,6 @@ export function authEndpoints(ctx: AppContext): Endpoint[] {
         return ctx.keys.jwks();
       },
     }),
+    ...discoveryEndpoints(ctx),
   ];
 }

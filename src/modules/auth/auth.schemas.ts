@@ -1,15 +1,21 @@
 import { Type } from '@sinclair/typebox';
 import { UserSchema } from '../users/users.schemas.ts';
 
+/** Every claim of a Gatehouse access token (docs/api.md §14); the optional ones are missing only from older tokens. */
 export const ClaimsSchema = Type.Object({
   iss: Type.String(),
   sub: Type.String(),
   aud: Type.String(),
+  exp: Type.Integer(),
+  iat: Type.Integer(),
+  jti: Type.String(),
+  client_id: Type.Optional(Type.String()),
+  auth_time: Type.Optional(Type.Integer()),
   sid: Type.String(),
   role: Type.String(),
-  iat: Type.Integer(),
-  exp: Type.Integer(),
-  jti: Type.String(),
+  amr: Type.Optional(Type.Array(Type.String())),
+  email: Type.Optional(Type.String()),
+  email_verified: Type.Optional(Type.Boolean()),
 });
 
 export const VerifyTokenResponse = Type.Object({

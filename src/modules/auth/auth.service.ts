@@ -22,6 +22,7 @@ import {
 } from './auth.queries.ts';
 import {
   type ClientInfo,
+  PASSWORD_LOGIN,
   revokeSession,
   revokeUserSessions,
   startSession,
@@ -92,7 +93,7 @@ export async function login(
   const tokens = await ctx.db.transaction().execute(async (trx) => {
     await recordLogin(trx, user.id, now, newHash);
     await throttle.succeed(ticket, trx);
-    const session = await startSession(ctx, current, client, trx);
+    const session = await startSession(ctx, current, client, PASSWORD_LOGIN, trx);
     await recordAudit(trx, {
       action: 'login.success',
       actor: { type: 'user', id: user.id },
@@ -218,9 +219,12 @@ export async function refresh(
       expiresAt: refreshExpiresAt,
     });
     const { token, claims } = await ctx.accessTokens.sign({
-      userId: state.user.id,
-      sessionId: state.sessionId,
-      role: state.user.role,
+      user: state.user,
+      session: {
+        id: state.sessionId,
+        amr: state.sessionAmr === null ? null : (JSON.parse(state.sessionAmr) as string[]),
+        authTime: state.sessionAuthTime ?? state.sessionCreatedAt,
+      },
     });
     const successor: Successor = { accessToken: token, accessExp: claims.exp, refreshToken };
     await markRotated(trx, state.id, now, sealSuccessor(presented, state.id, successor));

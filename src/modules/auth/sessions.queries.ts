@@ -19,6 +19,8 @@ function sessionWithUserQuery(db: Kysely<DB>, sessionId: string) {
       's.revoked_reason as s_revoked_reason',
       's.user_agent as s_user_agent',
       's.ip as s_ip',
+      's.amr as s_amr',
+      's.auth_time as s_auth_time',
       ...JOINED_USER_COLUMNS,
     ])
     .where('s.id', '=', sessionId);
@@ -66,6 +68,8 @@ export async function findSessionWithUser(
       revoked_reason: row.s_revoked_reason,
       user_agent: row.s_user_agent,
       ip: row.s_ip,
+      amr: row.s_amr,
+      auth_time: row.s_auth_time,
     },
     user: pickUser(row),
   };

@@ -24,6 +24,26 @@ export interface ClientInfo {
 }
 
 /**
+ * How the user proved who they are when a session opens. Every access token of the session carries
+ * it as `amr` and `auth_time` (RFC 9068, docs/verifying-tokens.md); a refresh keeps both unchanged,
+ * so a step up (a second factor, say) means a new session with the methods listed here.
+ */
+export interface SessionAuthentication {
+  /**
+   * RFC 8176 method values, e.g. `['pwd']` (password), `['fed']` (an external identity provider),
+   * `['pwd', 'otp']` or `['pwd', 'mfa']` (password and a second factor), `['hwk', 'user']` (passkey).
+   */
+  amr: readonly string[];
+  /** When the authentication happened (epoch ms); defaults to now, the session's opening. */
+  authTime?: number;
+}
+
+/** A password login (or a password just set or changed by its owner). */
+export const PASSWORD_LOGIN: SessionAuthentication = Object.freeze({ amr: Object.freeze(['pwd']) });
+/** A sign-in through the external identity provider (docs/api.md §7). */
+export const FEDERATED_LOGIN: SessionAuthentication = Object.freeze({ amr: Object.freeze(['fed']) });
+
+/**
  * Opens a new session for a user and returns its first token pair. Pass a transaction to make the
  * session part of a larger change (invitation acceptance, identity provisioning).
  */
@@ -31,9 +51,10 @@ export async function openSession(
   ctx: AppContext,
   user: UserRow,
   client: ClientInfo,
+  authentication: SessionAuthentication,
   db: Kysely<DB> | Transaction<DB> = ctx.db,
 ): Promise<TokenResponse> {
-  return (await startSession(ctx, user, client, db)).tokens;
+  return (await startSession(ctx, user, client, authentication, db)).tokens;
 }
 
 /** openSession that also names the new session (for the audit entry written in the same transaction). */
@@ -41,9 +62,13 @@ export async function startSession(
   ctx: AppContext,
   user: UserRow,
   client: ClientInfo,
+  authentication: SessionAuthentication,
   db: Kysely<DB> | Transaction<DB> = ctx.db,
 ): Promise<{ sessionId: string; tokens: TokenResponse }> {
+  if (authentication.amr.length === 0) throw new Error('a session needs at least one amr value');
   const now = Date.now();
+  const amr = [...authentication.amr];
+  const authTime = authentication.authTime ?? now;
   const sessionId = uuidv7();
   const refreshToken = newOpaqueToken();
   // The first refresh token lives REFRESH_TOKEN_TTL_S, or less when SESSION_MAX_LIFETIME_S is shorter.
@@ -59,6 +84,8 @@ export async function startSession(
     revoked_reason: null,
     user_agent: client.userAgent?.slice(0, 512) ?? null,
     ip: client.ip,
+    amr: JSON.stringify(amr),
+    auth_time: authTime,
   });
   await insertRefreshToken(db, {
     id: uuidv7(),
@@ -67,7 +94,7 @@ export async function startSession(
     createdAt: now,
     expiresAt: now + refreshTtlMs,
   });
-  const { token } = await ctx.accessTokens.sign({ userId: user.id, sessionId, role: user.role });
+  const { token } = await ctx.accessTokens.sign({ user, session: { id: sessionId, amr, authTime } });
   return {
     sessionId,
     tokens: {

@@ -4,7 +4,12 @@ import type { AppContext } from '../../context.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { type AuditEvent, recordAudit, recordAudits } from '../audit/audit.queries.ts';
-import { type ClientInfo, startSession, type TokenResponse } from '../auth/sessions.service.ts';
+import {
+  type ClientInfo,
+  FEDERATED_LOGIN,
+  startSession,
+  type TokenResponse,
+} from '../auth/sessions.service.ts';
 import { countLogin } from '../core/metrics.ts';
 import { hasCompatibilityCharacters, normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, findUserById, insertUser, updateUser } from '../users/users.queries.ts';
@@ -218,7 +223,13 @@ async function mapAndOpen(
   }
 
   await touchLastLogin(trx, user.id, now);
-  const { sessionId, tokens } = await startSession(ctx, { ...user, last_login_at: now }, client, trx);
+  const { sessionId, tokens } = await startSession(
+    ctx,
+    { ...user, last_login_at: now },
+    client,
+    FEDERATED_LOGIN,
+    trx,
+  );
   events.push({
     action: 'login.success',
     actor: { type: 'user', id: user.id },

@@ -7,7 +7,12 @@ import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { HashCapacityError } from '../../security/passwords.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
-import { type ClientInfo, openSession, type TokenResponse } from '../auth/sessions.service.ts';
+import {
+  type ClientInfo,
+  openSession,
+  PASSWORD_LOGIN,
+  type TokenResponse,
+} from '../auth/sessions.service.ts';
 import { normalizeEmail } from '../users/email.ts';
 import { findUserById, insertUser, updateUser } from '../users/users.queries.ts';
 import { iso, toPublicUser } from '../users/users.schemas.ts';
@@ -194,7 +199,7 @@ export async function acceptInvitation(
       client,
       details: { user_id: user.id },
     });
-    return openSession(ctx, user, client, trx);
+    return openSession(ctx, user, client, PASSWORD_LOGIN, trx);
   });
 }
 

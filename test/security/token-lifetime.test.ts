@@ -8,8 +8,9 @@ import { buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts'
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser, sessionFor } from '../helpers/users.ts';
 
-// verify-token remembers verified signatures (bench hot spot). These pin what the cache must never
-// change: session liveness is checked on every request, and exp and key removal still apply.
+// A token's lifetime and key on the request paths that skip work — the verified-token cache and the
+// guard's remembered callers (SQLite) — must still see session revocation, disabling, an altered
+// token, an expired token and an unloaded key on the very next request.
 
 async function code(promise: Promise<unknown>): Promise<string> {
   try {
@@ -22,7 +23,7 @@ async function code(promise: Promise<unknown>): Promise<string> {
 }
 
 for (const dialect of DIALECTS) {
-  describe(`verified-token cache [${dialect}]`, () => {
+  describe(`token lifetime on remembered paths [${dialect}]`, () => {
     let t: TestApp;
     before(async () => {
       t = await buildTestApp(dialect);
@@ -81,7 +82,7 @@ for (const dialect of DIALECTS) {
   });
 }
 
-describe('verified-token cache and expiry', () => {
+describe('remembered callers and expiry', () => {
   let t: TestApp;
   before(async () => {
     t = await buildTestApp('sqlite');
@@ -91,28 +92,72 @@ describe('verified-token cache and expiry', () => {
     return t.destroy();
   });
 
-  it('refuses a remembered token once it has expired', async () => {
+  it('refuses a remembered caller once its token has expired (stillValid checks exp on every hit)', async () => {
     mock.timers.enable({ apis: ['Date'], now: Date.now() });
-    const tokens = createAccessTokens(t.ctx.keys, { issuer: PUBLIC_URL, audience: PUBLIC_URL, ttlS: 60 });
-    const { token } = await tokens.sign({ userId: 'u1', sessionId: 's1', role: 'user' });
-    assert.equal(await code(tokens.verify(token)), 'ok');
-    mock.timers.tick(59_000);
-    assert.equal(await code(tokens.verify(token)), 'ok');
-    mock.timers.tick(1_000);
-    assert.equal(await code(tokens.verify(token)), 'token_expired');
-    mock.timers.reset();
+    try {
+      const short = await t.restart({ ACCESS_TOKEN_TTL_S: '60' });
+      try {
+        const user = await createUser(short);
+        const { access_token } = await sessionFor(short, user);
+        const call = () =>
+          short.app.inject({
+            url: '/api/v1/verify-token',
+            headers: { authorization: `Bearer ${access_token}` },
+          });
+        assert.equal((await call()).statusCode, 200);
+        mock.timers.tick(59_000);
+        assert.equal((await call()).statusCode, 200);
+        mock.timers.tick(1_000);
+        const res = await call();
+        assert.equal(res.statusCode, 401);
+        assert.equal(json(res).code, 'token_expired');
+      } finally {
+        await short.close();
+      }
+    } finally {
+      mock.timers.reset();
+    }
   });
 
-  it('verifies the same with the cache turned off', async () => {
-    const tokens = createAccessTokens(t.ctx.keys, {
-      issuer: PUBLIC_URL,
-      audience: PUBLIC_URL,
-      ttlS: 60,
-      cacheSize: 0,
-    });
-    const { token } = await tokens.sign({ userId: 'u1', sessionId: 's1', role: 'user' });
-    assert.equal(await code(tokens.verify(token)), 'ok');
-    assert.equal(await code(tokens.verify(token)), 'ok');
-    assert.equal(await code(tokens.verify(`${token}x`)), 'token_invalid');
+  it('refuses a token remembered by the verified-token cache once it has expired', async () => {
+    mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    try {
+      const tokens = createAccessTokens(t.ctx.keys, { issuer: PUBLIC_URL, audience: PUBLIC_URL, ttlS: 60 });
+      const user = await createUser(t);
+      const { token } = await tokens.sign({
+        user,
+        session: { id: 's1', amr: ['pwd'], authTime: Date.now() },
+      });
+      assert.equal(await code(tokens.verify(token)), 'ok');
+      mock.timers.tick(59_000);
+      assert.equal(await code(tokens.verify(token)), 'ok');
+      mock.timers.tick(1_000);
+      assert.equal(await code(tokens.verify(token)), 'token_expired');
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  it('verifies the same with the cache turned off (VERIFIED_TOKEN_CACHE_SIZE=0)', async () => {
+    const off = await t.restart({ VERIFIED_TOKEN_CACHE_SIZE: '0' });
+    try {
+      const user = await createUser(off);
+      const { access_token } = await sessionFor(off, user);
+      assert.equal(await code(off.ctx.accessTokens.verify(access_token)), 'ok');
+      assert.equal(await code(off.ctx.accessTokens.verify(access_token)), 'ok');
+      assert.equal(await code(off.ctx.accessTokens.verify(`${access_token}x`)), 'token_invalid');
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('stillValid holds only for claims this instance verified, until exp', async () => {
+    const tokens = createAccessTokens(t.ctx.keys, { issuer: PUBLIC_URL, audience: PUBLIC_URL, ttlS: 60 });
+    const user = await createUser(t);
+    const { access_token } = await sessionFor(t, user);
+    const claims = await tokens.verify(access_token);
+    assert.equal(tokens.stillValid(claims), true);
+    assert.equal(tokens.stillValid({ ...claims }), false);
+    assert.equal(await code(tokens.verify(`${access_token}x`)), 'token_invalid');
   });
 });
