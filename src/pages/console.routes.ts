@@ -2,12 +2,16 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import { listIdentities } from '../modules/account/account.queries.ts';
 import { type Endpoint, endpoint } from '../modules/endpoint.ts';
+import { MODULE_NAMES } from '../modules/module-state.ts';
 import { IdParams } from '../modules/users/users.schemas.ts';
 import { getUser } from '../modules/users/users.service.ts';
 import { requireAuth } from '../security/guard.ts';
 import { loadPageAssets } from './assets.ts';
-import { assetEndpoint, enabledModules } from './pages.routes.ts';
+import { assetEndpoint, pageModules } from './pages.routes.ts';
 import { createPageRenderer } from './shell.ts';
+
+/** What the console needs of the module catalog (declared here: the registry imports this file). */
+type ModuleCatalog = ReadonlyArray<{ readonly endpoints: readonly string[] }>;
 
 export const CONSOLE_ASSET_PATH = '/admin/assets';
 
@@ -27,7 +31,8 @@ const IdentityList = Type.Object({
  * identities. Everything else the console shows or changes goes through the documented endpoints.
  * All are hidden: the module list shows `console` with `endpoints: []` and the forms' index stays exact.
  */
-export function consoleEndpoints(ctx: AppContext): Endpoint[] {
+export function consoleEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): Endpoint[] {
+  const usable = pageModules(ctx, catalog);
   const assets = loadPageAssets(ctx.config);
   const renderer = createPageRenderer(ctx.config, assets, CONSOLE_ASSET_PATH);
   return [
@@ -48,7 +53,7 @@ export function consoleEndpoints(ctx: AppContext): Endpoint[] {
           fragment: 'admin',
           script: 'admin.js',
           stylesheet: 'admin.css',
-          modules: enabledModules(ctx),
+          modules: MODULE_NAMES.filter(usable),
         }),
     }),
     endpoint({
