@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import { consoleEndpoints } from '../pages/console.routes.ts';
 import { pagesEndpoints } from '../pages/pages.routes.ts';
 import { accountEndpoints } from './account/account.routes.ts';
 import { adminEndpoints } from './admin/admin.routes.ts';
@@ -48,7 +49,7 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   passkeys: passkeyEndpoints,
   sessions: sessionEndpoints,
   pages: pagesEndpoints,
-  console: () => [],
+  console: consoleEndpoints,
 };
 
 /** A module with its endpoints instantiated for one app. */

@@ -46,7 +46,14 @@ export interface PageRenderer {
    */
   send(
     reply: FastifyReply,
-    page: { title: string; fragment: string; script: string; modules: readonly ModuleName[] },
+    page: {
+      title: string;
+      fragment: string;
+      script: string;
+      /** A page's own stylesheet after style.css (the console's admin.css). */
+      stylesheet?: string;
+      modules: readonly ModuleName[];
+    },
   ): FastifyReply;
 }
 
@@ -68,6 +75,8 @@ export function createPageRenderer(config: Config, assets: PageAssets, assetPath
         .fragment(page.fragment)
         .replaceAll('{{app_name}}', appName)
         .replaceAll('{{base}}', escapeHtml(base));
+      const extra =
+        page.stylesheet === undefined ? '' : `<link rel="stylesheet" href="${assetBase}${page.stylesheet}">`;
       const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -78,7 +87,7 @@ export function createPageRenderer(config: Config, assets: PageAssets, assetPath
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(page.title)} · ${appName}</title>
 <link rel="icon" href="${assetBase}icon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="${assetBase}style.css">${theme}
+<link rel="stylesheet" href="${assetBase}style.css">${extra}${theme}
 <script type="module" src="${assetBase}${page.script}"></script>
 </head>
 <body data-base="${escapeHtml(base)}" data-app-name="${appName}" data-modules="${page.modules.join(' ')}">

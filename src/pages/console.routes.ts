@@ -1,0 +1,82 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../context.ts';
+import { listIdentities } from '../modules/account/account.queries.ts';
+import { type Endpoint, endpoint } from '../modules/endpoint.ts';
+import { MODULE_NAMES } from '../modules/module-state.ts';
+import { IdParams } from '../modules/users/users.schemas.ts';
+import { getUser } from '../modules/users/users.service.ts';
+import { requireAuth } from '../security/guard.ts';
+import { loadPageAssets } from './assets.ts';
+import { assetEndpoint, pageModules } from './pages.routes.ts';
+import { createPageRenderer } from './shell.ts';
+
+/** What the console needs of the module catalog (declared here: the registry imports this file). */
+type ModuleCatalog = ReadonlyArray<{ readonly endpoints: readonly string[] }>;
+
+export const CONSOLE_ASSET_PATH = '/admin/assets';
+
+const IdentityList = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      issuer: Type.String(),
+      subject: Type.String(),
+      linked_at: Type.String({ format: 'date-time' }),
+    }),
+  ),
+});
+
+/**
+ * The `console` module (docs/api.md §15, docs/console.md): the admin console at /admin, its own asset
+ * route (so it works with `pages` off), and the one read the JSON API lacks for it — a user's linked
+ * identities. Everything else the console shows or changes goes through the documented endpoints.
+ * All are hidden: the module list shows `console` with `endpoints: []` and the forms' index stays exact.
+ */
+export function consoleEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): Endpoint[] {
+  const usable = pageModules(ctx, catalog);
+  const assets = loadPageAssets(ctx.config);
+  const renderer = createPageRenderer(ctx.config, assets, CONSOLE_ASSET_PATH);
+  return [
+    assetEndpoint(assets, { group: 'console', label: 'assets', path: CONSOLE_ASSET_PATH }),
+    endpoint({
+      group: 'console',
+      label: 'admin',
+      method: 'GET',
+      path: '/admin',
+      access: 'public',
+      hidden: true,
+      summary: 'Admin console',
+      // The page holds no data: it signs in through the API and asks it for everything (admin only).
+      schema: { hide: true },
+      handler: (_req, reply) =>
+        renderer.send(reply, {
+          title: 'Admin console',
+          fragment: 'admin',
+          script: 'admin.js',
+          stylesheet: 'admin.css',
+          modules: MODULE_NAMES.filter(usable),
+        }),
+    }),
+    endpoint({
+      group: 'console',
+      label: 'user_identities',
+      method: 'GET',
+      path: '/api/v1/users/:id/identities',
+      access: 'admin',
+      hidden: true,
+      summary: "A user's linked identities (issuer, subject), oldest first",
+      schema: { hide: true, params: IdParams, response: { 200: IdentityList } },
+      handler: async (req) => {
+        // getUser answers 404 for an unknown or malformed id, exactly like GET /users/<id>.
+        const user = await getUser(ctx, requireAuth(req).user, req.params.id);
+        const rows = await listIdentities(ctx.db, user.id);
+        return {
+          data: rows.map((r) => ({
+            issuer: r.issuer,
+            subject: r.subject,
+            linked_at: new Date(r.linked_at).toISOString(),
+          })),
+        };
+      },
+    }),
+  ];
+}

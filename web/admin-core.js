@@ -1,0 +1,134 @@
+// What every part of the admin console shares: the module list (which controls exist), the
+// console's wording of refusals, the notice region and the confirmation dialog. See docs/console.md.
+import { $, announce, api, describe, el, Problem } from './lib.js';
+
+/** Rows per table page: every list, search and audit call asks for exactly this many. */
+export const PAGE_SIZE = 25;
+
+const state = { modules: [] };
+
+/** Loads `GET /api/v1/admin/modules`; the console shows only controls whose endpoint answers. */
+export async function loadModules() {
+  state.modules = (await api('/api/v1/admin/modules', { auth: true })).data;
+  return state.modules;
+}
+
+export function moduleList() {
+  return state.modules;
+}
+
+/** Replaces one module after a toggle. */
+export function updateModule(module) {
+  state.modules = state.modules.map((m) => (m.name === module.name ? module : m));
+}
+
+/**
+ * Whether an endpoint (written as the module list writes it, e.g. `DELETE /api/v1/users/<id>/mfa`)
+ * is served now: its module is on and declares it. An endpoint of a module not built into this
+ * release is in no module's list, so its control stays hidden instead of failing.
+ */
+export function can(endpoint) {
+  return state.modules.some((m) => m.enabled && m.endpoints.includes(endpoint));
+}
+
+/** Whether a module's code is part of this release (it declares endpoints), on or off. */
+export function built(name) {
+  return state.modules.some((m) => m.name === name && m.endpoints.length > 0);
+}
+
+const CONSOLE_MESSAGES = {
+  last_admin: 'This is the last active admin. Make another account an active admin first, then try again.',
+  forbidden: 'You are not allowed to do that.',
+  not_found: 'This user does not exist any more.',
+  email_taken: 'That e-mail address is already used by another account.',
+  module_required: 'This module is required and cannot be turned off.',
+  module_unavailable: 'This module cannot be turned on with the current configuration.',
+};
+
+/** A sentence for the admin: the API's own detail where it explains more than the generic text. */
+export function explain(err) {
+  if (err instanceof Problem) {
+    if (err.code === 'forbidden' && err.message && err.message !== 'Forbidden') return `${err.message}.`;
+    if (err.code === 'module_unavailable' && err.message) return err.message;
+    if (CONSOLE_MESSAGES[err.code]) return CONSOLE_MESSAGES[err.code];
+  }
+  return describe(err);
+}
+
+/** Shows a refusal in an alert region (read out at once). */
+export function fail(region, err) {
+  region.textContent = typeof err === 'string' ? err : explain(err);
+}
+
+let carried = false;
+
+/**
+ * A success message in the console's status region (read out politely). `beforeNavigation`: the
+ * message stays through the view change that follows (a deleted user's page gives way to the list).
+ */
+export function notify(message, { beforeNavigation = false } = {}) {
+  carried = beforeNavigation;
+  announce($('#notice'), message);
+}
+
+/** Clears the message when the view changes (unless it announces that very change). */
+export function clearNotice() {
+  if (carried) carried = false;
+  else $('#notice').textContent = '';
+}
+
+/**
+ * Asks before an action that cannot be undone, in a modal dialog (focus starts on Cancel and
+ * returns to the control that opened it). Resolves true when confirmed.
+ */
+export function confirmAction({ title, text, yes }) {
+  const dialog = $('#confirm');
+  const opener = document.activeElement;
+  $('#confirm-title').textContent = title;
+  $('#confirm-text').textContent = text;
+  $('#confirm-yes').textContent = yes;
+  return new Promise((resolve) => {
+    const finish = (answer) => {
+      $('#confirm-yes').removeEventListener('click', onYes);
+      $('#confirm-no').removeEventListener('click', onNo);
+      dialog.removeEventListener('cancel', onNo);
+      dialog.close();
+      if (opener instanceof HTMLElement) opener.focus();
+      resolve(answer);
+    };
+    const onYes = () => finish(true);
+    const onNo = (event) => {
+      event?.preventDefault();
+      finish(false);
+    };
+    $('#confirm-yes').addEventListener('click', onYes);
+    $('#confirm-no').addEventListener('click', onNo);
+    dialog.addEventListener('cancel', onNo);
+    dialog.showModal();
+    $('#confirm-no').focus();
+  });
+}
+
+/** A table cell holding text, or a link to a user's page. */
+export function cell(text, href) {
+  const td = el('td');
+  if (href) td.append(el('a', text, { href }));
+  else td.textContent = text;
+  return td;
+}
+
+/** Calls the API as the signed-in admin. */
+export function call(path, options = {}) {
+  return api(path, { ...options, auth: true });
+}
+
+export const userHref = (id) => `#/users/${encodeURIComponent(id)}`;
+
+/** Days (from a date input) as the API's instants: the start of the day, or its last millisecond. */
+export function dayStart(value) {
+  return value ? `${value}T00:00:00.000Z` : '';
+}
+
+export function dayEnd(value) {
+  return value ? `${value}T23:59:59.999Z` : '';
+}

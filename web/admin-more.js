@@ -1,0 +1,206 @@
+// The other console views: add people (invite, create), modules with their toggles, audit trail.
+
+import {
+  call,
+  can,
+  cell,
+  dayEnd,
+  dayStart,
+  explain,
+  fail,
+  loadModules,
+  notify,
+  PAGE_SIZE,
+  updateModule,
+  userHref,
+} from './admin-core.js';
+import { $, el, focusOn, formatDate, onSubmit } from './lib.js';
+
+/** Rethrows a refusal as the console's sentence; field errors keep their marks. */
+function worded(err) {
+  return err.code === 'validation_failed' ? err : explain(err);
+}
+
+// --- Add people ---------------------------------------------------------------------------------
+
+export function showNew() {
+  $('#invite-section').hidden = !can('POST /api/v1/users/invite');
+  $('#create-section').hidden = !can('POST /api/v1/users');
+}
+
+export function initNew() {
+  onSubmit($('#invite-form'), async (values, form) => {
+    const body = { email: values.email.trim(), role: values.role };
+    if (values.name.trim()) body.name = values.name.trim();
+    let answer;
+    try {
+      answer = await call('/api/v1/users/invite', { method: 'POST', body });
+    } catch (err) {
+      throw worded(err);
+    }
+    form.reset();
+    notify(
+      `An invitation was sent to ${answer.invitation.email}. It expires ${formatDate(answer.invitation.expires_at)}.`,
+    );
+  });
+  onSubmit($('#create-form'), async (values) => {
+    const body = { email: values.email.trim(), role: values.role };
+    if (values.name.trim()) body.name = values.name.trim();
+    if (values.password) body.password = values.password;
+    let user;
+    try {
+      user = await call('/api/v1/users', { method: 'POST', body });
+    } catch (err) {
+      throw worded(err);
+    }
+    $('#create-form').reset();
+    notify(`The account ${user.email} was created.`, { beforeNavigation: true });
+    location.hash = userHref(user.id);
+  });
+}
+
+// --- Modules ------------------------------------------------------------------------------------
+
+function moduleItem(m, onToggle) {
+  const li = el('li');
+  const id = `module-${m.name}`;
+  const text = el('div', null, { class: 'item-text' });
+  const label = el('label', m.name, { for: id });
+  text.append(
+    label,
+    el('span', m.required ? `${m.description} (required)` : m.description, {
+      class: 'muted',
+      id: `${id}-desc`,
+    }),
+  );
+  const toggle = el('input', null, {
+    type: 'checkbox',
+    role: 'switch',
+    id,
+    'aria-describedby': `${id}-desc`,
+  });
+  toggle.checked = m.enabled;
+  toggle.disabled = m.required;
+  toggle.addEventListener('change', () => onToggle(m, toggle));
+  li.append(text, toggle);
+  return li;
+}
+
+async function toggleModule(m, toggle) {
+  const enabled = toggle.checked;
+  $('#modules-error').textContent = '';
+  toggle.disabled = true;
+  try {
+    const module = await call(`/api/v1/admin/modules/${encodeURIComponent(m.name)}`, {
+      method: 'PUT',
+      body: { enabled },
+    });
+    updateModule(module);
+    notify(`${module.name} is ${module.enabled ? 'on' : 'off'}.`);
+    document.dispatchEvent(new CustomEvent('modules-changed'));
+  } catch (err) {
+    toggle.checked = !enabled;
+    fail($('#modules-error'), err);
+  } finally {
+    toggle.disabled = m.required;
+  }
+}
+
+export async function showModules() {
+  try {
+    const list = await loadModules();
+    $('#modules-list').replaceChildren(...list.map((m) => moduleItem(m, toggleModule)));
+  } catch (err) {
+    fail($('#modules-error'), err);
+  }
+}
+
+// --- Audit trail ----------------------------------------------------------------------------------
+
+const auditForm = $('#audit-filters');
+let auditCursors = [null];
+let auditPage = 0;
+let auditNext = null;
+
+function auditRow(entry) {
+  const tr = el('tr');
+  const actor =
+    entry.actor_type === 'user' && entry.actor_id
+      ? cell(entry.actor_id, userHref(entry.actor_id))
+      : cell(entry.actor_type);
+  const targetText = entry.target_id ? `${entry.target_type}: ${entry.target_id}` : '—';
+  const target =
+    entry.target_type === 'user' && entry.target_id
+      ? cell(targetText, userHref(entry.target_id))
+      : cell(targetText);
+  tr.append(
+    cell(formatDate(entry.at)),
+    cell(entry.action),
+    cell(entry.outcome),
+    actor,
+    target,
+    cell(entry.ip ?? '—'),
+  );
+  return tr;
+}
+
+async function loadAudit() {
+  const region = auditForm.querySelector('[data-error]');
+  region.textContent = '';
+  const values = Object.fromEntries(new FormData(auditForm));
+  const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
+  for (const name of ['action', 'outcome', 'actor', 'target']) {
+    const value = String(values[name] ?? '').trim();
+    if (value) params.set(name, value);
+  }
+  if (values.from) params.set('from', dayStart(values.from));
+  if (values.to) params.set('to', dayEnd(values.to));
+  const cursor = auditCursors[auditPage];
+  if (cursor) params.set('cursor', cursor);
+  try {
+    const answer = await call(`/api/v1/admin/audit?${params}`);
+    const body = $('#audit-body');
+    body.replaceChildren(...answer.data.map(auditRow));
+    if (answer.data.length === 0) {
+      const td = el('td', 'No entries match these filters.');
+      td.colSpan = 6;
+      const tr = el('tr');
+      tr.append(td);
+      body.append(tr);
+    }
+    auditNext = answer.next_cursor;
+    $('#audit-prev').disabled = auditPage === 0;
+    $('#audit-next').disabled = auditNext === null;
+  } catch (err) {
+    fail(region, err);
+  }
+}
+
+export function showAudit(query) {
+  const target = query.get('target');
+  if (target !== null) auditForm.elements.target.value = target;
+  auditCursors = [null];
+  auditPage = 0;
+  return loadAudit();
+}
+
+export function initAudit() {
+  auditForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    auditCursors = [null];
+    auditPage = 0;
+    loadAudit();
+  });
+  $('#audit-next').addEventListener('click', () => {
+    if (auditNext === null) return;
+    auditCursors = auditCursors.slice(0, auditPage + 1);
+    auditCursors.push(auditNext);
+    auditPage += 1;
+    loadAudit().then(() => focusOn($('#audit-title')));
+  });
+  $('#audit-prev').addEventListener('click', () => {
+    if (auditPage === 0) return;
+    auditPage -= 1;
+    loadAudit();
+  });
+}

@@ -1,0 +1,222 @@
+// One user's page: facts, quick actions (enable/disable, reset-password mail, reset second factors),
+// the edit form, sessions with revoke, linked identities and delete with confirmation.
+
+import { built, call, can, confirmAction, explain, fail, notify } from './admin-core.js';
+import { $, clearError, el, focusOn, formatDate, onSubmit } from './lib.js';
+
+let user = null;
+const path = (suffix = '') => `/api/v1/users/${encodeURIComponent(user.id)}${suffix}`;
+
+function fill(u) {
+  user = u;
+  $('#user-title').textContent = u.name || u.email;
+  $('#u-email').textContent = u.email;
+  $('#u-verified').textContent = u.email_verified ? 'confirmed' : 'not confirmed';
+  $('#u-name').textContent = u.name || '—';
+  $('#u-role').textContent = u.role;
+  $('#u-status').textContent = u.status;
+  $('#u-created').textContent = formatDate(u.created_at);
+  $('#u-login').textContent = u.last_login_at ? formatDate(u.last_login_at) : 'never';
+  $('#u-id').textContent = u.id;
+  const toggle = $('#toggle-status');
+  toggle.hidden = u.status === 'invited';
+  toggle.textContent = u.status === 'disabled' ? 'Enable account' : 'Disable account';
+  toggle.className = u.status === 'disabled' ? '' : 'danger';
+  const form = $('#edit-form');
+  form.elements.name.value = u.name;
+  form.elements.email.value = u.email;
+  form.elements.role.value = u.role;
+  // `invited` belongs to the invitation flow: an admin enables or disables accounts only.
+  $('#e-status-field').hidden = u.status === 'invited';
+  form.elements.status.value = u.status === 'disabled' ? 'disabled' : 'active';
+  form.elements.email_verified.checked = u.email_verified;
+}
+
+function sessionItem(s) {
+  const li = el('li');
+  const text = el('div', null, { class: 'item-text' });
+  text.append(
+    el('strong', s.user_agent || 'Unknown device'),
+    el(
+      'span',
+      `${s.ip ?? 'unknown address'} · signed in ${formatDate(s.created_at)} · last used ${formatDate(s.last_used_at)}`,
+      { class: 'muted' },
+    ),
+  );
+  const revoke = el('button', 'Revoke', { type: 'button', class: 'secondary small' });
+  revoke.setAttribute(
+    'aria-label',
+    `Revoke the session from ${s.user_agent || 'an unknown device'}, signed in ${formatDate(s.created_at)}`,
+  );
+  revoke.addEventListener('click', async () => {
+    try {
+      await call(path(`/sessions/${encodeURIComponent(s.id)}`), { method: 'DELETE' });
+      notify('The session was revoked.');
+      await loadSessions();
+      focusOn($('#sessions-title'));
+    } catch (err) {
+      fail($('#u-sessions-error'), err);
+    }
+  });
+  li.append(text, revoke);
+  return li;
+}
+
+async function loadSessions() {
+  const section = $('#u-sessions-section');
+  section.hidden = !can('GET /api/v1/users/<id>/sessions');
+  if (section.hidden) return;
+  $('#u-sessions-error').textContent = '';
+  try {
+    const { data } = await call(path('/sessions'));
+    const list = $('#u-sessions');
+    list.replaceChildren(...data.map(sessionItem));
+    if (data.length === 0) list.append(el('li', 'No live sessions.'));
+  } catch (err) {
+    fail($('#u-sessions-error'), err);
+  }
+}
+
+async function loadIdentities() {
+  const list = $('#u-identities');
+  try {
+    const { data } = await call(path('/identities'));
+    list.replaceChildren(
+      ...data.map((i) => el('li', `${i.issuer} · subject ${i.subject} · linked ${formatDate(i.linked_at)}`)),
+    );
+    if (data.length === 0) list.append(el('li', 'No identity provider account is linked.'));
+  } catch (err) {
+    list.replaceChildren(el('li', `Could not load identities: ${err.message}`));
+  }
+}
+
+/** Shows the controls whose endpoints this service answers now. */
+function showControls() {
+  $('#reset-password').hidden = !can('POST /api/v1/users/<id>/password-reset');
+  $('#reset-mfa').hidden = !can('DELETE /api/v1/users/<id>/mfa');
+  $('#unlock').hidden = !can('POST /api/v1/users/<id>/unlock');
+  $('#delete-section').hidden = !can('DELETE /api/v1/users/<id>');
+  // The flag is a field of the user update that arrives with e-mail ownership (docs/api.md §12).
+  $('#e-verified-field').hidden = !built('email');
+  const audit = $('#user-audit');
+  audit.hidden = !can('GET /api/v1/admin/audit');
+  audit.setAttribute('href', `#/audit?target=${encodeURIComponent(user.id)}`);
+}
+
+export async function showUser(id) {
+  user = null;
+  $('#user-body').hidden = true;
+  $('#user-error').textContent = '';
+  for (const region of $('#view-user').querySelectorAll('[data-error]')) region.textContent = '';
+  clearError($('#edit-form'));
+  $('#user-title').textContent = 'User';
+  try {
+    fill(await call(`/api/v1/users/${encodeURIComponent(id)}`));
+  } catch (err) {
+    fail($('#user-error'), err);
+    focusOn($('#user-title'));
+    return;
+  }
+  showControls();
+  $('#user-body').hidden = false;
+  focusOn($('#user-title'));
+  await Promise.all([loadSessions(), loadIdentities()]);
+}
+
+/** One PUT with only what changed. */
+function changes(values) {
+  const patch = {};
+  if (values.name.trim() !== user.name) patch.name = values.name.trim();
+  if (values.email.trim() !== user.email) patch.email = values.email.trim();
+  if (values.role !== user.role) patch.role = values.role;
+  if (user.status !== 'invited' && values.status !== user.status) patch.status = values.status;
+  const verified = $('#e-verified').checked;
+  if (!$('#e-verified-field').hidden && verified !== user.email_verified) patch.email_verified = verified;
+  return patch;
+}
+
+async function quick(action) {
+  $('#quick-error').textContent = '';
+  try {
+    await action();
+  } catch (err) {
+    fail($('#quick-error'), err);
+  }
+}
+
+export function initUser() {
+  onSubmit($('#edit-form'), async (values) => {
+    const patch = changes(values);
+    if (Object.keys(patch).length === 0) {
+      notify('Nothing to save: no field was changed.');
+      return;
+    }
+    try {
+      fill(await call(path(), { method: 'PUT', body: patch }));
+    } catch (err) {
+      // The console's sentence (the last-admin guard, a taken address); field errors stay marked.
+      throw err.code === 'validation_failed' ? err : explain(err);
+    }
+    notify('The changes were saved.');
+    if (patch.status === 'disabled') await loadSessions();
+  });
+
+  $('#toggle-status').addEventListener('click', () =>
+    quick(async () => {
+      const status = user.status === 'disabled' ? 'active' : 'disabled';
+      fill(await call(path(), { method: 'PUT', body: { status } }));
+      notify(
+        status === 'disabled'
+          ? `${user.email} is disabled and signed out everywhere.`
+          : `${user.email} is enabled.`,
+      );
+      await loadSessions();
+    }),
+  );
+
+  $('#reset-password').addEventListener('click', () =>
+    quick(async () => {
+      const { expires_at } = await call(path('/password-reset'), { method: 'POST' });
+      notify(`A password reset link was sent to ${user.email}. It works until ${formatDate(expires_at)}.`);
+    }),
+  );
+
+  $('#unlock').addEventListener('click', () =>
+    quick(async () => {
+      await call(path('/unlock'), { method: 'POST' });
+      notify(`The failed sign-ins of ${user.email} were cleared: they can sign in again at once.`);
+    }),
+  );
+
+  $('#reset-mfa').addEventListener('click', () =>
+    quick(async () => {
+      const ok = await confirmAction({
+        title: 'Reset second factors?',
+        text: `Removes the authenticator app, recovery codes and passkeys of ${user.email} and signs them out everywhere.`,
+        yes: 'Reset second factors',
+      });
+      if (!ok) return;
+      await call(path('/mfa'), { method: 'DELETE' });
+      notify(`The second factors of ${user.email} were removed.`);
+      await loadSessions();
+    }),
+  );
+
+  $('#delete-user').addEventListener('click', async () => {
+    $('#delete-error').textContent = '';
+    const ok = await confirmAction({
+      title: `Delete ${user.email}?`,
+      text: 'The account, its sessions, identities and invitations are removed. This cannot be undone.',
+      yes: 'Delete for good',
+    });
+    if (!ok) return;
+    try {
+      await call(path(), { method: 'DELETE' });
+      notify(`${user.email} was deleted.`, { beforeNavigation: true });
+      location.hash = '#/users';
+    } catch (err) {
+      fail($('#delete-error'), err);
+      focusOn($('#delete-error'));
+    }
+  });
+}

@@ -1,0 +1,106 @@
+// /admin: the admin console (docs/console.md). Signs in through the hosted sign-in page (second
+// factors included), then drives the JSON API as that admin. A non-admin sees "No access" and the
+// console asks the API for nothing.
+
+import { can, clearNotice, fail, loadModules } from './admin-core.js';
+import { initAudit, initNew, showAudit, showModules, showNew } from './admin-more.js';
+import { initUser, showUser } from './admin-user.js';
+import { initUsers, showUsers } from './admin-users.js';
+import { $, base, focusOn, Problem, restore, signOut } from './lib.js';
+
+const VIEWS = ['users', 'user', 'new', 'modules', 'audit'];
+
+function showView(name) {
+  for (const view of VIEWS) $(`#view-${view}`).hidden = view !== name;
+  const section = name === 'user' ? 'users' : name;
+  for (const link of document.querySelectorAll('[data-nav]')) {
+    if (link.dataset.nav === section) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+}
+
+/** Shows the navigation entries whose endpoints answer now. */
+function applyModules() {
+  $('#nav-new').hidden = !(can('POST /api/v1/users') || can('POST /api/v1/users/invite'));
+  $('#nav-audit').hidden = !can('GET /api/v1/admin/audit');
+}
+
+/** `#/users`, `#/users/<id>`, `#/new`, `#/modules`, `#/audit?target=<id>`. */
+async function route() {
+  clearNotice();
+  const [path, search] = location.hash.replace(/^#/, '').split('?');
+  const parts = (path || '/users').split('/').filter(Boolean);
+  const query = new URLSearchParams(search ?? '');
+  if (parts[0] === 'users' && parts[1]) {
+    showView('user');
+    return showUser(decodeURIComponent(parts[1]));
+  }
+  if (parts[0] === 'new' && !$('#nav-new').hidden) {
+    showView('new');
+    showNew();
+    return focusOn($('#new-title'));
+  }
+  if (parts[0] === 'modules') {
+    showView('modules');
+    focusOn($('#modules-title'));
+    return showModules();
+  }
+  if (parts[0] === 'audit' && !$('#nav-audit').hidden) {
+    showView('audit');
+    focusOn($('#audit-title'));
+    return showAudit(query);
+  }
+  showView('users');
+  await showUsers();
+}
+
+function noAccess() {
+  $('#loading').hidden = true;
+  $('#no-access').hidden = false;
+  focusOn($('#no-access-title'));
+}
+
+async function start() {
+  let me;
+  try {
+    me = await restore();
+  } catch (err) {
+    $('#loading').hidden = true;
+    fail($('#fatal'), err);
+    return;
+  }
+  if (!me) {
+    location.replace(`${base}/account/sign-in?next=/admin`);
+    return;
+  }
+  if (me.role !== 'admin') return noAccess();
+  try {
+    await loadModules();
+  } catch (err) {
+    // A role changed since the session began: the API is the judge.
+    if (err instanceof Problem && err.status === 403) return noAccess();
+    $('#loading').hidden = true;
+    fail($('#fatal'), err);
+    return;
+  }
+  $('#me').textContent = `Signed in as ${me.email}`;
+  initUsers();
+  initUser();
+  initNew();
+  initAudit();
+  applyModules();
+  document.addEventListener('modules-changed', applyModules);
+  $('#sign-out').addEventListener('click', async () => {
+    try {
+      await signOut();
+    } finally {
+      location.assign(`${base}/account/sign-in?next=/admin`);
+    }
+  });
+  window.addEventListener('hashchange', route);
+  $('#loading').hidden = true;
+  $('#app').hidden = false;
+  await route();
+}
+
+start();
