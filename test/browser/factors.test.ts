@@ -176,6 +176,8 @@ describe('hosted pages in Chromium: TOTP, recovery codes, passkeys, sessions', {
 
     await page.getByRole('button', { name: /^Sign out OtherDevice\/1\.0/ }).click();
     await page.getByRole('status').filter({ hasText: 'That session was signed out.' }).waitFor();
+    // The list is drawn again after the status is announced: wait for the row to go (it must).
+    await sessions.getByText(/OtherDevice\/1\.0/).waitFor({ state: 'detached', timeout: 10_000 });
     assert.equal(await sessions.getByText(/OtherDevice\/1\.0/).count(), 0);
     const dead = await fetch(`${stack.origin}/api/v1/refresh-token`, {
       method: 'POST',

@@ -29,8 +29,10 @@ export async function callListed(t: TestApp, route: string): Promise<LightMyRequ
 export function notServed(res: LightMyRequestResponse): boolean {
   if (res.statusCode === 405) return true;
   if (res.statusCode !== 404) return false;
-  const code = (JSON.parse(res.body) as { code?: string }).code;
-  return code === 'not_found' || code === 'module_disabled';
+  const body = JSON.parse(res.body) as { code?: string; detail?: string };
+  // A served route may answer 404 not_found for an unknown resource (`No such passkey`); only the
+  // router's own 404 (`No such endpoint`) or a switched-off module means the endpoint is not served.
+  return (body.code === 'not_found' && body.detail === 'No such endpoint') || body.code === 'module_disabled';
 }
 
 /** Whether an endpoint answered with a module-disabled 404. */
