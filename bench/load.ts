@@ -10,6 +10,8 @@ export interface LoadSpec {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** One body per connection, in turn (e.g. each connection logging in as its own user). */
+  bodies?: string[];
   connections: number;
   durationS: number;
   warmupS: number;
@@ -35,6 +37,14 @@ export interface LoadResult {
   timeouts: number;
 }
 
+/** autocannon's per-connection set-up: each new connection takes the next body. */
+function bodyPerClient(bodies: string[]) {
+  let next = 0;
+  return (client: { setBody(body: string): void }) => {
+    client.setBody(bodies[next++ % bodies.length] as string);
+  };
+}
+
 async function runOne(spec: LoadSpec): Promise<LoadResult> {
   const base = {
     url: spec.url,
@@ -43,9 +53,15 @@ async function runOne(spec: LoadSpec): Promise<LoadResult> {
     ...(spec.body ? { body: spec.body } : {}),
     connections: spec.connections,
     ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
+    ...(spec.bodies ? { setupClient: bodyPerClient(spec.bodies) } : {}),
     timeout: 30,
   };
-  if (spec.warmupS > 0) await autocannon({ ...base, duration: spec.warmupS });
+  if (spec.warmupS > 0) {
+    await autocannon({ ...base, duration: spec.warmupS });
+    // The warm-up's last requests are abandoned, not finished: logins among them still hash (and
+    // fill the hashing queue, so the measured run would start with 503s). Let them drain first.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
   // autocannon's own histogram has 1 ms buckets; /health answers in tens of microseconds.
   const latencyUs = createHistogram();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {

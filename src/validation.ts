@@ -1,4 +1,4 @@
-import { Ajv, type Options, type ValidateFunction } from 'ajv';
+import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
 import { ApiError } from './errors.ts';
@@ -15,38 +15,17 @@ const COMMON: Options = {
 
 /**
  * Two validators: bodies are checked as sent (a number is not a string), while query strings and
- * path parameters, which are text on the wire, are coerced to the declared types.
- *
- * Each is compiled on its route's first request, not at start: Ajv's code generation for every
- * route was 113 ms of a ~1 s start (docs/benchmarks.md, "Start"), and a route a deployment never
- * calls never pays it. Every route's schemas are compiled by the
- * tests, which call every endpoint.
+ * path parameters, which are text on the wire, are coerced to the declared types. Each route's
+ * validators are compiled when the route is registered (compiling them lazily saved ~80 ms of a
+ * ~0.8 s start, under the 10% an optimization must show: docs/benchmarks.md).
  */
 export function createValidatorCompiler(): FastifySchemaCompiler<FastifySchema> {
   const strict = addFormats.default(new Ajv({ ...COMMON, coerceTypes: false }));
   const coercing = addFormats.default(new Ajv({ ...COMMON, coerceTypes: 'array' }));
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? strict : coercing;
-    return lazyValidator(() => ajv.compile(schema as object));
+    return ajv.compile(schema as object);
   };
-}
-
-type DataContext = Parameters<ValidateFunction>[1];
-
-/** An Ajv validator compiled at its first call; it keeps `errors` where Fastify reads them. */
-function lazyValidator(compile: () => ValidateFunction) {
-  let compiled: ValidateFunction | undefined;
-  const validate = (data: unknown, context?: DataContext): boolean => {
-    compiled ??= compile();
-    const valid = compiled(data, context) as boolean;
-    validate.errors = compiled.errors;
-    return valid;
-  };
-  validate.errors = null as ValidateFunction['errors'];
-  // Fastify passes the parent object (the request) to functions that have this, as Ajv's own do, so
-  // that coercion and defaults may replace a whole query string or body, not only its fields.
-  validate.schemaEnv = true;
-  return validate;
 }
 
 /**

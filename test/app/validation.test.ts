@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createValidatorCompiler } from '../../src/validation.ts';
 
-// Validators are compiled on their route's first request (src/validation.ts), not at start.
+// Validators are compiled when their route is registered (src/validation.ts): at start.
 describe('request validators', () => {
   const compiler = createValidatorCompiler();
   const validator = (schema: object, httpPart: string) =>
@@ -13,9 +13,11 @@ describe('request validators', () => {
       errors: unknown;
     };
 
-  it('compiles at the first call: a schema Ajv cannot compile fails there, not at start', () => {
-    const broken = validator({ type: 'object', properties: { a: { type: 'no-such-type' } } }, 'body');
-    assert.throws(() => broken({ a: 1 }));
+  it('compiles at once: a schema Ajv cannot compile fails at start, not on a request', () => {
+    assert.throws(
+      () => validator({ type: 'object', properties: { a: { type: 'no-such-type' } } }, 'body'),
+      /schema is invalid/,
+    );
   });
 
   it('keeps the errors of the last call where Fastify reads them', () => {

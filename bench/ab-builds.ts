@@ -1,0 +1,67 @@
+// The same-run A/B of the optimizations that have no setting to switch them off (docs/benchmarks.md,
+// "Optimizations kept"): builds the committed tree (git archive HEAD) as it is and once per
+// optimization with that optimization taken out, then measures them all in turns with
+// bench/compare.ts (server CPU µs per response, start time, peak RSS). The verified-token cache has a
+// setting, so it is measured as `head:VERIFIED_TOKEN_CACHE_SIZE=0`.
+//   node bench/ab-builds.ts [--rounds 3] [--duration 4]
+import { execFileSync, execSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** Each variant: the file and the exact text to take out (the build fails loudly if it is gone). */
+const VARIANTS: Record<string, Array<{ file: string; remove: string }>> = {
+  'eager-request-logger': [
+    {
+      file: 'src/app.ts',
+      remove:
+        '    childLoggerFactory: (logger, bindings, options) =>\n      lazyChildLogger(logger, bindings, options) as FastifyBaseLogger,\n',
+    },
+    { file: 'src/app.ts', remove: "import { lazyChildLogger } from './logger.ts';\n" },
+  ],
+  'per-route-serializers': [
+    {
+      file: 'src/app.ts',
+      remove: '    schemaController: { compilersFactory: { buildSerializer: sharedSerializerFactory() } },\n',
+    },
+    { file: 'src/app.ts', remove: "import { sharedSerializerFactory } from './serializers.ts';\n" },
+  ],
+};
+
+const root = resolve(import.meta.dirname, '..');
+const work = mkdtempSync(join(tmpdir(), 'gatehouse-ab-'));
+const build = (name: string, edits: Array<{ file: string; remove: string }>): string => {
+  const dir = join(work, name);
+  execSync(`mkdir -p ${dir} && git -C ${root} archive HEAD | tar -x -C ${dir}`);
+  for (const { file, remove } of edits) {
+    const path = join(dir, file);
+    const text = readFileSync(path, 'utf8');
+    if (!text.includes(remove)) throw new Error(`${name}: ${file} no longer holds the text to take out`);
+    writeFileSync(path, text.replace(remove, ''));
+  }
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  // The variants leave an import or a helper unused; that is all the compiler may complain of.
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json', '--noUnusedLocals', 'false'], {
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return dir;
+};
+
+try {
+  const head = build('head', []);
+  const variants = Object.entries(VARIANTS).map(([name, edits]) => build(name, edits));
+  execFileSync(
+    process.execPath,
+    [
+      join(root, 'bench/compare.ts'),
+      ...process.argv.slice(2),
+      head,
+      `${head}:VERIFIED_TOKEN_CACHE_SIZE=0`,
+      ...variants,
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
