@@ -12,8 +12,7 @@ import { singleLine } from '../../mail/templates.ts';
 import type { AuthContext } from '../../security/guard.ts';
 import { hashOpaqueToken } from '../../security/opaque-tokens.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
-import { recordLogin } from '../auth/auth.queries.ts';
-import { type ClientInfo, startSession, type TokenResponse } from '../auth/sessions.service.ts';
+import { type ClientInfo, completeSignIn, type TokenResponse } from '../auth/sessions.service.ts';
 import { countLogin } from '../core/metrics.ts';
 import { MFA_TOKEN_MAX_TRIES, recoveryCodesForNewFactor } from '../mfa/factors.ts';
 import { deleteRecoveryCodes, findMfaToken, findTotp } from '../mfa/mfa.queries.ts';
@@ -225,26 +224,12 @@ export async function loginWithPasskey(
     countLogin(ctx, 'failure');
     throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
   }
-  const amr = [verified.amr, 'user'];
-  const tokens = await ctx.db.transaction().execute(async (trx) => {
-    const at = Date.now();
-    await recordLogin(trx, user.id, at, null);
-    const session = await startSession(
-      ctx,
-      { ...user, last_login_at: at },
-      client,
-      { amr, authTime: at },
-      trx,
-    );
-    await recordAudit(trx, {
-      action: 'login.success',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'user', id: user.id },
-      client,
-      details: { method: 'passkey', amr, passkey_id: verified.passkey.id, session_id: session.sessionId },
-    });
-    return session.tokens;
-  });
+  const tokens = await ctx.db.transaction().execute((trx) =>
+    completeSignIn(ctx, trx, user, client, [verified.amr, 'user'], {
+      method: 'passkey',
+      passkey_id: verified.passkey.id,
+    }),
+  );
   countLogin(ctx, 'success');
   return tokens;
 }
