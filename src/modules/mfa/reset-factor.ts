@@ -40,7 +40,8 @@ export function refuseUnservedResetFactor(ctx: AppContext, input: ResetFactorInp
   }
   if (!ctx.modules.isEnabled('passkeys')) {
     throw new ApiError('module_disabled', {
-      detail: 'Passkeys are switched off on this service (module passkeys): use mfa_code instead',
+      detail:
+        "Passkeys are switched off on this service (module passkeys): leave passkey out; the link's methods say what the reset needs",
     });
   }
 }
