@@ -1,22 +1,50 @@
 // /account/reset-password/<token>: opening the page only reads the link (GET never consumes it);
-// the password is set only when the form is submitted.
-import { $, announce, api, focusOn, onSubmit, showError, tokenFromPath } from './lib.js';
+// the password is set only when the form is submitted, or when the passkey button is used. An
+// account with a second factor proves it here too (docs/api.md §11): a code, or a passkey.
+import {
+  $,
+  announce,
+  api,
+  clearError,
+  focusOn,
+  getAssertion,
+  modules,
+  onSubmit,
+  Problem,
+  passkeysSupported,
+  showError,
+  tokenFromPath,
+} from './lib.js';
 
-const path = `/api/v1/password/reset/${encodeURIComponent(tokenFromPath())}`;
+const token = tokenFromPath();
+const path = `/api/v1/password/reset/${encodeURIComponent(token)}`;
 const form = $('#reset-form');
-let mfaRequired = false;
+const passkeyButton = $('#passkey-button');
+const passkeysOn = modules.has('passkeys') && passkeysSupported;
+let codeRequired = false;
 
-function requireCode() {
-  mfaRequired = true;
-  $('#code-field').hidden = false;
-  $('#code').setAttribute('required', '');
+/** Shows what the reset will ask for; `methods` as the API lists them (absent: a code). */
+function requireFactor(methods) {
+  const listed = Array.isArray(methods) && methods.length > 0 ? methods : ['totp', 'recovery_code'];
+  const totp = listed.includes('totp');
+  codeRequired = totp || listed.includes('recovery_code');
+  $('#code-field').hidden = !codeRequired;
+  $('#code-label').textContent = totp
+    ? 'Code from your authenticator app, or a recovery code'
+    : 'Recovery code';
+  if (codeRequired) $('#code').setAttribute('required', '');
+  else $('#code').removeAttribute('required');
+  passkeyButton.hidden = !(listed.includes('passkey') && passkeysOn);
+  $('#code-hint').textContent = passkeyButton.hidden
+    ? 'Your account has two-step verification, so the reset needs it too.'
+    : 'Your account has two-step verification, so the reset needs it too: this code, or your passkey.';
 }
 
 async function start() {
   try {
     const link = await api(path);
     $('#email').value = link.email;
-    if (link.mfa_required) requireCode();
+    if (link.mfa_required) requireFactor(link.methods);
     form.hidden = false;
     $('#password').focus();
   } catch (err) {
@@ -28,20 +56,32 @@ async function start() {
   }
 }
 
-onSubmit(form, async (values) => {
+/** Why the two password fields cannot be sent yet, marking the field; null when they can. */
+function passwordProblem(values) {
+  for (const [name, label] of [
+    ['password', 'New password'],
+    ['confirm', 'Type it again'],
+  ]) {
+    if (!values[name]) {
+      $(`#${name}`).setAttribute('aria-invalid', 'true');
+      return `${label} is required.`;
+    }
+  }
   if (values.password !== values.confirm) {
     $('#confirm').setAttribute('aria-invalid', 'true');
-    showError(form, 'The two passwords do not match.');
-    return;
+    return 'The two passwords do not match.';
   }
-  const body = { password: values.password };
-  if (mfaRequired) body.mfa_code = values.code.trim();
+  return null;
+}
+
+/** Sends the reset; a 403 mfa_required (a factor added since the page opened) shows the factor fields. */
+async function reset(body) {
   try {
     await api(path, { method: 'POST', body });
   } catch (err) {
-    if (err.code === 'mfa_required' && !mfaRequired) {
-      requireCode();
-      $('#code').focus();
+    if (err instanceof Problem && err.code === 'mfa_required') {
+      requireFactor(err.body.methods);
+      if (codeRequired) $('#code').focus();
     }
     throw err;
   }
@@ -50,6 +90,44 @@ onSubmit(form, async (values) => {
   $('#again-link').hidden = true;
   announce($('#done'), 'Your password was changed. Sign in with the new password.');
   $('#signin-link').focus();
+}
+
+onSubmit(form, async (values) => {
+  const problem = passwordProblem(values);
+  if (problem) {
+    showError(form, problem);
+    return;
+  }
+  const body = { password: values.password };
+  if (codeRequired) body.mfa_code = values.code.trim();
+  await reset(body);
+});
+
+// The passkey instead of a code: options for this link (its token names the user), then the
+// browser's assertion, then the same reset with `passkey`.
+passkeyButton.addEventListener('click', async () => {
+  clearError(form);
+  const values = Object.fromEntries(new FormData(form));
+  const problem = passwordProblem(values);
+  if (problem) {
+    showError(form, problem);
+    return;
+  }
+  passkeyButton.setAttribute('disabled', '');
+  form.setAttribute('aria-busy', 'true');
+  try {
+    const { challenge_id, options } = await api('/api/v1/passkeys/authentication/options', {
+      method: 'POST',
+      body: { reset_token: token },
+    });
+    const response = await getAssertion(options);
+    await reset({ password: values.password, passkey: { challenge_id, response } });
+  } catch (err) {
+    showError(form, err);
+  } finally {
+    passkeyButton.removeAttribute('disabled');
+    form.removeAttribute('aria-busy');
+  }
 });
 
 start();

@@ -13,28 +13,12 @@ import {
   signInWithPassword,
   skipWithoutChromium,
   startStack,
-  type Tab,
   totp,
 } from './harness.ts';
+import { addVirtualAuthenticator, withoutPasskeyAutofill } from './passkey-support.ts';
 
 const LIN = 'lin@pages.test';
 const LIN_PASSWORD = 'second factors make sign-in safer 2fa';
-
-/** Chromium's virtual authenticator (DevTools WebAuthn domain): a platform passkey that verifies the user. */
-async function addVirtualAuthenticator(tab: Tab): Promise<void> {
-  const cdp = await tab.context.newCDPSession(tab.page);
-  await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-}
 
 async function passwordStep(page: Page, origin: string, email: string, password: string) {
   await page.goto(`${origin}/account/sign-in`);
@@ -139,9 +123,7 @@ describe('hosted pages in Chromium: TOTP, recovery codes, passkeys, sessions', {
 
     // The button, in a browser without autofill for passkeys (the page then starts no conditional
     // request): signs in with the passkey alone.
-    await page.addInitScript(() => {
-      PublicKeyCredential.isConditionalMediationAvailable = async () => false;
-    });
+    await withoutPasskeyAutofill(tab);
     await signOut();
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.waitForURL(`${stack.origin}/account`);

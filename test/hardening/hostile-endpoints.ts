@@ -542,6 +542,22 @@ export function hostileEndpoints(fx: Fixtures): EndpointRows[] {
             body: { password: 'an entirely fresh passphrase 31', mfa_code: 123456 },
             ...V400,
           },
+          {
+            name: 'passkey not an object',
+            url: '',
+            body: { password: 'an entirely fresh passphrase 31', passkey: 'x' },
+            ...V400,
+          },
+          {
+            name: 'passkey and mfa_code at once',
+            url: '',
+            body: {
+              password: 'an entirely fresh passphrase 31',
+              mfa_code: '123456',
+              passkey: { challenge_id: 'x', response: {} },
+            },
+            ...V400,
+          },
         ]),
         ...HOSTILE_IDS.map((token) => ({
           name: `token ${token.slice(0, 40)}`,
@@ -733,6 +749,19 @@ export function hostileEndpoints(fx: Fixtures): EndpointRows[] {
           url: '',
           body: { mfa_token: 'A'.repeat(43) },
           ...bad(401, 'mfa_token_invalid'),
+        },
+        {
+          name: 'unknown reset_token',
+          url: '',
+          body: { reset_token: 'A'.repeat(43) },
+          ...bad(410, 'link_invalid'),
+        },
+        { name: 'reset_token a number', url: '', body: { reset_token: 1 }, ...V400 },
+        {
+          name: 'reset_token and mfa_token at once',
+          url: '',
+          body: { reset_token: 'A'.repeat(43), mfa_token: 'A'.repeat(43) },
+          ...V400,
         },
       ]),
     },

@@ -2,8 +2,9 @@ import { decodeBase32IgnorePadding } from '@oslojs/encoding';
 import { generateHOTP } from '@oslojs/otp';
 import type { LightMyRequestResponse } from 'fastify';
 import type { UserRow } from '../../src/db/schema.ts';
-import { json, type TestApp } from '../helpers/app.ts';
+import { json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { createUser, sessionFor } from '../helpers/users.ts';
+import { type AuthenticatorFlags, SoftCredential } from '../support/webauthn-authenticator.ts';
 
 export const PASSWORD = 'a long and unusual passphrase 7';
 
@@ -50,6 +51,24 @@ export async function enableTotp(
   const confirm = await call('POST', '/api/v1/mfa/totp/confirm', { code: totpCode(secret) });
   if (confirm.statusCode !== 200) throw new Error(`confirm: ${confirm.statusCode} ${confirm.body}`);
   return { secret, recoveryCodes: json<{ recovery_codes: string[] }>(confirm).recovery_codes, confirm };
+}
+
+/** Registers a software passkey for a signed-in user through the API; returns it and its passkey id. */
+export async function registerPasskey(t: TestApp, token: string, flags: AuthenticatorFlags = {}) {
+  const call = caller(t, token);
+  const opts = await call('POST', '/api/v1/passkeys/registration/options', { current_password: PASSWORD });
+  if (opts.statusCode !== 200) throw new Error(`passkey options: ${opts.statusCode} ${opts.body}`);
+  const ceremony = json<{
+    challenge_id: string;
+    options: { challenge: string; rp: { id: string }; user: { id: string } };
+  }>(opts);
+  const credential = new SoftCredential(ceremony.options.user.id);
+  const res = await call('POST', '/api/v1/passkeys', {
+    challenge_id: ceremony.challenge_id,
+    response: credential.register(ceremony.options, PUBLIC_URL, flags),
+  });
+  if (res.statusCode !== 201) throw new Error(`passkey: ${res.statusCode} ${res.body}`);
+  return { credential, id: json<{ id: string }>(res).id };
 }
 
 /** Password login that must answer 403 mfa_required; returns its mfa_token and methods. */

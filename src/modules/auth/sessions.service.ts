@@ -3,8 +3,9 @@ import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
 import { type PublicUser, toPublicUser } from '../users/users.schemas.ts';
-import { insertRefreshToken } from './auth.queries.ts';
+import { insertRefreshToken, recordLogin } from './auth.queries.ts';
 import { insertSession } from './sessions.queries.ts';
 
 /** The token response of docs/api.md §5. */
@@ -107,6 +108,33 @@ export async function startSession(
       user: toPublicUser(user),
     },
   };
+}
+
+/**
+ * The end of a sign-in whose last factor just passed (`POST /login/mfa`, `POST /login/passkey`), in
+ * the caller's transaction: the login is recorded, a session opens with `amr` and `auth_time` now
+ * (docs/api.md §13: `auth_time` is when the sign-in completed), and `login.success` is audited
+ * naming that session. `details` says how (`method` and anything of its own).
+ */
+export async function completeSignIn(
+  ctx: AppContext,
+  trx: Kysely<DB> | Transaction<DB>,
+  user: UserRow,
+  client: ClientInfo,
+  amr: readonly string[],
+  details: { method: string } & Record<string, unknown>,
+): Promise<TokenResponse> {
+  const at = Date.now();
+  await recordLogin(trx, user.id, at, null);
+  const session = await startSession(ctx, { ...user, last_login_at: at }, client, { amr, authTime: at }, trx);
+  await recordAudit(trx, {
+    action: 'login.success',
+    actor: { type: 'user', id: user.id },
+    target: { type: 'user', id: user.id },
+    client,
+    details: { ...details, amr, session_id: session.sessionId },
+  });
+  return session.tokens;
 }
 
 /** Revokes sessions of a user (all, or all but one); returns how many were revoked. */

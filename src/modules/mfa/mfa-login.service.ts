@@ -1,11 +1,9 @@
 import type { AppContext } from '../../context.ts';
-import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { hashOpaqueToken } from '../../security/opaque-tokens.ts';
 import { createLoginThrottle, type LoginThrottle, type ThrottleTicket } from '../../security/throttle.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
-import { recordLogin } from '../auth/auth.queries.ts';
-import { type ClientInfo, startSession, type TokenResponse } from '../auth/sessions.service.ts';
+import { type ClientInfo, completeSignIn, type TokenResponse } from '../auth/sessions.service.ts';
 import { countLogin } from '../core/metrics.ts';
 import { findUserById } from '../users/users.queries.ts';
 import { MFA_TOKEN_MAX_TRIES, spendCode } from './factors.ts';
@@ -91,27 +89,9 @@ export async function completeMfaLogin(
       if (!(await consumeMfaToken(trx, row.id, Date.now()))) throw new Rollback('token_gone');
       const proved = factor.kind === 'code' ? await spendCode(ctx, trx, user.id, factor.code) : passkeyProved;
       if (proved === null) throw new Rollback(null);
-      const at = Date.now();
-      await recordLogin(trx, user.id, at, null);
       // The account's failures clear and the address gets this attempt back.
       await throttle.succeed(ticket, trx);
-      const amr = [row.first_factor, proved];
-      // auth_time is now: the sign-in completed with its last factor (docs/api.md §13).
-      const session = await startSession(
-        ctx,
-        { ...user, last_login_at: at } satisfies UserRow,
-        client,
-        { amr, authTime: at },
-        trx,
-      );
-      await recordAudit(trx, {
-        action: 'login.success',
-        actor: { type: 'user', id: user.id },
-        target: { type: 'user', id: user.id },
-        client,
-        details: { method, amr, session_id: session.sessionId },
-      });
-      return session.tokens;
+      return completeSignIn(ctx, trx, user, client, [row.first_factor, proved], { method });
     });
   } catch (err) {
     if (!(err instanceof Rollback)) throw err;

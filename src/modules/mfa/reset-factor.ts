@@ -1,10 +1,9 @@
-import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { DB, UserRow } from '../../db/schema.ts';
+import type { Db, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import type { ThrottleTicket } from '../../security/throttle.ts';
 import type { ClientInfo } from '../auth/sessions.service.ts';
-import { type PasskeyProof, passkeyFactor } from '../passkeys/passkey-factor.ts';
+import { checkAssertion, type PasskeyProof, recordAssertion } from '../passkeys/passkey-factor.ts';
 import { mfaRequired, secondFactors, spendCode } from './factors.ts';
 import { releaseLoginAttempt, reserveLoginAttempt } from './reauth.ts';
 
@@ -16,18 +15,46 @@ export interface ResetFactorInput {
 
 /** A second factor checked for a reset: `spend` runs inside the reset's transaction. */
 export interface ResetFactor {
-  /** Spends the code in the reset's transaction; throws 401 (rolling the reset back) when it is wrong. */
-  spend(trx: Kysely<DB> | Transaction<DB>): Promise<void>;
+  /** How the reset was proved, for its audit entry. */
+  method: 'mfa_code' | 'passkey';
+  /** Spends the factor in the reset's transaction; throws 401 (rolling the reset back) when it fails. */
+  spend(trx: Db): Promise<void>;
   /** After the reset committed: the attempt is given back. */
   settle(): Promise<void>;
+}
+
+const passkeyInvalid = () => new ApiError('passkey_invalid', { detail: 'The passkey could not be verified' });
+
+/**
+ * Refusals that depend on the request alone, before the link is looked at: both factors at once
+ * (400), or a passkey while the `passkeys` module is off — the passkey variant is then not served,
+ * and says so with the code its options endpoint answers too (404 `module_disabled`, docs/recovery.md).
+ */
+export function refuseUnservedResetFactor(ctx: AppContext, input: ResetFactorInput): void {
+  if (input.passkey === undefined) return;
+  if (input.mfa_code !== undefined) {
+    throw new ApiError('validation_failed', {
+      detail: 'body/passkey must not be sent together with mfa_code',
+      errors: [{ path: '/passkey', message: 'must not be sent together with mfa_code' }],
+    });
+  }
+  if (!ctx.modules.isEnabled('passkeys')) {
+    throw new ApiError('module_disabled', {
+      detail:
+        "Passkeys are switched off on this service (module passkeys): leave passkey out; the link's methods say what the reset needs",
+    });
+  }
 }
 
 /**
  * The second factor of a password reset (docs/api.md §11), asked of the same function as login. Null when
  * the user has no factor. Without one: 403 `mfa_required` with `methods` and no `mfa_token` (the link
  * is the proof). The attempt is reserved on the account's login throttle before any check (429 when
- * spent); a passkey is verified here, a code is spent by `spend` in the reset's transaction so that a
- * recovery code is used up exactly when the reset commits.
+ * spent) and kept when the factor fails. A code is spent by `spend` in the reset's transaction, so a
+ * recovery code is used up exactly when the reset commits. A passkey: its challenge (purpose `reset`,
+ * bound to this user) is consumed and its signature verified here, before the transaction; `spend`
+ * records its use (the signature counter's compare-and-set) in the reset's transaction. Either way a
+ * refused factor rolls nothing forward and the link stays usable.
  */
 export async function prepareResetFactor(
   ctx: AppContext,
@@ -41,13 +68,20 @@ export async function prepareResetFactor(
   const reservation: ThrottleTicket = await reserveLoginAttempt(ctx, user, client);
   const settle = () => releaseLoginAttempt(ctx, reservation);
   if (input.passkey !== undefined) {
-    const proved = await passkeyFactor(ctx, input.passkey, 'reset')(user.id);
-    if (proved === null)
-      throw new ApiError('passkey_invalid', { detail: 'The passkey could not be verified' });
-    return { spend: async () => {}, settle };
+    // A challenge of a login (`mfa`, `login`) or of another user's reset does not pass here.
+    const checked = await checkAssertion(ctx, input.passkey, 'reset', false, user.id);
+    if (checked === null) throw passkeyInvalid();
+    return {
+      method: 'passkey',
+      async spend(trx) {
+        if (!(await recordAssertion(trx, checked))) throw passkeyInvalid();
+      },
+      settle,
+    };
   }
   const code = input.mfa_code as string;
   return {
+    method: 'mfa_code',
     async spend(trx) {
       if ((await spendCode(ctx, trx, user.id, code)) === null) {
         throw new ApiError('mfa_code_invalid', { detail: 'The code is not correct, or was already used' });

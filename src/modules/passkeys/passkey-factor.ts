@@ -1,7 +1,7 @@
 import { type AuthenticationResponseJSON, verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
-import type { PasskeysTable, WebauthnChallengesTable } from '../../db/schema.ts';
+import type { Db, PasskeysTable, WebauthnChallengesTable } from '../../db/schema.ts';
 import {
   consumeChallenge,
   findPasskeyByCredential,
@@ -44,26 +44,30 @@ export function passkeyAmr(backedUp: boolean): 'hwk' | 'swk' {
   return backedUp ? 'swk' : 'hwk';
 }
 
-/** A verified assertion: which passkey, whose, and what it proved. */
-export interface VerifiedAssertion {
+/** An assertion whose signature checked out; its use is not recorded yet (`recordAssertion`). */
+export interface CheckedAssertion {
   passkey: PasskeysTable;
   amr: 'hwk' | 'swk';
   userVerified: boolean;
+  newCounter: number;
+  backedUp: boolean;
 }
 
 /**
- * Verifies an assertion: consumes its challenge (one conditional write, whatever the outcome),
- * finds the credential, checks it belongs to the challenge's user (when the challenge names one),
- * verifies signature, origin, RP ID and flags with @simplewebauthn/server, and records the use under
- * the counter rule by a compare-and-set. Null on any failure (no oracle on which check failed).
+ * Checks an assertion: consumes its challenge (one conditional write of its own, committed whatever
+ * the outcome: a challenge serves one attempt), finds the credential, checks it belongs to the
+ * challenge's user (when the challenge names one) and to `expectedUserId`, and verifies signature,
+ * origin, RP ID and flags with @simplewebauthn/server. Null on any failure (no oracle on which
+ * check failed). The signature counter is not written here: `recordAssertion` does, in the caller's
+ * transaction when the use must stand or fall with it (a password reset).
  */
-export async function verifyAssertion(
+export async function checkAssertion(
   ctx: AppContext,
   proof: PasskeyProof,
   purpose: 'login' | 'mfa' | 'reset',
   requireUserVerification: boolean,
   expectedUserId?: string,
-): Promise<VerifiedAssertion | null> {
+): Promise<CheckedAssertion | null> {
   const now = Date.now();
   const challenge = await consumeChallenge(ctx.db, proof.challenge_id, purpose, now);
   if (!challenge) return null;
@@ -76,7 +80,6 @@ export async function verifyAssertion(
   const handle = response.response?.userHandle;
   if (handle && handle !== Buffer.from(passkey.user_id).toString('base64url')) return null;
   const { rpId, origins } = ctx.config.webauthn;
-  let info: Awaited<ReturnType<typeof verifyAuthenticationResponse>>['authenticationInfo'];
   try {
     const result = await verifyAuthenticationResponse({
       response,
@@ -92,31 +95,51 @@ export async function verifyAssertion(
       requireUserVerification,
     });
     if (!result.verified) return null;
-    info = result.authenticationInfo;
+    const info = result.authenticationInfo;
+    return {
+      passkey,
+      amr: passkeyAmr(info.credentialBackedUp),
+      userVerified: info.userVerified,
+      newCounter: info.newCounter,
+      backedUp: info.credentialBackedUp,
+    };
   } catch (err) {
     ctx.log.info({ reason: err instanceof Error ? err.message : 'unknown' }, 'passkey assertion refused');
     return null;
   }
-  const counted = await recordPasskeyUse(
-    ctx.db,
-    passkey.id,
-    Number(passkey.counter),
-    info.newCounter,
-    info.credentialBackedUp,
-    Date.now(),
-  );
-  if (!counted) return null;
-  return { passkey, amr: passkeyAmr(info.credentialBackedUp), userVerified: info.userVerified };
 }
 
 /**
- * A passkey as a second factor (login with mfa_token, password reset): user verification is not
- * required (docs/api.md §13), the credential must be the user's. Returns the amr value or null.
+ * Records the use of a checked assertion under the counter rule, by a compare-and-set in `db`;
+ * false when another use of the credential got there first (a replay or a cloned authenticator).
+ */
+export function recordAssertion(db: Db, checked: CheckedAssertion): Promise<boolean> {
+  const { passkey, newCounter, backedUp } = checked;
+  return recordPasskeyUse(db, passkey.id, Number(passkey.counter), newCounter, backedUp, Date.now());
+}
+
+/** `checkAssertion` and `recordAssertion` at once, for a sign-in: null on any failure. */
+export async function verifyAssertion(
+  ctx: AppContext,
+  proof: PasskeyProof,
+  purpose: 'login' | 'mfa',
+  requireUserVerification: boolean,
+  expectedUserId?: string,
+): Promise<CheckedAssertion | null> {
+  const checked = await checkAssertion(ctx, proof, purpose, requireUserVerification, expectedUserId);
+  if (checked === null || !(await recordAssertion(ctx.db, checked))) return null;
+  return checked;
+}
+
+/**
+ * A passkey as the second factor of a sign-in with an mfa_token: user verification is not required
+ * (docs/api.md §13), the credential must be the user's. Returns the amr value or null. (A password
+ * reset checks its passkey in src/modules/mfa/reset-factor.ts, its use recorded in the reset.)
  */
 export function passkeyFactor(
   ctx: AppContext,
   proof: PasskeyProof,
-  purpose: 'mfa' | 'reset',
+  purpose: 'mfa',
 ): (userId: string) => Promise<'hwk' | 'swk' | null> {
   return async (userId) => {
     if (!ctx.modules.isEnabled('passkeys')) return null;

@@ -43,9 +43,9 @@ export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
       path: '/api/v1/passkeys/authentication/options',
       access: 'public',
       summary:
-        'Options for a passkey sign-in (discoverable), or for a passkey as second factor with mfa_token',
+        'Options for a passkey sign-in (discoverable), or for a passkey as second factor with mfa_token or reset_token',
       schema: { body: AuthenticationOptionsBody, response: { 200: CeremonyOptions } },
-      handler: (req) => authenticationOptions(ctx, req.body ?? {}),
+      handler: (req) => authenticationOptions(ctx, req.body ?? {}, clientInfo(req)),
     }),
     endpoint({
       group: 'auth',

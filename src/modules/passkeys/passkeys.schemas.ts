@@ -36,7 +36,11 @@ export const CeremonyOptions = Type.Object({
 
 export const AuthenticationOptionsBody = Type.Union([
   Type.Object(
-    { mfa_token: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) },
+    {
+      mfa_token: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+      // A password reset link's token (docs/api.md §11): the passkey is the reset's second factor.
+      reset_token: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+    },
     { additionalProperties: false },
   ),
   Type.Null(),

@@ -8,12 +8,12 @@ import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import type { PasskeysTable } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import { peekLinkReserved } from '../../links/one-time-links.ts';
 import { singleLine } from '../../mail/templates.ts';
 import type { AuthContext } from '../../security/guard.ts';
 import { hashOpaqueToken } from '../../security/opaque-tokens.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
-import { recordLogin } from '../auth/auth.queries.ts';
-import { type ClientInfo, startSession, type TokenResponse } from '../auth/sessions.service.ts';
+import { type ClientInfo, completeSignIn, type TokenResponse } from '../auth/sessions.service.ts';
 import { countLogin } from '../core/metrics.ts';
 import { MFA_TOKEN_MAX_TRIES, recoveryCodesForNewFactor } from '../mfa/factors.ts';
 import { deleteRecoveryCodes, findMfaToken, findTotp } from '../mfa/mfa.queries.ts';
@@ -169,28 +169,62 @@ export async function passkeyList(ctx: AppContext, userId: string) {
 
 /**
  * POST /passkeys/authentication/options: for discoverable sign-in (no body fields), or as a second
- * factor for the user an `mfa_token` names (its credentials allowed, user verification preferred).
+ * factor (its credentials allowed, user verification preferred) for the user an `mfa_token` names
+ * (challenge purpose `mfa`) or a live password reset link names (`reset_token`, purpose `reset`:
+ * docs/api.md §11). A challenge serves only its purpose and its user.
  */
-export async function authenticationOptions(ctx: AppContext, input: { mfa_token?: string | undefined }) {
+export async function authenticationOptions(
+  ctx: AppContext,
+  input: { mfa_token?: string | undefined; reset_token?: string | undefined },
+  client: ClientInfo,
+) {
   const { rpId } = ctx.config.webauthn;
-  if (input.mfa_token === undefined) {
+  if (input.mfa_token !== undefined && input.reset_token !== undefined) {
+    throw new ApiError('validation_failed', {
+      detail: 'body/reset_token must not be sent together with mfa_token',
+      errors: [{ path: '/reset_token', message: 'must not be sent together with mfa_token' }],
+    });
+  }
+  if (input.mfa_token === undefined && input.reset_token === undefined) {
     const options = await generateAuthenticationOptions({ rpID: rpId, userVerification: 'required' });
     return { challenge_id: await storeChallenge(ctx, options.challenge, 'login', null), options };
   }
-  const token = await findMfaToken(ctx.db, hashOpaqueToken(input.mfa_token));
+  const [userId, purpose] =
+    input.reset_token !== undefined
+      ? [await resetLinkUser(ctx, input.reset_token, client), 'reset' as const]
+      : [await mfaTokenUser(ctx, input.mfa_token as string), 'mfa' as const];
+  const passkeys = await listPasskeys(ctx.db, userId);
+  const options = await generateAuthenticationOptions({
+    rpID: rpId,
+    userVerification: 'preferred',
+    allowCredentials: passkeys.map((p) => ({ id: p.credential_id, transports: JSON.parse(p.transports) })),
+  });
+  return { challenge_id: await storeChallenge(ctx, options.challenge, purpose, userId), options };
+}
+
+/** The user of a live mfa_token, or 401 `mfa_token_invalid`. */
+async function mfaTokenUser(ctx: AppContext, mfaToken: string): Promise<string> {
+  const token = await findMfaToken(ctx.db, hashOpaqueToken(mfaToken));
   const now = Date.now();
   if (!token || token.used_at !== null || token.expires_at <= now || token.tries >= MFA_TOKEN_MAX_TRIES) {
     throw new ApiError('mfa_token_invalid', {
       detail: 'The mfa_token is unknown, used, expired or out of tries',
     });
   }
-  const passkeys = await listPasskeys(ctx.db, token.user_id);
-  const options = await generateAuthenticationOptions({
-    rpID: rpId,
-    userVerification: 'preferred',
-    allowCredentials: passkeys.map((p) => ({ id: p.credential_id, transports: JSON.parse(p.transports) })),
-  });
-  return { challenge_id: await storeChallenge(ctx, options.challenge, 'mfa', token.user_id), options };
+  return token.user_id;
+}
+
+/**
+ * The user of a live password reset link, or 410 `link_invalid` (unknown, used, replaced, expired:
+ * one answer), behind the same per-client budget of dead link attempts as opening the link. With
+ * `recovery` off its links serve nothing: 404 `module_disabled`, as the reset itself answers.
+ */
+async function resetLinkUser(ctx: AppContext, resetToken: string, client: ClientInfo): Promise<string> {
+  if (!ctx.modules.isEnabled('recovery')) {
+    throw new ApiError('module_disabled', { detail: 'Password recovery is switched off (module recovery)' });
+  }
+  const { user } = await peekLinkReserved(ctx.db, resetToken, ['password_reset'], client.ip);
+  return user.id;
 }
 
 /** POST /login/passkey: a user-verifying passkey is a complete sign-in (amr `[hwk|swk, user]`). */
@@ -225,26 +259,12 @@ export async function loginWithPasskey(
     countLogin(ctx, 'failure');
     throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
   }
-  const amr = [verified.amr, 'user'];
-  const tokens = await ctx.db.transaction().execute(async (trx) => {
-    const at = Date.now();
-    await recordLogin(trx, user.id, at, null);
-    const session = await startSession(
-      ctx,
-      { ...user, last_login_at: at },
-      client,
-      { amr, authTime: at },
-      trx,
-    );
-    await recordAudit(trx, {
-      action: 'login.success',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'user', id: user.id },
-      client,
-      details: { method: 'passkey', amr, passkey_id: verified.passkey.id, session_id: session.sessionId },
-    });
-    return session.tokens;
-  });
+  const tokens = await ctx.db.transaction().execute((trx) =>
+    completeSignIn(ctx, trx, user, client, [verified.amr, 'user'], {
+      method: 'passkey',
+      passkey_id: verified.passkey.id,
+    }),
+  );
   countLogin(ctx, 'success');
   return tokens;
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { PasskeyProof } from '../mfa/mfa.schemas.ts';
 import { UserSchema } from '../users/users.schemas.ts';
 
 /** Long enough for any address normalizeEmail accepts (which then decides). */
@@ -21,6 +22,10 @@ export const ResetView = Type.Object(
     email: Type.String(),
     expires_at: Type.String({ format: 'date-time' }),
     mfa_required: Type.Boolean(),
+    // What the reset will ask for (docs/api.md §13 `methods`); empty when `mfa_required` is false.
+    methods: Type.Array(
+      Type.Union([Type.Literal('totp'), Type.Literal('recovery_code'), Type.Literal('passkey')]),
+    ),
   },
   { additionalProperties: false },
 );
@@ -30,6 +35,8 @@ export const ResetBody = Type.Object(
     password: PasswordInput,
     // A TOTP or recovery code (docs/api.md §11); only asked for when the user has a second factor.
     mfa_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    // Instead of mfa_code: an assertion on options asked with `reset_token` (docs/api.md §11).
+    passkey: Type.Optional(PasskeyProof),
   },
   { additionalProperties: false },
 );

@@ -10,8 +10,8 @@ import { clearAccountCounters } from '../../security/throttle.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
 import { resendInvitation } from '../invitations/invitation-resend.ts';
-import { secondFactors } from '../mfa/factors.ts';
-import { prepareResetFactor } from '../mfa/reset-factor.ts';
+import { type SecondFactorMethod, secondFactors } from '../mfa/factors.ts';
+import { prepareResetFactor, type ResetFactorInput, refuseUnservedResetFactor } from '../mfa/reset-factor.ts';
 import { normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, findUserById } from '../users/users.queries.ts';
 import { iso, type PublicUser, toPublicUser } from '../users/users.schemas.ts';
@@ -65,16 +65,20 @@ export async function forgotPassword(
   return { message: FORGOT_MESSAGE };
 }
 
-/** GET /password/reset/<token>: what the link is for. Reads only (mail scanners open links). */
+/**
+ * GET /password/reset/<token>: what the link is for, and which second factors the reset will ask for
+ * (`methods`, as the reset's own 403 lists them: a page offers the code field or the passkey before
+ * the first submit). Reads only (mail scanners open links).
+ */
 export async function viewResetLink(
   ctx: AppContext,
   token: string,
   client: ClientInfo,
-): Promise<{ email: string; expires_at: string; mfa_required: boolean }> {
+): Promise<{ email: string; expires_at: string; mfa_required: boolean; methods: SecondFactorMethod[] }> {
   const { link, user } = await peekLinkReserved(ctx.db, token, ['password_reset'], client.ip);
   // The same "which factors does this user have?" that login asks (empty while `mfa` is off).
-  const mfaRequired = (await secondFactors(ctx, ctx.db, user.id)).length > 0;
-  return { email: user.email, expires_at: iso(link.expires_at), mfa_required: mfaRequired };
+  const methods = await secondFactors(ctx, ctx.db, user.id);
+  return { email: user.email, expires_at: iso(link.expires_at), mfa_required: methods.length > 0, methods };
 }
 
 /**
@@ -86,9 +90,10 @@ export async function viewResetLink(
 export async function resetPassword(
   ctx: AppContext,
   token: string,
-  input: { password: string; mfa_code?: string | undefined },
+  input: { password: string } & ResetFactorInput,
   client: ClientInfo,
 ): Promise<{ user: PublicUser }> {
+  refuseUnservedResetFactor(ctx, input);
   const { link, user } = await peekLinkReserved(ctx.db, token, ['password_reset'], client.ip);
   const policy = checkPasswordPolicy(input.password, {
     minLength: ctx.config.passwordMinLength,
@@ -97,11 +102,17 @@ export async function resetPassword(
   if (!policy.ok) throw new ApiError('weak_password', { detail: policy.reason });
 
   // ── Second factor (docs/api.md §11) ──────────────────────────────────────────────────────────────
-  // Before anything is hashed or consumed: when `user` has a factor, no `input.mfa_code` → 403
-  // `mfa_required` (no mfa_token: the link is the proof); the attempt is reserved against the
-  // account's login throttle first, and the code is spent inside the reset's transaction, so a
-  // wrong one (401 `mfa_code_invalid`) rolls the whole reset back and the link stays usable.
-  const factor = await prepareResetFactor(ctx, user, { mfa_code: input.mfa_code }, client);
+  // Before anything is hashed or consumed: when `user` has a factor, neither `mfa_code` nor
+  // `passkey` → 403 `mfa_required` (no mfa_token: the link is the proof); the attempt is reserved
+  // against the account's login throttle first, and the factor is spent inside the reset's
+  // transaction, so a wrong one (401 `mfa_code_invalid` / `passkey_invalid`) rolls the whole reset
+  // back and the link stays usable.
+  const factor = await prepareResetFactor(
+    ctx,
+    user,
+    { mfa_code: input.mfa_code, passkey: input.passkey },
+    client,
+  );
 
   const passwordHash = await ctx.passwords.hash(input.password);
   const updated = await ctx.db.transaction().execute(async (trx): Promise<UserRow> => {
@@ -118,7 +129,11 @@ export async function resetPassword(
       actor: { type: 'user', id: user.id },
       target: { type: 'user', id: user.id },
       client,
-      details: { link_id: link.id, sessions_revoked: sessionsRevoked },
+      details: {
+        link_id: link.id,
+        sessions_revoked: sessionsRevoked,
+        ...(factor && { second_factor: factor.method }),
+      },
     });
     await enqueueNotice(
       trx,
