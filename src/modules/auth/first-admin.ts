@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { normalizeEmail } from '../users/email.ts';
-import { findUserByEmail, insertUser, updateUser } from '../users/users.queries.ts';
+import { findUserByEmail, hasUser, insertUser, updateUser } from '../users/users.queries.ts';
 import { revokeUserSessions } from './sessions.service.ts';
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
@@ -20,24 +20,14 @@ export async function ensureFirstAdmin(ctx: AppContext): Promise<void> {
   } catch (err) {
     // Instances started together on an empty database race here; the losers' inserts fail on the
     // unique email. That is not a failed start when the winner's admin is now there.
-    if (!(await adminExists(ctx))) throw err;
+    if (!(await hasUser(ctx.db, 'admin'))) throw err;
     ctx.log.info('first admin created by another instance');
   }
 }
 
-async function adminExists(ctx: AppContext): Promise<boolean> {
-  const admin = await ctx.db
-    .selectFrom('users')
-    .select('id')
-    .where('role', '=', 'admin')
-    .limit(1)
-    .executeTakeFirst();
-  return admin !== undefined;
-}
-
 async function createFirstAdmin(ctx: AppContext): Promise<void> {
   const { db, config, log } = ctx;
-  if (await adminExists(ctx)) return;
+  if (await hasUser(db, 'admin')) return;
 
   if (config.adminEmail !== null && config.adminPassword !== null) {
     // Checked here, where it is used: an admin with a weak password is a bad deployment, not a
@@ -51,8 +41,7 @@ async function createFirstAdmin(ctx: AppContext): Promise<void> {
     log.info({ email: normalizeEmail(config.adminEmail) }, 'first admin created from ADMIN_EMAIL');
     return;
   }
-  const anyUser = await db.selectFrom('users').select('id').limit(1).executeTakeFirst();
-  if (anyUser) {
+  if (await hasUser(db)) {
     log.warn('no admin exists and ADMIN_EMAIL is not set: run `gatehouse create-admin`');
     return;
   }
