@@ -1,5 +1,5 @@
 import type { MailMessage } from './mailer.ts';
-import { escapeHtml, formatReadableUtc, singleLine } from './templates.ts';
+import { checkedMailUrl, escapeHtml, formatReadableUtc, singleLine } from './templates.ts';
 
 /**
  * One account mail: a subject that says what happened, a few paragraphs, at most one link (the
@@ -14,21 +14,12 @@ export interface AccountMail {
   footer?: string;
 }
 
-/** Only our own server builds links; anything but absolute http(s) (javascript:, data:) is a bug. */
-function checkedUrl(raw: string): string {
-  const url = URL.parse(raw);
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    throw new TypeError('a mail link must be an absolute http(s) URL');
-  }
-  return url.href;
-}
-
 /** Renders an AccountMail into the outbox's message (text and HTML bodies). */
 export function renderAccountMail(mail: AccountMail): MailMessage {
   const product = singleLine(mail.appName) || 'Gatehouse';
   const subject = singleLine(`${mail.subject} (${product})`, 200);
   const paragraphs = mail.paragraphs.map((p) => p.replaceAll('{app}', product));
-  const link = mail.action ? checkedUrl(mail.action.url) : null;
+  const link = mail.action ? checkedMailUrl(mail.action.url) : null;
   const expires = mail.action?.expiresAt;
   const expiry = expires
     ? `The link works once and expires on ${formatReadableUtc(expires)} (${expires.toISOString()}).`

@@ -63,11 +63,11 @@ export function formatReadableUtc(date: Date): string {
   return `${weekday}, ${date.getUTCDate()} ${month} ${date.getUTCFullYear()}, ${time} UTC`;
 }
 
-function checkedInviteUrl(inviteUrl: string): string {
-  const url = URL.parse(inviteUrl);
-  // Only our own server builds this link; anything but http(s) (javascript:, data:) is a bug.
+/** Only our own server builds links; anything but absolute http(s) (javascript:, data:) is a bug. */
+export function checkedMailUrl(raw: string): string {
+  const url = URL.parse(raw);
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    throw new TypeError('inviteUrl must be an absolute http(s) URL');
+    throw new TypeError('a mail link must be an absolute http(s) URL');
   }
   return url.href;
 }
@@ -78,7 +78,7 @@ export function renderInvitationMail(input: InvitationMailInput): MailMessage {
   const product = singleLine(input.productName ?? 'Gatehouse') || 'Gatehouse';
   const inviter = input.inviterName === null ? '' : singleLine(input.inviterName);
   const to = singleLine(input.to, 320);
-  const link = checkedInviteUrl(input.inviteUrl);
+  const link = checkedMailUrl(input.inviteUrl);
   const expiresIso = input.expiresAt.toISOString();
   const expiresReadable = formatReadableUtc(input.expiresAt);
 
