@@ -139,9 +139,7 @@ export async function tierPastByFilters(
     engine.inTier(tier),
     ...filterConditions(filters, ''),
   ];
-  const result = await sql<RankedRow>`select *, ${tier} as rank from users where ${and(conditions)}
-        order by ${sql.raw(engine.noIndex)}${engine.email} limit ${limit}`.execute(db);
-  return result.rows;
+  return sortedTier(db, engine, tier, conditions, limit);
 }
 
 /** The tier's rows after `past` among listed ids, in email order. */
@@ -161,6 +159,17 @@ export async function amongIds(
     engine.inTier(tier),
     ...filterConditions(filters, ''),
   ];
+  return sortedTier(db, engine, tier, conditions, limit);
+}
+
+/** A tier's rows meeting `conditions`, few enough to sort by email. */
+async function sortedTier(
+  db: Kysely<DB>,
+  engine: SearchEngine,
+  tier: 1 | 2,
+  conditions: RawBuilder<unknown>[],
+  limit: number,
+): Promise<RankedRow[]> {
   // Unary + keeps SQLite from walking the email index to avoid the (small) sort.
   const result = await sql<RankedRow>`select *, ${tier} as rank from users
     where ${and(conditions)} order by ${sql.raw(engine.noIndex)}${engine.email} limit ${limit}`.execute(db);
