@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
 import { ConfigError } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { normalizeEmail } from '../users/email.ts';
-import { findUserByEmail, hasUser, insertUser, updateUser } from '../users/users.queries.ts';
+import { findUserByEmail, hasUser, insertUser, newUserRow, updateUser } from '../users/users.queries.ts';
 import { revokeUserSessions } from './sessions.service.ts';
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
@@ -107,20 +106,12 @@ export async function createOrPromoteAdmin(
       await entry('password.change', existing.id, { sessions_revoked: revoked });
       return existing.id;
     }
-    const id = uuidv7();
-    await insertUser(trx, {
-      id,
-      email,
-      name: 'Administrator',
-      role: 'admin',
-      status: 'active',
-      password_hash: hash,
-      email_verified: 1,
-      created_at: now,
-      updated_at: now,
-      last_login_at: null,
-    });
-    await entry('user.create', id, { role: 'admin' });
-    return id;
+    const row = newUserRow(
+      { email, name: 'Administrator', role: 'admin', password_hash: hash, email_verified: 1 },
+      now,
+    );
+    await insertUser(trx, row);
+    await entry('user.create', row.id, { role: 'admin' });
+    return row.id;
   });
 }

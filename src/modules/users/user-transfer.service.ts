@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
 import type { DB, NewUserRow, Role, UserRow, UserStatus } from '../../db/schema.ts';
 import { isVerifiableHash } from '../../security/passwords.ts';
 import { type AuditEvent, recordAudits } from '../audit/audit.queries.ts';
@@ -12,7 +11,7 @@ import {
   type TransferField,
   type TransferFormat,
 } from './user-transfer.format.ts';
-import { insertUsersSkippingTaken, takenEmails, usersInCreationOrder } from './users.queries.ts';
+import { insertUsersSkippingTaken, newUserRow, takenEmails, usersInCreationOrder } from './users.queries.ts';
 
 /** A row that was not imported, with its line in the file. */
 export interface ImportProblem {
@@ -199,20 +198,18 @@ export function toUserRow(
     createdAt = t;
   }
 
-  return {
-    row: {
-      id: uuidv7(),
+  const row = newUserRow(
+    {
       email,
       name,
       role: role as Role,
       status: status as UserStatus,
       password_hash: passwordHash,
       email_verified: verified ? 1 : 0,
-      created_at: createdAt,
-      updated_at: now,
-      last_login_at: null,
     },
-  };
+    now,
+  );
+  return { row: { ...row, created_at: createdAt } };
 }
 
 function blank(value: unknown): boolean {

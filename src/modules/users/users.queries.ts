@@ -1,5 +1,6 @@
+import { v7 as uuidv7 } from 'uuid';
 import type { DialectName } from '../../db/dialect.ts';
-import type { Db, NewUserRow, Role, UserRow, UserUpdate } from '../../db/schema.ts';
+import type { Db, NewUserRow, Role, UserRow, UserStatus, UserUpdate } from '../../db/schema.ts';
 
 /** One user by id. */
 export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
@@ -29,6 +30,32 @@ export async function hasUser(db: Db, role?: Role): Promise<boolean> {
   let query = db.selectFrom('users').select('id');
   if (role !== undefined) query = query.where('role', '=', role);
   return (await query.limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** A new user's row, made `now`: active, unverified, a `user` without a password unless `fields` say otherwise. */
+export function newUserRow(
+  fields: {
+    email: string;
+    name?: string;
+    role?: Role;
+    status?: UserStatus;
+    password_hash?: string | null;
+    email_verified?: number;
+  },
+  now: number,
+): UserRow {
+  return {
+    id: uuidv7(),
+    email: fields.email,
+    name: fields.name ?? '',
+    role: fields.role ?? 'user',
+    status: fields.status ?? 'active',
+    password_hash: fields.password_hash ?? null,
+    email_verified: fields.email_verified ?? 0,
+    created_at: now,
+    updated_at: now,
+    last_login_at: null,
+  };
 }
 
 /** Inserts a user row. */

@@ -1,4 +1,3 @@
-import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import type { Db, UserRow, UserUpdate } from '../../db/schema.ts';
@@ -13,6 +12,7 @@ import {
   insertUser,
   lockActiveAdminIds,
   lockUserById,
+  newUserRow,
   updateUser as updateUserRow,
 } from './users.queries.ts';
 import type { CreateBody, PublicUser, UpdateBody } from './users.schemas.ts';
@@ -138,18 +138,10 @@ export async function createUser(ctx: AppContext, body: CreateBody, by: ChangedB
     passwordHash = await ctx.passwords.hash(body.password);
   }
   const now = Date.now();
-  const row: UserRow = {
-    id: uuidv7(),
-    email,
-    name: body.name?.trim() ?? '',
-    role: body.role ?? 'user',
-    status: 'active',
-    password_hash: passwordHash,
-    email_verified: 0,
-    created_at: now,
-    updated_at: now,
-    last_login_at: null,
-  };
+  const row = newUserRow(
+    { email, name: body.name?.trim() ?? '', role: body.role ?? 'user', password_hash: passwordHash },
+    now,
+  );
   await ctx.db.transaction().execute(async (trx) => {
     try {
       await insertUser(trx, row);
