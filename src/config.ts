@@ -1,129 +1,26 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { parse as parseDotenv } from 'dotenv';
+import { ConfigError, deepFreeze, type Env, envReader } from './config/reader.ts';
+import {
+  adminAccount,
+  branding,
+  corsOrigins,
+  databaseSettings,
+  isKey32,
+  linkTemplate,
+  oidcProvider,
+  singleLineName,
+  smtpSettings,
+  timeouts,
+  trustProxy,
+  webauthnSettings,
+} from './config/sections.ts';
+import type { Config } from './config/types.ts';
 
-/** The two deployment forms of docs/api.md §2. */
-/** docs/api.md §2: forms A and B as the seed specified; `FULL` (`API_FORM=full`) turns every optional module on but `registration`. */
-export type ApiForm = 'A' | 'B' | 'FULL';
-
-/** Validated, frozen configuration: docs/api.md §10 plus the operational settings documented in docs/configuration.md. */
-export interface Config {
-  readonly port: number;
-  readonly host: string;
-  readonly databaseUrl: string;
-  /** PostgreSQL session connection for LISTEN/NOTIFY; null: polling only (DATABASE_LISTEN_URL=off). */
-  readonly databaseListenUrl: string | null;
-  readonly databasePoolMax: number;
-  readonly databaseStatementTimeoutMs: number;
-  /** PostgreSQL: sessions whose rows the guard keeps in memory (src/security/session-cache.ts); 0: none. */
-  readonly sessionCacheSize: number;
-  readonly apiForm: ApiForm;
-  readonly publicUrl: string;
-  /** Whether PUBLIC_URL was given (the default names one port, so instances would disagree). */
-  readonly publicUrlSet: boolean;
-  readonly adminEmail: string | null;
-  readonly adminPassword: string | null;
-  readonly accessTokenTtlS: number;
-  /** Signing algorithm of new access tokens (docs/api.md §14); every loaded key of any of them verifies. */
-  readonly accessTokenAlg: 'ES256' | 'RS256' | 'EdDSA';
-  /** The tokens' `client_id` claim (RFC 9068); defaults to the audience. */
-  readonly accessTokenClientId: string;
-  /** Verified access tokens remembered until their exp (0: off; bench A/B, docs/benchmarks.md). */
-  readonly verifiedTokenCacheSize: number;
-  readonly refreshTokenTtlS: number;
-  readonly refreshReuseGraceS: number;
-  /** Absolute session lifetime: refreshes slide a session's expiry, but never past login + this. */
-  readonly sessionMaxLifetimeS: number;
-  readonly invitationTtlS: number;
-  readonly inviteUrlTemplate: string;
-  readonly passwordMinLength: number;
-  /** docs/api.md §11–12: link lifetimes, link templates (must contain `{token}`), the sign-in rule, the mails' product name. */
-  readonly passwordResetTtlS: number;
-  readonly emailLinkTtlS: number;
-  readonly requireVerifiedEmail: boolean;
-  readonly resetUrlTemplate: string;
-  readonly verifyEmailUrlTemplate: string;
-  readonly appName: string;
-  readonly loginFailuresPerAddressPerMin: number;
-  /** Password hashes running at once (null: the libuv threadpool size) and allowed to wait. */
-  readonly passwordHashConcurrency: number | null;
-  readonly passwordHashQueue: number | null;
-  readonly oidc: {
-    readonly issuer: string | null;
-    readonly clientId: string | null;
-    readonly allowedAlgs: readonly string[];
-    readonly autoProvision: boolean;
-    readonly linkByEmail: boolean;
-    /** How long the discovery document and the key set are reused before a refetch. */
-    readonly cacheTtlS: number;
-    /** Minimum time between key set refetches triggered by an unknown `kid`. */
-    readonly jwksCooldownS: number;
-    /** Timeout of each request to the provider. */
-    readonly httpTimeoutMs: number;
-    /** Oldest `iat` accepted: an ID token is exchanged right after it is issued (issue 17.9). */
-    readonly maxTokenAgeS: number;
-  };
-  readonly smtpUrl: string | null;
-  /** PEM certificates (SMTP_CA_FILE) trusted for the SMTP server's TLS, instead of the public CAs. */
-  readonly smtpCa: string | null;
-  readonly mailFrom: string;
-  readonly mailMaxAttempts: number;
-  readonly mailRetryBaseS: number;
-  readonly corsOrigins: readonly string[];
-  /**
-   * Whose X-Forwarded-For to believe: false (nobody), true (every hop: the left-most address, which a
-   * client can forge when the proxy appends), or a comma list of proxy addresses/CIDRs for Fastify.
-   */
-  readonly trustProxy: boolean | string;
-  readonly logLevel: string;
-  readonly metricsToken: string | null;
-  /** Hosted pages' branding (docs/pages.md): an optional logo (https URL or a path) and accent colour. */
-  readonly pages: { readonly logoUrl: string | null; readonly accentColor: string | null };
-  /** `METRICS_PUBLIC=true`: serve `/metrics` without a token (docs/api.md §10). */
-  readonly metricsPublic: boolean;
-  readonly auditRetentionDays: number;
-  /** Slow clients: a whole request must arrive within requestTimeoutMs, its headers within headersTimeoutMs. */
-  readonly requestTimeoutMs: number;
-  readonly headersTimeoutMs: number;
-  /** Nice value for libuv's pool threads, where argon2 runs (Linux; 0 leaves them alone). */
-  readonly workerNice: number;
-  /** Load shedding (docs/benchmarks.md): over any limit, requests other than /health get 503. 0 = off. */
-  /** SECRETS_KEY (base64 of 32 bytes) that seals TOTP secrets; null: see src/security/secrets-key.ts. */
-  readonly secretsKey: string | null;
-  /** docs/api.md §13: relying party of passkeys. Whether the RP ID may be used is checked when `passkeys` is on. */
-  readonly webauthn: {
-    readonly rpId: string;
-    readonly rpName: string;
-    readonly origins: readonly string[];
-  };
-  readonly pressure: {
-    readonly maxEventLoopDelayMs: number;
-    /** null: 90% of the V8 heap limit. */
-    readonly maxHeapUsedMb: number | null;
-    readonly maxRssMb: number;
-  };
-}
-
-/** A configuration problem: its message is the one line printed before the process exits. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
-type Env = Record<string, string | undefined>;
+export { ConfigError, redactUrl } from './config/reader.ts';
+export type { ApiForm, Config } from './config/types.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const SAFE_OIDC_ALGS = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-];
 
 /** Reads `.env` from the working directory (if any) under the real environment, which wins. */
 export function readEnvironment(cwd = process.cwd(), env: Env = process.env): Env {
@@ -132,58 +29,17 @@ export function readEnvironment(cwd = process.cwd(), env: Env = process.env): En
   return { ...fromFile, ...env };
 }
 
-/** Validates the environment once and returns a frozen Config; throws ConfigError naming the variable. */
+/**
+ * Validates the environment once and returns a frozen Config; throws ConfigError naming the variable.
+ * The variables are checked in a fixed order, so the first problem reported does not depend on what
+ * else is wrong.
+ */
 export function loadConfig(env: Env): Config {
-  const str = (name: string): string | undefined => {
-    const v = env[name];
-    return v === undefined || v.trim() === '' ? undefined : v.trim();
-  };
-  const int = (name: string, def: number, min: number, max: number): number => {
-    const raw = str(name);
-    if (raw === undefined) return def;
-    if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
-    const n = Number(raw);
-    if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
-    return n;
-  };
-  const bool = (name: string, def: boolean): boolean => {
-    const raw = str(name)?.toLowerCase();
-    if (raw === undefined) return def;
-    if (['true', '1', 'yes', 'on'].includes(raw)) return true;
-    if (['false', '0', 'no', 'off'].includes(raw)) return false;
-    throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-  };
-  const url = (name: string, value: string, protocols: string[]): string => {
-    let parsed: URL;
-    try {
-      parsed = new URL(value);
-    } catch {
-      throw new ConfigError(`${name} must be a URL, got "${redactUrl(value)}"`);
-    }
-    if (!protocols.includes(parsed.protocol)) {
-      throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
-    }
-    return value;
-  };
-
+  const r = envReader(env);
+  const { str, int, bool, url } = r;
   const port = int('PORT', 3000, 0, 65535);
   const host = str('HOST') ?? '127.0.0.1';
-
-  const databaseUrl = str('DATABASE_URL') ?? 'sqlite:./data/gatehouse.db';
-  if (!/^sqlite:.+/.test(databaseUrl) && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must be sqlite:<path>, sqlite::memory: or postgres://…');
-  }
-
-  // LISTEN needs a session connection: behind PgBouncer in transaction mode, point this at the
-  // server directly (or a session-mode pool); `off` where the engine has no LISTEN/NOTIFY.
-  const listenRaw = str('DATABASE_LISTEN_URL');
-  const postgres = !databaseUrl.startsWith('sqlite:');
-  let databaseListenUrl: string | null = postgres ? databaseUrl : null;
-  if (listenRaw !== undefined && postgres) {
-    if (listenRaw.toLowerCase() === 'off') databaseListenUrl = null;
-    else if (/^postgres(ql)?:\/\//.test(listenRaw)) databaseListenUrl = listenRaw;
-    else throw new ConfigError('DATABASE_LISTEN_URL must be postgres://… or off');
-  }
+  const { databaseUrl, databaseListenUrl } = databaseSettings(r);
 
   const form = (str('API_FORM') ?? 'A').toUpperCase();
   if (form !== 'A' && form !== 'B' && form !== 'FULL') {
@@ -199,34 +55,21 @@ export function loadConfig(env: Env): Config {
   if (accessTokenAlg !== 'ES256' && accessTokenAlg !== 'RS256' && accessTokenAlg !== 'EdDSA') {
     throw new ConfigError(`ACCESS_TOKEN_ALG must be ES256, RS256 or EdDSA, got "${accessTokenAlg}"`);
   }
+  const { adminEmail, adminPassword } = adminAccount(r, env);
 
-  const adminEmail = str('ADMIN_EMAIL') ?? null;
-  const adminPassword =
-    env.ADMIN_PASSWORD === undefined || env.ADMIN_PASSWORD === '' ? null : env.ADMIN_PASSWORD;
-  if (adminEmail !== null && !/^[^\s@]+@[^\s@]+$/.test(adminEmail)) {
-    throw new ConfigError('ADMIN_EMAIL must be an email address');
-  }
-  if ((adminEmail === null) !== (adminPassword === null)) {
-    throw new ConfigError('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
-  }
-
-  // The hosted invitation page (docs/api.md §10, §15); a team's own front end by setting the template.
-  const inviteUrlTemplate = str('INVITE_URL_TEMPLATE') ?? `${publicUrl}/account/invitation/{token}`;
-  if (!inviteUrlTemplate.includes('{token}')) {
-    throw new ConfigError('INVITE_URL_TEMPLATE must contain {token}');
-  }
-  // The link goes into mail as a clickable http(s) URL; anything else would fail at send time.
-  url('INVITE_URL_TEMPLATE', inviteUrlTemplate.replaceAll('{token}', 'token'), ['http:', 'https:']);
-
-  // Mailed links default to the hosted pages (docs/api.md §15).
-  const linkTemplate = (name: string, path: string): string => {
-    const template = str(name) ?? `${publicUrl}${path}`;
-    if (!template.includes('{token}')) throw new ConfigError(`${name} must contain {token}`);
-    url(name, template.replaceAll('{token}', 'token'), ['http:', 'https:']);
-    return template;
-  };
-  const resetUrlTemplate = linkTemplate('RESET_URL_TEMPLATE', '/account/reset-password/{token}');
-  const verifyEmailUrlTemplate = linkTemplate('VERIFY_EMAIL_URL_TEMPLATE', '/account/verify-email/{token}');
+  // Mailed links default to the hosted pages (docs/api.md §10, §15); a team's own front end by
+  // setting the template.
+  const inviteUrlTemplate = linkTemplate(r, 'INVITE_URL_TEMPLATE', `${publicUrl}/account/invitation/{token}`);
+  const resetUrlTemplate = linkTemplate(
+    r,
+    'RESET_URL_TEMPLATE',
+    `${publicUrl}/account/reset-password/{token}`,
+  );
+  const verifyEmailUrlTemplate = linkTemplate(
+    r,
+    'VERIFY_EMAIL_URL_TEMPLATE',
+    `${publicUrl}/account/verify-email/{token}`,
+  );
   const appName = (str('APP_NAME') ?? 'Gatehouse').replace(/\s+/g, ' ');
   // It goes into mail subjects: no control characters, bounded.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
@@ -234,79 +77,27 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('APP_NAME must be at most 80 characters without control characters');
   }
 
-  const oidcIssuer = str('OIDC_ISSUER');
-  const oidcClientId = str('OIDC_CLIENT_ID');
-  if ((oidcIssuer === undefined) !== (oidcClientId === undefined)) {
-    throw new ConfigError('OIDC_ISSUER and OIDC_CLIENT_ID must be set together');
-  }
-  if (oidcIssuer !== undefined) url('OIDC_ISSUER', oidcIssuer, ['http:', 'https:']);
-  const allowedAlgs = (str('OIDC_ALLOWED_ALGS') ?? 'RS256,ES256,EdDSA,PS256')
-    .split(',')
-    .map((a) => a.trim())
-    .filter(Boolean);
-  for (const alg of allowedAlgs) {
-    if (!SAFE_OIDC_ALGS.includes(alg)) {
-      throw new ConfigError(
-        `OIDC_ALLOWED_ALGS may list only ${SAFE_OIDC_ALGS.join(', ')}; "${alg}" is not allowed`,
-      );
-    }
-  }
-  if (allowedAlgs.length === 0) throw new ConfigError('OIDC_ALLOWED_ALGS must name at least one algorithm');
-
-  const smtpUrl = str('SMTP_URL') ?? null;
-  if (smtpUrl !== null) url('SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
-  const smtpCa = readCaFile(str('SMTP_CA_FILE'), smtpUrl);
-
-  // Browsers send `Origin` as scheme://host[:port], lower-case, no slash: stored the same way, so
-  // `https://App.example.com/` matches instead of silently never matching.
-  const corsOrigins = (str('CORS_ORIGINS') ?? '')
-    .split(',')
-    .map((o) => o.trim())
-    .filter(Boolean)
-    .map((origin) => {
-      const parsed = new URL(url('CORS_ORIGINS', origin, ['http:', 'https:']));
-      if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '' || parsed.username !== '') {
-        throw new ConfigError(
-          `CORS_ORIGINS entries must be origins like https://app.example.com, got "${origin}"`,
-        );
-      }
-      return parsed.origin;
-    });
+  const oidc = oidcProvider(r);
+  const { smtpUrl, smtpCa } = smtpSettings(r);
+  const cors = corsOrigins(r);
 
   const mailFrom = str('MAIL_FROM') ?? 'Gatehouse <no-reply@localhost>';
   // `addr@host` or `Name <addr@host>`; no line breaks (it becomes a mail header).
   if (!/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(mailFrom)) {
     throw new ConfigError('MAIL_FROM must be an address like "Gatehouse <id@example.com>"');
   }
-
   const logLevel = (str('LOG_LEVEL') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
-
-  const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
-  const headersTimeoutMs = int('HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 600_000);
-  // Node refuses a request deadline shorter than the headers deadline; say so at start instead.
-  if (headersTimeoutMs > requestTimeoutMs) {
-    throw new ConfigError(
-      `HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (${headersTimeoutMs} > ${requestTimeoutMs})`,
-    );
-  }
+  const { requestTimeoutMs, headersTimeoutMs } = timeouts(r);
 
   const secretsKey = str('SECRETS_KEY') ?? null;
   if (secretsKey !== null && !isKey32(secretsKey)) {
     throw new ConfigError('SECRETS_KEY must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)');
   }
-  const webauthn = webauthnSettings(str('WEBAUTHN_RP_ID'), str('WEBAUTHN_ORIGINS'), publicUrl);
-  const logoUrl = str('APP_LOGO_URL') ?? null;
-  if (logoUrl !== null && !logoUrl.startsWith('/')) url('APP_LOGO_URL', logoUrl, ['https:']);
-  if (logoUrl !== null && (/^\/\//.test(logoUrl) || /[\s"'<>]/.test(logoUrl))) {
-    throw new ConfigError('APP_LOGO_URL must be an https:// URL or a path starting with a single /');
-  }
-  const accentColor = str('APP_ACCENT_COLOR') ?? null;
-  if (accentColor !== null && !/^#[0-9a-fA-F]{6}$/.test(accentColor)) {
-    throw new ConfigError(`APP_ACCENT_COLOR must be a colour like #1f6feb, got "${accentColor}"`);
-  }
+  const webauthn = webauthnSettings(r, publicUrl);
+  const pages = branding(r);
 
   const config: Config = {
     port,
@@ -343,10 +134,7 @@ export function loadConfig(env: Env): Config {
       : null,
     passwordHashQueue: str('PASSWORD_HASH_QUEUE') ? int('PASSWORD_HASH_QUEUE', 16, 0, 100_000) : null,
     oidc: {
-      // Kept as given: `iss` is compared exactly, and some providers end theirs with a slash.
-      issuer: oidcIssuer ?? null,
-      clientId: oidcClientId ?? null,
-      allowedAlgs,
+      ...oidc,
       autoProvision: bool('OIDC_AUTO_PROVISION', true),
       linkByEmail: bool('OIDC_LINK_BY_EMAIL', true),
       cacheTtlS: int('OIDC_CACHE_TTL_S', 3600, 1, 86_400),
@@ -359,11 +147,11 @@ export function loadConfig(env: Env): Config {
     mailFrom,
     mailMaxAttempts: int('MAIL_MAX_ATTEMPTS', 25, 1, 1000),
     mailRetryBaseS: int('MAIL_RETRY_BASE_S', 10, 1, 3600),
-    corsOrigins,
+    corsOrigins: cors,
     trustProxy: trustProxy(str('TRUST_PROXY')),
     logLevel,
     metricsToken: str('METRICS_TOKEN') ?? null,
-    pages: { logoUrl, accentColor },
+    pages,
     metricsPublic: bool('METRICS_PUBLIC', false),
     auditRetentionDays: int('AUDIT_RETENTION_DAYS', 365, 1, 36_500),
     requestTimeoutMs,
@@ -381,115 +169,4 @@ export function loadConfig(env: Env): Config {
     },
   };
   return deepFreeze(config);
-}
-
-function isKey32(value: string): boolean {
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) return false;
-  return Buffer.from(value, 'base64').length === 32;
-}
-
-/** A name shown in mails and authenticators: one line, bounded. */
-function singleLineName(value: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-  if (/[\u0000-\u001f\u007f]/.test(value) || value.length > 64) {
-    throw new ConfigError('APP_NAME and WEBAUTHN_RP_NAME must be one line of at most 64 characters');
-  }
-  return value;
-}
-
-/**
- * WEBAUTHN_RP_ID defaults to PUBLIC_URL's host, WEBAUTHN_ORIGINS to its origin. Every origin must be
- * the RP ID's host or a subdomain of it (WebAuthn would refuse every ceremony otherwise). Whether
- * the RP ID is an IP address is checked only when `passkeys` is enabled (src/modules/passkeys/).
- */
-function webauthnSettings(
-  rpIdRaw: string | undefined,
-  originsRaw: string | undefined,
-  publicUrl: string,
-): { rpId: string; origins: string[] } {
-  const rpId = (rpIdRaw ?? new URL(publicUrl).hostname).toLowerCase().replace(/^\[|\]$/g, '');
-  if (!/^[a-z0-9.:-]+$/.test(rpId) || rpId.length > 253) {
-    throw new ConfigError(`WEBAUTHN_RP_ID must be a domain name such as example.com, got "${rpId}"`);
-  }
-  const origins = (originsRaw ?? new URL(publicUrl).origin)
-    .split(',')
-    .map((o) => o.trim())
-    .filter(Boolean)
-    .map((origin) => {
-      const parsed = URL.parse(origin);
-      if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.pathname !== '/') {
-        throw new ConfigError(
-          `WEBAUTHN_ORIGINS entries must be origins like https://app.example.com, got "${origin}"`,
-        );
-      }
-      const host = parsed.hostname.replace(/^\[|\]$/g, '');
-      if (host !== rpId && !host.endsWith(`.${rpId}`)) {
-        throw new ConfigError(
-          `WEBAUTHN_ORIGINS entry "${origin}" is not on WEBAUTHN_RP_ID "${rpId}" or a subdomain of it`,
-        );
-      }
-      return parsed.origin;
-    });
-  if (origins.length === 0) throw new ConfigError('WEBAUTHN_ORIGINS must name at least one origin');
-  return { rpId, origins };
-}
-
-/**
- * SMTP_CA_FILE: a mail server with a private or self-signed certificate is verified against this
- * PEM file (its CA, or the certificate itself) rather than switched to trusting anyone.
- */
-function readCaFile(path: string | undefined, smtpUrl: string | null): string | null {
-  if (path === undefined) return null;
-  if (smtpUrl === null) throw new ConfigError('SMTP_CA_FILE is set but SMTP_URL is not');
-  let pem: string;
-  try {
-    pem = readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
-    throw new ConfigError(`SMTP_CA_FILE cannot be read: ${path}: ${why}`);
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new ConfigError(`SMTP_CA_FILE must hold PEM certificates (-----BEGIN CERTIFICATE-----): ${path}`);
-  }
-  return pem;
-}
-
-const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
-
-/** TRUST_PROXY: true/false, or the proxies' addresses and CIDR ranges (e.g. `10.0.0.0/8,loopback`). */
-function trustProxy(raw: string | undefined): boolean | string {
-  if (raw === undefined) return false;
-  const lower = raw.toLowerCase();
-  if (['true', '1', 'yes', 'on'].includes(lower)) return true;
-  if (['false', '0', 'no', 'off'].includes(lower)) return false;
-  const entries = raw
-    .split(',')
-    .map((e) => e.trim())
-    .filter(Boolean);
-  for (const entry of entries) {
-    const [address = '', prefix, extra] = entry.split('/');
-    const family = isIP(address);
-    const maxPrefix = family === 4 ? 32 : 128;
-    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
-    const named = PROXY_RANGE_NAMES.includes(entry.toLowerCase());
-    if (!named && (family === 0 || !prefixOk || extra !== undefined)) {
-      throw new ConfigError(
-        `TRUST_PROXY must be true, false or a comma list of proxy addresses/CIDRs (or loopback, linklocal, uniquelocal); "${entry}" is none of these`,
-      );
-    }
-  }
-  if (entries.length === 0) return false;
-  return entries.join(',');
-}
-
-/** Hides the password of a URL, for messages and logs. */
-export function redactUrl(value: string): string {
-  return value.replace(/(\/\/[^:/@]*:)[^@/]*@/, '$1***@');
-}
-
-function deepFreeze<T extends object>(obj: T): T {
-  for (const v of Object.values(obj)) if (v && typeof v === 'object') deepFreeze(v);
-  return Object.freeze(obj);
 }

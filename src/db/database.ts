@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely';
 import type pg from 'pg';
 import { type AuthWrites, createAuthWrites, watchPgClient } from './auth-writes.ts';
+import { configureSqlite, prepareDataVersion, selectOne } from './database.queries.ts';
 import { type DialectName, dialectOf } from './dialect.ts';
 import { pgDriver } from './pg-driver.ts';
 import type { DB } from './schema.ts';
@@ -48,28 +49,10 @@ function openSqlite(path: string): Database {
     dialect: 'sqlite',
     pool: null,
     authWrites: connection.authWrites,
-    ping: () => timed(() => sql`select 1`.execute(db)),
+    ping: () => timed(() => selectOne(db)),
     close: () => db.destroy(),
     ...(memory ? {} : { dropConnection: connection.drop }),
   };
-}
-
-function configureSqlite(handle: SQLite.Database): SQLite.Database {
-  handle.pragma('journal_mode = WAL');
-  // FULL: a commit is on disk before the API acknowledges it, so even a power loss keeps every
-  // acknowledged write (NORMAL survives a process crash but may drop the last commits on power loss).
-  handle.pragma('synchronous = FULL');
-  handle.pragma('foreign_keys = ON');
-  handle.pragma('busy_timeout = 5000');
-  // Reads straight from the OS page cache (no read() per page) and a 64 MiB page cache: random
-  // row lookups, as index walks make them, stay cheap at a million users (docs/users.md).
-  handle.pragma('mmap_size = 1073741824');
-  handle.pragma('cache_size = -65536');
-  // Unicode case folding for queries (SQLite's lower() folds ASCII only); user search uses it.
-  handle.function('gh_fold', { deterministic: true }, (s: unknown) =>
-    typeof s === 'string' ? s.toLowerCase() : s,
-  );
-  return handle;
 }
 
 // Errors that mean the file under the handle failed (gone, unreadable, replaced), not the query.
@@ -90,7 +73,6 @@ function sqliteConnection(
   let closed = false;
   const auth = createAuthWrites();
   const watch = auth.connection();
-  // Prepared once per handle: better-sqlite3's pragma() prepares anew on every call.
   let dataVersion: SQLite.Statement | null = null;
 
   const release = () => {
@@ -143,13 +125,13 @@ function sqliteConnection(
       release();
     },
   };
-  // PRAGMA data_version changes when another connection commits to the file (SQLite docs,
-  // "PRAGMA data_version"), and restarts with a reopened handle: either way cached rows go.
+  // data_version changes when another connection commits, and restarts with a reopened handle:
+  // either way cached rows go.
   const authWrites: AuthWrites = Object.assign(auth.writes, {
     otherWriters: () =>
       watched(() => {
         const h = current();
-        dataVersion ??= h.prepare('pragma data_version').pluck();
+        dataVersion ??= prepareDataVersion(h);
         return dataVersion.get() as number;
       }),
   });
@@ -186,7 +168,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
     dialect: 'postgres',
     pool,
     authWrites: authWrites.writes,
-    ping: () => timed(() => sql`select 1`.execute(db)),
+    ping: () => timed(() => selectOne(db)),
     close: () => db.destroy(),
   };
 }

@@ -1,5 +1,6 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { type MigrationResultSet, Migrator } from 'kysely/migration';
+import { appliedMigrationNames, beginImmediate, endTransaction } from './database.queries.ts';
 import { dialectOf } from './dialect.ts';
 import { migrations } from './migrations/index.ts';
 import type { DB } from './schema.ts';
@@ -56,8 +57,7 @@ async function newerMigrations(db: Kysely<DB>): Promise<string[]> {
 /** Names of the applied migrations; empty on a fresh database. */
 async function appliedMigrations(db: Kysely<DB>): Promise<string[]> {
   try {
-    const result = await sql<{ name: string }>`select name from gatehouse_migrations`.execute(db);
-    return result.rows.map((r) => r.name);
+    return await appliedMigrationNames(db);
   } catch {
     // No migration table yet (a fresh database); any other failure resurfaces in the migrator.
     return [];
@@ -73,15 +73,15 @@ async function appliedMigrations(db: Kysely<DB>): Promise<string[]> {
  */
 async function migrateSqliteLocked(db: Kysely<DB>): Promise<MigrationResultSet> {
   return db.connection().execute(async (conn) => {
-    await sql`begin immediate`.execute(conn);
+    await beginImmediate(conn);
     let outcome: MigrationResultSet;
     try {
       outcome = await migrator(conn).migrateToLatest();
     } catch (err) {
-      await sql`rollback`.execute(conn);
+      await endTransaction(conn, 'rollback');
       throw err;
     }
-    await sql.raw(outcome.error ? 'rollback' : 'commit').execute(conn);
+    await endTransaction(conn, outcome.error ? 'rollback' : 'commit');
     return outcome;
   });
 }

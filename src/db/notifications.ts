@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { listen, pingClient } from './database.queries.ts';
 import { pgDriver } from './pg-driver.ts';
 
 /** What a LISTEN connection does with what it hears, and how it watches its own health. */
@@ -101,7 +102,7 @@ export function startListener(options: ListenerOptions): Listener {
 
     (async () => {
       await c.connect();
-      await c.query(`LISTEN ${c.escapeIdentifier(channel)}`);
+      await listen(c, channel);
     })().then(
       () => {
         if (failed) return;
@@ -130,7 +131,7 @@ export function startListener(options: ListenerOptions): Listener {
       Math.min(heartbeatMs, 10_000),
     );
     deadline.unref();
-    c.query('select 1').then(
+    pingClient(c).then(
       () => clearTimeout(deadline),
       (err: unknown) => {
         clearTimeout(deadline);

@@ -1,5 +1,12 @@
 import type { MailMessage } from './mailer.ts';
-import { escapeHtml, formatReadableUtc, singleLine } from './templates.ts';
+import {
+  checkedMailUrl,
+  escapeHtml,
+  formatReadableUtc,
+  htmlButton,
+  htmlMail,
+  singleLine,
+} from './templates.ts';
 
 /**
  * One account mail: a subject that says what happened, a few paragraphs, at most one link (the
@@ -14,21 +21,12 @@ export interface AccountMail {
   footer?: string;
 }
 
-/** Only our own server builds links; anything but absolute http(s) (javascript:, data:) is a bug. */
-function checkedUrl(raw: string): string {
-  const url = URL.parse(raw);
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    throw new TypeError('a mail link must be an absolute http(s) URL');
-  }
-  return url.href;
-}
-
 /** Renders an AccountMail into the outbox's message (text and HTML bodies). */
 export function renderAccountMail(mail: AccountMail): MailMessage {
   const product = singleLine(mail.appName) || 'Gatehouse';
   const subject = singleLine(`${mail.subject} (${product})`, 200);
   const paragraphs = mail.paragraphs.map((p) => p.replaceAll('{app}', product));
-  const link = mail.action ? checkedUrl(mail.action.url) : null;
+  const link = mail.action ? checkedMailUrl(mail.action.url) : null;
   const expires = mail.action?.expiresAt;
   const expiry = expires
     ? `The link works once and expires on ${formatReadableUtc(expires)} (${expires.toISOString()}).`
@@ -49,26 +47,12 @@ export function renderAccountMail(mail: AccountMail): MailMessage {
   ].join('\n');
 
   const h = escapeHtml;
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${h(subject)}</title>
-</head>
-<body style="font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; line-height: 1.5; color: #1f2328;">
-<p>Hello,</p>
-${paragraphs.map((p) => `<p>${h(p)}</p>`).join('\n')}
-${
-  link
-    ? `<p><a href="${h(link)}" style="display: inline-block; padding: 8px 16px; background: #1f6feb; color: #ffffff; text-decoration: none; border-radius: 6px;">${h(mail.action?.label ?? '')}</a></p>
-<p style="font-size: 13px; word-break: break-all;">${h(link)}</p>`
-    : ''
-}
+  const html = htmlMail(
+    subject,
+    `${paragraphs.map((p) => `<p>${h(p)}</p>`).join('\n')}
+${link ? htmlButton(mail.action?.label ?? '', link) : ''}
 ${expiry && expires ? `<p>The link works once and expires on <time datetime="${h(expires.toISOString())}">${h(formatReadableUtc(expires))}</time>.</p>` : ''}
-<p style="font-size: 13px; color: #59636e;">${h(footer)}</p>
-</body>
-</html>
-`;
+<p style="font-size: 13px; color: #59636e;">${h(footer)}</p>`,
+  );
   return { to: mail.to, subject, text, html };
 }

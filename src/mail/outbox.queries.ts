@@ -165,6 +165,16 @@ export interface OutboxStats {
   failedSince: number;
 }
 
+/** Messages waiting to be sent (metrics). */
+export async function countPendingMessages(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('outbox')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** Counts and times for the health check; failures before `since` are not looked at. */
 export async function outboxStats(db: Db, since: number): Promise<OutboxStats> {
   const pending = await db

@@ -63,11 +63,34 @@ export function formatReadableUtc(date: Date): string {
   return `${weekday}, ${date.getUTCDate()} ${month} ${date.getUTCFullYear()}, ${time} UTC`;
 }
 
-function checkedInviteUrl(inviteUrl: string): string {
-  const url = URL.parse(inviteUrl);
-  // Only our own server builds this link; anything but http(s) (javascript:, data:) is a bug.
+/** The HTML document of every mail: the subject as its title, one plain style, "Hello," first. */
+export function htmlMail(subject: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(subject)}</title>
+</head>
+<body style="font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; line-height: 1.5; color: #1f2328;">
+<p>Hello,</p>
+${body}
+</body>
+</html>
+`;
+}
+
+/** A mail's link as a button, with the URL written out beneath it for clients that hide buttons. */
+export function htmlButton(label: string, link: string): string {
+  return `<p><a href="${escapeHtml(link)}" style="display: inline-block; padding: 8px 16px; background: #1f6feb; color: #ffffff; text-decoration: none; border-radius: 6px;">${escapeHtml(label)}</a></p>
+<p style="font-size: 13px; word-break: break-all;">${escapeHtml(link)}</p>`;
+}
+
+/** Only our own server builds links; anything but absolute http(s) (javascript:, data:) is a bug. */
+export function checkedMailUrl(raw: string): string {
+  const url = URL.parse(raw);
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    throw new TypeError('inviteUrl must be an absolute http(s) URL');
+    throw new TypeError('a mail link must be an absolute http(s) URL');
   }
   return url.href;
 }
@@ -78,7 +101,7 @@ export function renderInvitationMail(input: InvitationMailInput): MailMessage {
   const product = singleLine(input.productName ?? 'Gatehouse') || 'Gatehouse';
   const inviter = input.inviterName === null ? '' : singleLine(input.inviterName);
   const to = singleLine(input.to, 320);
-  const link = checkedInviteUrl(input.inviteUrl);
+  const link = checkedMailUrl(input.inviteUrl);
   const expiresIso = input.expiresAt.toISOString();
   const expiresReadable = formatReadableUtc(input.expiresAt);
 
@@ -107,24 +130,14 @@ export function renderInvitationMail(input: InvitationMailInput): MailMessage {
   const leadHtml = inviter
     ? `<strong>${h(inviter)}</strong> has invited you to join <strong>${h(product)}</strong>.`
     : `You have been invited to join <strong>${h(product)}</strong>.`;
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${h(subject)}</title>
-</head>
-<body style="font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; line-height: 1.5; color: #1f2328;">
-<p>Hello,</p>
-<p>${leadHtml}</p>
+  const html = htmlMail(
+    subject,
+    `<p>${leadHtml}</p>
 <p>To accept, open this link and choose a password:</p>
-<p><a href="${h(link)}" style="display: inline-block; padding: 8px 16px; background: #1f6feb; color: #ffffff; text-decoration: none; border-radius: 6px;">Accept the invitation</a></p>
-<p style="font-size: 13px; word-break: break-all;">${h(link)}</p>
+${htmlButton('Accept the invitation', link)}
 <p>The invitation expires on <time datetime="${h(expiresIso)}">${h(expiresReadable)}</time> (${h(expiresIso)}).</p>
-<p style="font-size: 13px; color: #59636e;">This invitation was sent to ${h(to)}. If you did not expect it, you can ignore this e-mail; nothing happens unless the link is used. Do not forward it: the link works for whoever opens it.</p>
-</body>
-</html>
-`;
+<p style="font-size: 13px; color: #59636e;">This invitation was sent to ${h(to)}. If you did not expect it, you can ignore this e-mail; nothing happens unless the link is used. Do not forward it: the link works for whoever opens it.</p>`,
+  );
 
   return { to: input.to, subject, text, html };
 }

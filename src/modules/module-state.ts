@@ -1,9 +1,10 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { ApiForm } from '../config.ts';
 import { dialectOf } from '../db/dialect.ts';
 import { startListener } from '../db/notifications.ts';
 import type { DB } from '../db/schema.ts';
+import { notify, readModuleOverrides, upsertModuleOverride } from './module-state.queries.ts';
 
 /** The PostgreSQL channel a module toggle is announced on (payload: the module's name). */
 export const MODULES_CHANNEL = 'gatehouse_modules';
@@ -93,7 +94,7 @@ export async function createModuleState(
   };
 
   const refresh = async () => {
-    apply(await db.selectFrom('module_overrides').select(['name', 'enabled']).execute());
+    apply(await readModuleOverrides(db));
   };
   await refresh();
 
@@ -103,14 +104,10 @@ export async function createModuleState(
     async set(name, enabled, alongside) {
       const now = Date.now();
       await db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('module_overrides')
-          .values({ name, enabled: enabled ? 1 : 0, updated_at: now })
-          .onConflict((oc) => oc.column('name').doUpdateSet({ enabled: enabled ? 1 : 0, updated_at: now }))
-          .execute();
+        await upsertModuleOverride(trx, name, enabled, now);
         await alongside?.(trx);
         // Delivered on commit only, so no instance hears of a toggle that was rolled back.
-        if (announce) await sql`select pg_notify(${MODULES_CHANNEL}, ${name})`.execute(trx);
+        if (announce) await notify(trx, MODULES_CHANNEL, name);
       });
       await refresh();
     },

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { importJWK, type JWK } from 'jose';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
+import { insertSigningKey, keysRetiredAfter, retireKeysBut } from './signing-keys.queries.ts';
 
 /**
  * The algorithms access tokens may be signed with (docs/api.md §14). ES256 is the default: every
@@ -68,12 +69,7 @@ export async function rotateSigningKey(
 ): Promise<string> {
   const now = Date.now();
   const kid = await insertKey(db, alg, now);
-  await db
-    .updateTable('signing_keys')
-    .set({ retired_at: now })
-    .where('retired_at', 'is', null)
-    .where('kid', '!=', kid)
-    .execute();
+  await retireKeysBut(db, kid, now);
   return kid;
 }
 
@@ -86,17 +82,14 @@ async function insertKey(
   const kid = randomUUID();
   const publicJwk = { ...publicKey.export({ format: 'jwk' }), kid, alg, use: 'sig' };
   const privateJwk = { ...privateKey.export({ format: 'jwk' }), kid, alg };
-  await db
-    .insertInto('signing_keys')
-    .values({
-      kid,
-      alg,
-      public_jwk: JSON.stringify(publicJwk),
-      private_jwk: JSON.stringify(privateJwk),
-      created_at: now,
-      retired_at: null,
-    })
-    .execute();
+  await insertSigningKey(db, {
+    kid,
+    alg,
+    public_jwk: JSON.stringify(publicJwk),
+    private_jwk: JSON.stringify(privateJwk),
+    created_at: now,
+    retired_at: null,
+  });
   return kid;
 }
 
@@ -123,12 +116,7 @@ export async function createKeyStore(
     // A retired key verifies for one TTL after its retirement, plus a minute: instances notice a
     // rotation at their next reload (within a minute) and may sign with the old key until then.
     const cutoff = Date.now() - settings.accessTokenTtlS * 1000 - 60_000;
-    const rows = await db
-      .selectFrom('signing_keys')
-      .selectAll()
-      .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', cutoff)]))
-      .orderBy('created_at', 'desc')
-      .execute();
+    const rows = await keysRetiredAfter(db, cutoff);
     const loaded: LoadedKey[] = [];
     for (const row of rows) {
       if (!isAlg(row.alg)) continue;

@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, readEnvironment } from '../../src/config.ts';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { type EntryResult, runEntry } from '../helpers/cli.ts';
 
 /** Each entry: an environment that must be refused, and the variable the one-line message must name. */
 const BAD: Array<[Record<string, string>, string]> = [
@@ -222,34 +219,7 @@ describe('configuration', () => {
   });
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a Gatehouse entry point with exactly `env` (plus PATH) in `cwd`. */
-function run(script: string, env: Record<string, string>, cwd = ROOT, args: string[] = []): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, script), ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function assertOneLine(result: Run, pattern: RegExp): void {
+function assertOneLine(result: EntryResult, pattern: RegExp): void {
   assert.notEqual(result.code, 0, 'the process must exit non-zero');
   const lines = result.stderr.split('\n').filter((l) => l.trim() !== '');
   assert.equal(lines.length, 1, `one line on stderr, got:\n${result.stderr}`);
@@ -257,13 +227,14 @@ function assertOneLine(result: Run, pattern: RegExp): void {
   assert.doesNotMatch(result.stderr, /^\s+at /m, 'no stack trace');
 }
 
+// A port in use and an unreachable database are not configuration errors: test/app/start-failures.test.ts.
 describe('configuration errors stop the process with one line', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-proc-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   const db = `sqlite:${join(dir, 'never.db')}`;
 
   it('node src/main.ts with a bad PORT', async () => {
-    const result = await run('src/main.ts', { PORT: 'eighty', DATABASE_URL: db });
+    const result = await runEntry('src/main.ts', [], { PORT: 'eighty', DATABASE_URL: db });
     assertOneLine(result, /PORT must be a whole number/);
     assert.equal(result.stdout, '');
   });
@@ -273,26 +244,17 @@ describe('configuration errors stop the process with one line', () => {
     const { mkdirSync } = await import('node:fs');
     mkdirSync(cwd);
     writeFileSync(join(cwd, '.env'), `API_FORM=Z\nDATABASE_URL=${db}\n`);
-    const result = await run('src/main.ts', {}, cwd);
+    const result = await runEntry('src/main.ts', [], {}, cwd);
     assertOneLine(result, /API_FORM must be A, B or full/);
   });
 
   it('node src/cli.ts migrate with a bad DATABASE_URL', async () => {
-    const result = await run('src/cli.ts', { DATABASE_URL: 'mongodb://localhost/x' }, ROOT, ['migrate']);
+    const result = await runEntry('src/cli.ts', ['migrate'], { DATABASE_URL: 'mongodb://localhost/x' });
     assertOneLine(result, /DATABASE_URL/);
   });
 
-  it('an unreachable PostgreSQL is one line, without its password', async () => {
-    const result = await run('src/main.ts', {
-      DATABASE_URL: 'postgres://gatehouse:hunter2-secret@127.0.0.1:1/gatehouse',
-      PORT: '0',
-    });
-    assertOneLine(result, /^gatehouse: /);
-    assert.doesNotMatch(result.stderr, /hunter2-secret/);
-  });
-
   it('a weak ADMIN_PASSWORD on a database without an admin is one line', async () => {
-    const result = await run('src/main.ts', {
+    const result = await runEntry('src/main.ts', [], {
       DATABASE_URL: `sqlite:${join(dir, 'weak-admin.db')}`,
       ADMIN_EMAIL: 'root@example.com',
       ADMIN_PASSWORD: 'password123',
@@ -301,28 +263,12 @@ describe('configuration errors stop the process with one line', () => {
     assertOneLine(result, /ADMIN_PASSWORD is refused: Password must be at least 15 characters long/);
   });
 
-  it('a port already in use is one line', async () => {
-    const { createServer } = await import('node:net');
-    const busy = createServer();
-    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
-    const address = busy.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
-    try {
-      const result = await run('src/main.ts', {
-        PORT: String(port),
-        DATABASE_URL: `sqlite:${join(dir, 'busy.db')}`,
-        LOG_LEVEL: 'silent',
-      });
-      assertOneLine(result, /EADDRINUSE/);
-    } finally {
-      await new Promise((resolve) => busy.close(resolve));
-    }
-  });
-
   it('an SQLite path that cannot be created is one line', async () => {
     const blocker = join(dir, 'a-file');
     writeFileSync(blocker, 'not a folder');
-    const result = await run('src/main.ts', { DATABASE_URL: `sqlite:${join(blocker, 'sub', 'x.db')}` });
+    const result = await runEntry('src/main.ts', [], {
+      DATABASE_URL: `sqlite:${join(blocker, 'sub', 'x.db')}`,
+    });
     assertOneLine(result, /^gatehouse: /);
   });
 });

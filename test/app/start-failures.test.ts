@@ -1,34 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** Runs an entry point with exactly `env` (plus PATH) in an empty directory; resolves on exit. */
-function run(script: string, args: string[], env: Record<string, string>, cwd: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, script), ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { runEntry } from '../helpers/cli.ts';
 
 const UNREACHABLE = 'postgres://gatehouse:hunter2-secret@127.0.0.1:1/gatehouse';
 
@@ -49,7 +25,12 @@ describe('start failures are named before anything is changed (issue 20, item 7)
 
   it('regression: a port clash was reported only after a fresh database was migrated and an admin password printed', async () => {
     const file = join(dir, 'fresh.db');
-    const result = await run('src/main.ts', [], { PORT: String(port), DATABASE_URL: `sqlite:${file}` }, dir);
+    const result = await runEntry(
+      'src/main.ts',
+      [],
+      { PORT: String(port), DATABASE_URL: `sqlite:${file}` },
+      dir,
+    );
     assert.equal(result.code, 1);
     assert.equal(
       result.stderr.trim(),
@@ -65,7 +46,7 @@ describe('start failures are named before anything is changed (issue 20, item 7)
     ['rotate-keys', 'src/cli.ts', ['rotate-keys']],
   ] as const) {
     it(`regression: ${label} on an unreachable PostgreSQL said "migration unknown failed"`, async () => {
-      const result = await run(
+      const result = await runEntry(
         script,
         [...args],
         { DATABASE_URL: UNREACHABLE, PUBLIC_URL: 'http://localhost:3000', PORT: '0', LOG_LEVEL: 'silent' },

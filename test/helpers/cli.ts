@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -32,5 +33,40 @@ export function runCli(
         resolve({ code, stdout, stderr });
       },
     );
+  });
+}
+
+export interface EntryResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs an entry point (`src/main.ts`, `src/cli.ts`) with exactly `env` (plus PATH) in `cwd`; resolves
+ * when it exits. For the start-up paths, which must fail with one line before touching anything.
+ */
+export function runEntry(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd = ROOT,
+): Promise<EntryResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, script), ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }

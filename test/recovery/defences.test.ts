@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { consumeLinkRow } from '../../src/links/one-time-links.queries.ts';
 import { issueLink } from '../../src/links/one-time-links.ts';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { runCli } from '../helpers/cli.ts';
 import { DIALECTS } from '../helpers/databases.ts';
+import { buildMailTestApp } from '../helpers/mail.ts';
 import { createUser } from '../helpers/users.ts';
-import { type SmtpHarness, startSmtpServer } from '../support/smtp-server.ts';
+import type { SmtpHarness } from '../support/smtp-server.ts';
 import {
   FORGOT_BODY,
   linkIn,
@@ -16,14 +17,13 @@ import {
   nthMailTo,
   pause,
   post,
+  RESET_PREFIX,
   STRONG_PASSWORD,
   signIn,
   tokenOfLink,
+  VERIFY_PREFIX,
   waitUntil,
 } from './helpers.ts';
-
-const RESET_PREFIX = `${PUBLIC_URL}/account/reset-password/`;
-const VERIFY_PREFIX = `${PUBLIC_URL}/account/verify-email/`;
 
 for (const dialect of DIALECTS) {
   describe(`recovery and e-mail defences [${dialect}]`, () => {
@@ -31,15 +31,9 @@ for (const dialect of DIALECTS) {
     let smtp: SmtpHarness;
 
     before(async () => {
-      smtp = await startSmtpServer();
-      t = await buildTestApp(dialect, {
-        env: { API_FORM: 'full', SMTP_URL: smtp.url, MAIL_RETRY_BASE_S: '1' },
-      });
+      ({ t, smtp } = await buildMailTestApp(dialect));
     });
-    after(async () => {
-      await t.destroy();
-      await smtp.stop();
-    });
+    after(() => t.destroy());
 
     it('consume is one conditional write: of 8 concurrent uses of one link exactly one wins', async () => {
       const user = await createUser(t);

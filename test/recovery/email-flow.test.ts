@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
+import { json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
+import { buildMailTestApp } from '../helpers/mail.ts';
 import { createUser } from '../helpers/users.ts';
-import { type SmtpHarness, startSmtpServer } from '../support/smtp-server.ts';
+import type { SmtpHarness } from '../support/smtp-server.ts';
 import {
   auditActions,
   linkIn,
@@ -15,10 +16,10 @@ import {
   STRONG_PASSWORD,
   signIn,
   tokenOfLink,
+  VERIFY_PREFIX,
   verifyToken,
 } from './helpers.ts';
 
-const VERIFY_PREFIX = `${PUBLIC_URL}/account/verify-email/`;
 const bearer = (access: string) => ({ authorization: `Bearer ${access}` });
 
 for (const dialect of DIALECTS) {
@@ -27,15 +28,9 @@ for (const dialect of DIALECTS) {
     let smtp: SmtpHarness;
 
     before(async () => {
-      smtp = await startSmtpServer();
-      t = await buildTestApp(dialect, {
-        env: { API_FORM: 'full', SMTP_URL: smtp.url, MAIL_RETRY_BASE_S: '1' },
-      });
+      ({ t, smtp } = await buildMailTestApp(dialect));
     });
-    after(async () => {
-      await t.destroy();
-      await smtp.stop();
-    });
+    after(() => t.destroy());
 
     async function unverifiedUser(email: string) {
       const user = await createUser(t, { email, password: STRONG_PASSWORD });

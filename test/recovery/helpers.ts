@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestApp } from '../helpers/app.ts';
-import { json } from '../helpers/app.ts';
+import { json, PUBLIC_URL } from '../helpers/app.ts';
 import type { ReceivedMail, SmtpHarness } from '../support/smtp-server.ts';
 
 export const STRONG_PASSWORD = 'purple elephant juggles seventeen oranges';
@@ -9,6 +9,10 @@ export const FORGOT_BODY = {
   message: 'If an account exists for this address, we have sent a link to reset its password.',
 };
 export const SIGNUP_BODY = { message: 'Check your inbox to confirm your address.' };
+
+/** Where the mailed links lead: the hosted pages (docs/api.md §15). */
+export const RESET_PREFIX = `${PUBLIC_URL}/account/reset-password/`;
+export const VERIFY_PREFIX = `${PUBLIC_URL}/account/verify-email/`;
 
 /** Polls `check` until it returns a truthy value; rejects after `timeoutMs`. */
 export async function waitUntil<T>(check: () => Promise<T> | T, what: string, timeoutMs = 8_000) {

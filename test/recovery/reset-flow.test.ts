@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
+import { json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
+import { buildMailTestApp } from '../helpers/mail.ts';
 import { authHeaders, createUser, firstAdmin } from '../helpers/users.ts';
-import { type SmtpHarness, startSmtpServer } from '../support/smtp-server.ts';
+import type { SmtpHarness } from '../support/smtp-server.ts';
 import {
   auditActions,
   FORGOT_BODY,
@@ -13,13 +14,12 @@ import {
   NEW_PASSWORD,
   nthMailTo,
   post,
+  RESET_PREFIX,
   STRONG_PASSWORD,
   signIn,
   tokenOfLink,
   verifyToken,
 } from './helpers.ts';
-
-const RESET_PREFIX = `${PUBLIC_URL}/account/reset-password/`;
 
 for (const dialect of DIALECTS) {
   describe(`password recovery end to end [${dialect}]`, () => {
@@ -27,15 +27,9 @@ for (const dialect of DIALECTS) {
     let smtp: SmtpHarness;
 
     before(async () => {
-      smtp = await startSmtpServer();
-      t = await buildTestApp(dialect, {
-        env: { API_FORM: 'full', SMTP_URL: smtp.url, MAIL_RETRY_BASE_S: '1', APP_NAME: 'Acme ID' },
-      });
+      ({ t, smtp } = await buildMailTestApp(dialect, { APP_NAME: 'Acme ID' }));
     });
-    after(async () => {
-      await t.destroy();
-      await smtp.stop();
-    });
+    after(() => t.destroy());
 
     it('forgot → mail → open twice → reset: sessions dead, old password refused, new one works, link dead', async () => {
       const user = await createUser(t, { email: 'ada@example.com', password: STRONG_PASSWORD });

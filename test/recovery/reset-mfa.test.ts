@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
+import { json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
+import { buildMailTestApp } from '../helpers/mail.ts';
 import { enableTotp, loginMfa, PASSWORD, passwordStep, userWithSession } from '../mfa/helpers.ts';
-import { type SmtpHarness, startSmtpServer } from '../support/smtp-server.ts';
-import { linkIn, mailsTo, NEW_PASSWORD, post, tokenOfLink, waitUntil } from './helpers.ts';
-
-const RESET_PREFIX = `${PUBLIC_URL}/account/reset-password/`;
+import type { SmtpHarness } from '../support/smtp-server.ts';
+import { linkIn, mailsTo, NEW_PASSWORD, post, RESET_PREFIX, tokenOfLink, waitUntil } from './helpers.ts';
 
 // docs/api.md §11: a reset link alone must not take over an account that has a second factor
 // (the reset-deadlocked-by-MFA and MFA-bypass-by-reset holes of other services): the reset asks for
@@ -16,15 +15,9 @@ for (const dialect of DIALECTS) {
     let t: TestApp;
     let smtp: SmtpHarness;
     before(async () => {
-      smtp = await startSmtpServer();
-      t = await buildTestApp(dialect, {
-        env: { API_FORM: 'full', SMTP_URL: smtp.url, MAIL_RETRY_BASE_S: '1' },
-      });
+      ({ t, smtp } = await buildMailTestApp(dialect));
     });
-    after(async () => {
-      await t.destroy();
-      await smtp.stop();
-    });
+    after(() => t.destroy());
 
     it('reset-bypasses-mfa: the link alone is refused (403 mfa_required, no mfa_token); a wrong code keeps the link; a recovery code completes it once', async () => {
       const { user, token } = await userWithSession(t, 'mfa-reset@example.com');

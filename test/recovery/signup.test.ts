@@ -1,23 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
+import { buildMailTestApp } from '../helpers/mail.ts';
 import { createUser } from '../helpers/users.ts';
-import { type SmtpHarness, startSmtpServer } from '../support/smtp-server.ts';
+import type { SmtpHarness } from '../support/smtp-server.ts';
 import {
   auditActions,
   linkIn,
   login,
   nthMailTo,
   post,
+  RESET_PREFIX,
   SIGNUP_BODY,
   STRONG_PASSWORD,
   signIn,
   tokenOfLink,
+  VERIFY_PREFIX,
 } from './helpers.ts';
-
-const VERIFY_PREFIX = `${PUBLIC_URL}/account/verify-email/`;
-const RESET_PREFIX = `${PUBLIC_URL}/account/reset-password/`;
 
 async function enableRegistration(t: TestApp) {
   const admin = await signIn(t, ADMIN_EMAIL, ADMIN_PASSWORD);
@@ -36,15 +36,9 @@ for (const dialect of DIALECTS) {
     let smtp: SmtpHarness;
 
     before(async () => {
-      smtp = await startSmtpServer();
-      t = await buildTestApp(dialect, {
-        env: { API_FORM: 'full', SMTP_URL: smtp.url, MAIL_RETRY_BASE_S: '1' },
-      });
+      ({ t, smtp } = await buildMailTestApp(dialect));
     });
-    after(async () => {
-      await t.destroy();
-      await smtp.stop();
-    });
+    after(() => t.destroy());
 
     it('is off in `full` until an operator turns registration on', async () => {
       const res = await post(t, '/api/v1/signup', { email: 'early@example.com', password: STRONG_PASSWORD });
@@ -142,16 +136,10 @@ for (const dialect of DIALECTS) {
     let smtp: SmtpHarness;
 
     before(async () => {
-      smtp = await startSmtpServer();
-      t = await buildTestApp(dialect, {
-        env: { API_FORM: 'full', SMTP_URL: smtp.url, MAIL_RETRY_BASE_S: '1', REQUIRE_VERIFIED_EMAIL: 'true' },
-      });
+      ({ t, smtp } = await buildMailTestApp(dialect, { REQUIRE_VERIFIED_EMAIL: 'true' }));
       await enableRegistration(t);
     });
-    after(async () => {
-      await t.destroy();
-      await smtp.stop();
-    });
+    after(() => t.destroy());
 
     it('the first admin starts verified and signs in', async () => {
       assert.equal((await login(t, ADMIN_EMAIL, ADMIN_PASSWORD)).statusCode, 200);

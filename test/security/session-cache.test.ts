@@ -16,6 +16,79 @@ import { createUser, firstAdmin, sessionFor } from '../helpers/users.ts';
 const PASSWORD = 'an entirely fresh passphrase 1';
 const NEW_PASSWORD = 'another entirely fresh passphrase 2';
 
+/** A way the API ends a user's sessions, or makes their tokens stale. */
+interface RevokePath {
+  name: string;
+  user?: { role?: 'admin'; password?: string };
+  /** The request is made with one session and must end another one of the same user. */
+  otherSession?: boolean;
+  /** `by`: whose token makes the request, the user's own or the admin's. */
+  request: (user: UserRow) => {
+    method: 'POST' | 'PUT' | 'DELETE';
+    url: string;
+    by: 'self' | 'admin';
+    payload?: object;
+  };
+  status: number;
+  /** The refusal the warmed token gets afterwards. */
+  code?: string;
+}
+
+const REVOKE_PATHS: RevokePath[] = [
+  { name: 'logout', request: () => ({ method: 'POST', url: '/api/v1/logout', by: 'self' }), status: 204 },
+  {
+    name: 'logout with scope global (the other sessions too)',
+    otherSession: true,
+    request: () => ({ method: 'POST', url: '/api/v1/logout', by: 'self', payload: { scope: 'global' } }),
+    status: 204,
+  },
+  {
+    name: 'disable',
+    request: (u) => ({
+      method: 'PUT',
+      url: `/api/v1/users/${u.id}`,
+      by: 'admin',
+      payload: { status: 'disabled' },
+    }),
+    status: 200,
+  },
+  {
+    name: 'delete',
+    request: (u) => ({ method: 'DELETE', url: `/api/v1/users/${u.id}`, by: 'admin' }),
+    status: 204,
+  },
+  {
+    name: 'role change',
+    user: { role: 'admin' },
+    request: (u) => ({ method: 'PUT', url: `/api/v1/users/${u.id}`, by: 'admin', payload: { role: 'user' } }),
+    status: 200,
+    code: 'token_invalid',
+  },
+  {
+    name: 'password change (the other sessions)',
+    user: { password: PASSWORD },
+    otherSession: true,
+    request: () => ({
+      method: 'PUT',
+      url: '/api/v1/change-password',
+      by: 'self',
+      payload: { current_password: PASSWORD, new_password: NEW_PASSWORD },
+    }),
+    status: 200,
+  },
+  {
+    name: 'password set by an admin',
+    user: { password: PASSWORD },
+    request: (u) => ({
+      method: 'PUT',
+      url: `/api/v1/users/${u.id}`,
+      by: 'admin',
+      payload: { password: NEW_PASSWORD },
+    }),
+    status: 200,
+  },
+];
+
 /** Waits (bounded) for the reader's LISTEN connection (PostgreSQL), so that the cache is really in use. */
 async function caching(t: TestApp): Promise<void> {
   for (let i = 0; i < 200 && !t.ctx.sessions.caching; i++) await sleep(25);
@@ -44,99 +117,20 @@ for (const dialect of DIALECTS) {
       assert.equal(res.statusCode, 401);
       assert.equal(json(res).code, code);
     };
-    const withPassword = () => createUser(t, { password: PASSWORD });
     const tokenOf = async (user: UserRow) => (await sessionFor(t, user)).access_token;
 
-    it('logout', async () => {
-      const token = await tokenOf(await createUser(t));
-      await warm(token);
-      const res = await t.app.inject({ method: 'POST', url: '/api/v1/logout', headers: bearer(token) });
-      assert.equal(res.statusCode, 204);
-      await refused(token);
-    });
-
-    it('logout with scope global (the other sessions too)', async () => {
-      const user = await createUser(t);
-      const [token, other] = [await tokenOf(user), await tokenOf(user)];
-      await warm(other);
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/api/v1/logout',
-        headers: bearer(token),
-        payload: { scope: 'global' },
+    for (const path of REVOKE_PATHS) {
+      it(path.name, async () => {
+        const user = await createUser(t, path.user);
+        const token = await tokenOf(user);
+        const watched = path.otherSession ? await tokenOf(user) : token;
+        await warm(watched);
+        const { by, ...request } = path.request(user);
+        const res = await t.app.inject({ ...request, headers: bearer(by === 'admin' ? admin : token) });
+        assert.equal(res.statusCode, path.status);
+        await refused(watched, path.code);
       });
-      assert.equal(res.statusCode, 204);
-      await refused(other);
-    });
-
-    it('disable', async () => {
-      const user = await createUser(t);
-      const token = await tokenOf(user);
-      await warm(token);
-      const res = await t.app.inject({
-        method: 'PUT',
-        url: `/api/v1/users/${user.id}`,
-        headers: bearer(admin),
-        payload: { status: 'disabled' },
-      });
-      assert.equal(res.statusCode, 200);
-      await refused(token);
-    });
-
-    it('delete', async () => {
-      const user = await createUser(t);
-      const token = await tokenOf(user);
-      await warm(token);
-      const res = await t.app.inject({
-        method: 'DELETE',
-        url: `/api/v1/users/${user.id}`,
-        headers: bearer(admin),
-      });
-      assert.equal(res.statusCode, 204);
-      await refused(token);
-    });
-
-    it('role change', async () => {
-      const user = await createUser(t, { role: 'admin' });
-      const token = await tokenOf(user);
-      await warm(token);
-      const res = await t.app.inject({
-        method: 'PUT',
-        url: `/api/v1/users/${user.id}`,
-        headers: bearer(admin),
-        payload: { role: 'user' },
-      });
-      assert.equal(res.statusCode, 200);
-      await refused(token, 'token_invalid');
-    });
-
-    it('password change (the other sessions)', async () => {
-      const user = await withPassword();
-      const [token, other] = [await tokenOf(user), await tokenOf(user)];
-      await warm(other);
-      const res = await t.app.inject({
-        method: 'PUT',
-        url: '/api/v1/change-password',
-        headers: bearer(token),
-        payload: { current_password: PASSWORD, new_password: NEW_PASSWORD },
-      });
-      assert.equal(res.statusCode, 200);
-      await refused(other);
-    });
-
-    it('password set by an admin', async () => {
-      const user = await withPassword();
-      const token = await tokenOf(user);
-      await warm(token);
-      const res = await t.app.inject({
-        method: 'PUT',
-        url: `/api/v1/users/${user.id}`,
-        headers: bearer(admin),
-        payload: { password: NEW_PASSWORD },
-      });
-      assert.equal(res.statusCode, 200);
-      await refused(token);
-    });
+    }
 
     it('a write inside a transaction is seen from its commit on, and a rolled-back one never', async () => {
       const token = await tokenOf(await createUser(t));

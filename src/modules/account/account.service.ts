@@ -14,8 +14,9 @@ import {
   type TokenResponse,
 } from '../auth/sessions.service.ts';
 import { mfaStatus } from '../mfa/mfa.service.ts';
+import { listLiveSessions } from '../sessions/session-list.queries.ts';
 import { iso, toPublicUser } from '../users/users.schemas.ts';
-import { listIdentities, listLiveSessions, setPasswordHash } from './account.queries.ts';
+import { listIdentities, setPasswordHash } from './account.queries.ts';
 import type { ProfileResponse } from './account.schemas.ts';
 
 /**

@@ -12,8 +12,9 @@ import {
   TokenResponse,
   VerifyTokenResponse,
 } from './auth.schemas.ts';
-import { login, logout, pruneAuthState, refresh } from './auth.service.ts';
+import { login, logout, pruneAuthState } from './auth.service.ts';
 import { discoveryEndpoints } from './discovery.routes.ts';
+import { refresh } from './refresh.service.ts';
 import { clientInfo } from './sessions.service.ts';
 
 // Spent counters and expired refresh tokens linger at most this long before they are deleted.

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
 import { ConfigError } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { normalizeEmail } from '../users/email.ts';
-import { findUserByEmail, insertUser, updateUser } from '../users/users.queries.ts';
+import { findUserByEmail, hasUser, insertUser, newUserRow, updateUser } from '../users/users.queries.ts';
 import { revokeUserSessions } from './sessions.service.ts';
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
@@ -20,24 +19,14 @@ export async function ensureFirstAdmin(ctx: AppContext): Promise<void> {
   } catch (err) {
     // Instances started together on an empty database race here; the losers' inserts fail on the
     // unique email. That is not a failed start when the winner's admin is now there.
-    if (!(await adminExists(ctx))) throw err;
+    if (!(await hasUser(ctx.db, 'admin'))) throw err;
     ctx.log.info('first admin created by another instance');
   }
 }
 
-async function adminExists(ctx: AppContext): Promise<boolean> {
-  const admin = await ctx.db
-    .selectFrom('users')
-    .select('id')
-    .where('role', '=', 'admin')
-    .limit(1)
-    .executeTakeFirst();
-  return admin !== undefined;
-}
-
 async function createFirstAdmin(ctx: AppContext): Promise<void> {
   const { db, config, log } = ctx;
-  if (await adminExists(ctx)) return;
+  if (await hasUser(db, 'admin')) return;
 
   if (config.adminEmail !== null && config.adminPassword !== null) {
     // Checked here, where it is used: an admin with a weak password is a bad deployment, not a
@@ -51,8 +40,7 @@ async function createFirstAdmin(ctx: AppContext): Promise<void> {
     log.info({ email: normalizeEmail(config.adminEmail) }, 'first admin created from ADMIN_EMAIL');
     return;
   }
-  const anyUser = await db.selectFrom('users').select('id').limit(1).executeTakeFirst();
-  if (anyUser) {
+  if (await hasUser(db)) {
     log.warn('no admin exists and ADMIN_EMAIL is not set: run `gatehouse create-admin`');
     return;
   }
@@ -118,20 +106,12 @@ export async function createOrPromoteAdmin(
       await entry('password.change', existing.id, { sessions_revoked: revoked });
       return existing.id;
     }
-    const id = uuidv7();
-    await insertUser(trx, {
-      id,
-      email,
-      name: 'Administrator',
-      role: 'admin',
-      status: 'active',
-      password_hash: hash,
-      email_verified: 1,
-      created_at: now,
-      updated_at: now,
-      last_login_at: null,
-    });
-    await entry('user.create', id, { role: 'admin' });
-    return id;
+    const row = newUserRow(
+      { email, name: 'Administrator', role: 'admin', password_hash: hash, email_verified: 1 },
+      now,
+    );
+    await insertUser(trx, row);
+    await entry('user.create', row.id, { role: 'admin' });
+    return row.id;
   });
 }

@@ -21,3 +21,41 @@ export async function findSessionWithUser(db: Db, sessionId: string): Promise<Se
 export async function insertSession(db: Db, row: SessionRow): Promise<void> {
   await db.insertInto('sessions').values(row).execute();
 }
+
+/** Revokes sessions of a user (all, or all but one); returns how many were revoked. */
+export async function revokeUserSessions(
+  db: Db,
+  userId: string,
+  reason: string,
+  exceptSessionId?: string,
+): Promise<number> {
+  let query = db
+    .updateTable('sessions')
+    .set({ revoked_at: Date.now(), revoked_reason: reason })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null);
+  if (exceptSessionId) query = query.where('id', '!=', exceptSessionId);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Revokes one session. */
+export async function revokeSession(db: Db, sessionId: string, reason: string): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ revoked_at: Date.now(), revoked_reason: reason })
+    .where('id', '=', sessionId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** Sessions that can still be used (metrics). */
+export async function countLiveSessions(db: Db, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('sessions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

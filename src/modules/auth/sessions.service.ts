@@ -8,6 +8,9 @@ import { type PublicUser, toPublicUser } from '../users/users.schemas.ts';
 import { insertRefreshToken, recordLogin } from './auth.queries.ts';
 import { insertSession } from './sessions.queries.ts';
 
+// Many services revoke sessions; the statements live with the other session SQL.
+export { revokeSession, revokeUserSessions } from './sessions.queries.ts';
+
 /** The token response of docs/api.md §5. */
 export interface TokenResponse {
   access_token: string;
@@ -135,37 +138,6 @@ export async function completeSignIn(
     details: { ...details, amr, session_id: session.sessionId },
   });
   return session.tokens;
-}
-
-/** Revokes sessions of a user (all, or all but one); returns how many were revoked. */
-export async function revokeUserSessions(
-  db: Kysely<DB> | Transaction<DB>,
-  userId: string,
-  reason: string,
-  exceptSessionId?: string,
-): Promise<number> {
-  let query = db
-    .updateTable('sessions')
-    .set({ revoked_at: Date.now(), revoked_reason: reason })
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null);
-  if (exceptSessionId) query = query.where('id', '!=', exceptSessionId);
-  const result = await query.executeTakeFirst();
-  return Number(result.numUpdatedRows);
-}
-
-/** Revokes one session. */
-export async function revokeSession(
-  db: Kysely<DB> | Transaction<DB>,
-  sessionId: string,
-  reason: string,
-): Promise<void> {
-  await db
-    .updateTable('sessions')
-    .set({ revoked_at: Date.now(), revoked_reason: reason })
-    .where('id', '=', sessionId)
-    .where('revoked_at', 'is', null)
-    .execute();
 }
 
 /** The client address and user agent of a request (the address honours TRUST_PROXY via Fastify). */

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppContext } from '../../context.ts';
+import { countPendingMessages } from '../../mail/outbox.queries.ts';
+import { countLiveSessions } from '../auth/sessions.queries.ts';
 
 /** What a login attempt ended as, for `gatehouse_logins_total{outcome}`. */
 export type LoginOutcome = 'success' | 'failure' | 'rate_limited';
@@ -92,23 +94,8 @@ function createMetrics(ctx: AppContext): AppMetrics {
       return value;
     };
   };
-  const liveSessions = cachedCount(async () => {
-    const row = await ctx.db
-      .selectFrom('sessions')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('revoked_at', 'is', null)
-      .where('expires_at', '>', Date.now())
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  });
-  const pendingMail = cachedCount(async () => {
-    const row = await ctx.db
-      .selectFrom('outbox')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('status', '=', 'pending')
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  });
+  const liveSessions = cachedCount(() => countLiveSessions(ctx.db, Date.now()));
+  const pendingMail = cachedCount(() => countPendingMessages(ctx.db));
   // A failing query keeps the last value (gatehouse_database_up tells why); the scrape still answers.
   const countGauge = (name: string, help: string, count: () => Promise<number>) =>
     new Gauge({

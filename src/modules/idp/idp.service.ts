@@ -14,7 +14,7 @@ import {
 import { countLogin } from '../core/metrics.ts';
 import { issueMfaToken, mfaRequired, type SecondFactorMethod, secondFactors } from '../mfa/factors.ts';
 import { hasCompatibilityCharacters, normalizeEmail } from '../users/email.ts';
-import { findUserByEmail, findUserById, insertUser, updateUser } from '../users/users.queries.ts';
+import { findUserByEmail, findUserById, insertUser, newUserRow, updateUser } from '../users/users.queries.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
 import {
   findIdentity,
@@ -194,18 +194,14 @@ async function mapAndOpen(
           detail: 'The provider sent no usable email address, which a new account needs (scope "email")',
         });
       }
-      user = {
-        id: uuidv7(),
-        email,
-        name: truncate(identity.name ?? '', MAX_NAME_CHARS),
-        role: 'user',
-        status: 'active',
-        password_hash: null,
-        email_verified: identity.emailVerified ? 1 : 0,
-        created_at: now,
-        updated_at: now,
-        last_login_at: null,
-      };
+      user = newUserRow(
+        {
+          email,
+          name: truncate(identity.name ?? '', MAX_NAME_CHARS),
+          email_verified: identity.emailVerified ? 1 : 0,
+        },
+        now,
+      );
       await insertUser(trx, user);
       const row = identityRow(user.id, identity, email, now);
       await insertIdentity(trx, row);

@@ -15,7 +15,7 @@ import {
   type TokenResponse,
 } from '../auth/sessions.service.ts';
 import { normalizeEmail } from '../users/email.ts';
-import { findUserById, insertUser, updateUser } from '../users/users.queries.ts';
+import { findUserById, insertUser, newUserRow, updateUser } from '../users/users.queries.ts';
 import { iso, toPublicUser } from '../users/users.schemas.ts';
 import {
   activateInvitedUser,
@@ -78,18 +78,7 @@ export async function inviteUser(
         await updateUser(trx, existing.id, patch);
         user = { ...existing, ...patch };
       } else {
-        user = {
-          id: uuidv7(),
-          email,
-          name: name ?? '',
-          role,
-          status: 'invited',
-          password_hash: null,
-          email_verified: 0,
-          created_at: now,
-          updated_at: now,
-          last_login_at: null,
-        };
+        user = newUserRow({ email, name: name ?? '', role, status: 'invited' }, now);
         await insertUser(trx, user);
       }
       const invitation: InvitationRow = {

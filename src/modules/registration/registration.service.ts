@@ -1,7 +1,5 @@
-import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
-import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { mailBudget, signupBudget } from '../../links/budgets.ts';
 import { enqueueNotice } from '../../mail/notices.ts';
@@ -13,7 +11,7 @@ import { mailVerificationLink } from '../email/email.service.ts';
 import { resendInvitation } from '../invitations/invitation-resend.ts';
 import { emailOr400 } from '../recovery/recovery.service.ts';
 import { issueResetLink } from '../recovery/reset-links.ts';
-import { findUserByEmail, insertUser } from '../users/users.queries.ts';
+import { findUserByEmail, insertUser, newUserRow } from '../users/users.queries.ts';
 
 /** The one answer of sign-up, whatever the address (docs/api.md §12). */
 export const SIGNUP_MESSAGE = 'Check your inbox to confirm your address.';
@@ -74,18 +72,7 @@ export async function signup(
         });
         return;
       }
-      const user: UserRow = {
-        id: uuidv7(),
-        email,
-        name: input.name?.trim() ?? '',
-        role: 'user',
-        status: 'active',
-        password_hash: passwordHash,
-        email_verified: 0,
-        created_at: now,
-        updated_at: now,
-        last_login_at: null,
-      };
+      const user = newUserRow({ email, name: input.name?.trim() ?? '', password_hash: passwordHash }, now);
       await insertUser(trx, user);
       const mailed = await mailVerificationLink(ctx, trx, user, 'signup');
       await recordAudit(trx, {

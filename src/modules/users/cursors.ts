@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import { readCursorKey } from './users.queries.ts';
 
 /*
  * Opaque pagination cursors: base64url(JSON payload) "." base64url(HMAC-SHA256 of it, 128 bits).
@@ -56,10 +57,5 @@ export function invalidCursor(detail = 'The cursor is not valid for this request
 
 /** Loads the cursor key stored by the users_scale migration. */
 export async function loadCursorCodec(db: Kysely<DB>): Promise<CursorCodec> {
-  const row = await db
-    .selectFrom('app_secrets')
-    .select('value')
-    .where('name', '=', 'cursor_key')
-    .executeTakeFirstOrThrow();
-  return createCursorCodec(Buffer.from(row.value, 'base64url'));
+  return createCursorCodec(Buffer.from(await readCursorKey(db), 'base64url'));
 }

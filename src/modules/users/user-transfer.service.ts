@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
 import type { DB, NewUserRow, Role, UserRow, UserStatus } from '../../db/schema.ts';
 import { isVerifiableHash } from '../../security/passwords.ts';
 import { type AuditEvent, recordAudits } from '../audit/audit.queries.ts';
@@ -12,6 +11,7 @@ import {
   type TransferField,
   type TransferFormat,
 } from './user-transfer.format.ts';
+import { insertUsersSkippingTaken, newUserRow, takenEmails, usersInCreationOrder } from './users.queries.ts';
 
 /** A row that was not imported, with its line in the file. */
 export interface ImportProblem {
@@ -127,13 +127,11 @@ async function insertBatch(
   batch: Array<{ line: number; row: NewUserRow }>,
 ): Promise<Set<string>> {
   return db.transaction().execute(async (trx) => {
-    // ON CONFLICT DO NOTHING: a user created meanwhile (API, another import) is a duplicate, not a failure.
-    const rows = await trx
-      .insertInto('users')
-      .values(batch.map((b) => b.row))
-      .onConflict((oc) => oc.column('email').doNothing())
-      .returning(['id', 'email', 'role', 'status'])
-      .execute();
+    // A user created meanwhile (API, another import) is a duplicate, not a failure.
+    const rows = await insertUsersSkippingTaken(
+      trx,
+      batch.map((b) => b.row),
+    );
     const events: AuditEvent[] = rows.map((r) => ({
       action: 'user.create',
       actor: { type: 'system' },
@@ -151,8 +149,7 @@ async function existingAsMissing(
   batch: Array<{ line: number; row: NewUserRow }>,
 ): Promise<Set<string>> {
   const emails = batch.map((b) => b.row.email);
-  const existing = await db.selectFrom('users').select('email').where('email', 'in', emails).execute();
-  const taken = new Set(existing.map((e) => e.email));
+  const taken = await takenEmails(db, emails);
   return new Set(emails.filter((e) => !taken.has(e)));
 }
 
@@ -201,20 +198,18 @@ export function toUserRow(
     createdAt = t;
   }
 
-  return {
-    row: {
-      id: uuidv7(),
+  const row = newUserRow(
+    {
       email,
       name,
       role: role as Role,
       status: status as UserStatus,
       password_hash: passwordHash,
       email_verified: verified ? 1 : 0,
-      created_at: createdAt,
-      updated_at: now,
-      last_login_at: null,
     },
-  };
+    now,
+  );
+  return { row: { ...row, created_at: createdAt } };
 }
 
 function blank(value: unknown): boolean {
@@ -257,17 +252,7 @@ export async function exportUsers(
   let after: { created_at: number; id: string } | null = null;
   await write(formatHeader(format));
   for (;;) {
-    let query = db.selectFrom('users').selectAll();
-    if (after) {
-      const { created_at, id } = after;
-      query = query.where((eb) =>
-        eb.or([
-          eb('created_at', '>', created_at),
-          eb.and([eb('created_at', '=', created_at), eb('id', '>', id)]),
-        ]),
-      );
-    }
-    const page = await query.orderBy('created_at').orderBy('id').limit(pageSize).execute();
+    const page = await usersInCreationOrder(db, after, pageSize);
     if (page.length === 0) return count;
     await write(page.map((u) => formatRecord(format, exportRecord(u))).join(''));
     count += page.length;

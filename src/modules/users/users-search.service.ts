@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { DB } from '../../db/schema.ts';
 import { type CursorCodec, invalidCursor } from './cursors.ts';
@@ -7,7 +7,6 @@ import type { SearchQuery } from './users.schemas.ts';
 import { countUsers } from './users-list.queries.ts';
 import { type UserPage, userPage } from './users-list.service.ts';
 import {
-  filterConditions,
   postgresSearch,
   type RankedRow,
   type SearchEngine,
@@ -17,7 +16,17 @@ import {
   sqliteSearch,
   type Tier,
 } from './users-search.queries.ts';
-import { amongIds, walk, walkOn } from './users-search-walk.queries.ts';
+import {
+  amongIds,
+  countAmongIds,
+  countMatchesWithin,
+  emailAtBudget,
+  exactEmailMatch,
+  rankedPage,
+  tierPastByFilters,
+  walkOn,
+  walkTierTo,
+} from './users-search-walk.queries.ts';
 
 /*
  * Search plans (docs/users.md). Results are ordered by (tier, email); a cursor is a position in
@@ -75,22 +84,16 @@ export async function searchUsers(
   const passing = filtered ? await countUsers(db, engine.dialect, filters) : null;
   const few = passing !== null && passing <= SEARCH_TUNING.filterFirstMax;
   if (few) {
-    rows = await rankedPage(db, engine, filters, sql`1 = 1`, after, want);
+    rows = await rankedPage(db, engine, filters, null, after, want);
     total = async () => (await countWalk(db, engine, filters, null)) ?? 0;
   } else {
     // Under three characters the index answers only through a vocabulary scan whose cost grows
     // with how common the query is: such queries start with the walk, which is cheap exactly then.
     const ids = await engine.candidateIds(SEARCH_TUNING.candidateMax);
     if (ids) {
-      const source = ids.length === 0 ? sql`1 = 0` : sql`id in (${sql.join(ids)})`;
-      rows = ids.length === 0 ? [] : await rankedPage(db, engine, filters, source, after, want);
+      rows = ids.length === 0 ? [] : await rankedPage(db, engine, filters, ids, after, want);
       // The listed ids may be a superset (PostgreSQL's short-grams index): count exact matches.
-      total = async () => {
-        const conditions = [source, engine.matches(), ...filterConditions(filters, '')];
-        const row = await sql<{ n: number }>`select count(*) as n from users
-          where ${sql.join(conditions, sql` and `)}`.execute(db);
-        return Number(row.rows[0]?.n ?? 0);
-      };
+      total = () => countAmongIds(db, engine, filters, ids);
     } else {
       rows = await tieredPage(db, engine, term, filters, passing, after, want);
     }
@@ -112,25 +115,6 @@ function readSearchCursor(codec: CursorCodec, token: string, binding: string): P
     throw invalidCursor();
   }
   return { tier: c.r, email: c.e };
-}
-
-/** Ranks every row of a small source and returns the page after `after`. */
-async function rankedPage(
-  db: Kysely<DB>,
-  engine: SearchEngine,
-  filters: SearchFilters,
-  source: RawBuilder<unknown>,
-  after: Position | null,
-  want: number,
-): Promise<RankedRow[]> {
-  const outer = [sql`rank < 3`];
-  if (after) outer.push(sql`(rank, ${engine.email}) > (${after.tier}, ${after.email})`);
-  const result = await sql<RankedRow>`select * from (
-      select *, ${engine.rank()} as rank from users
-      where ${sql.join([source, ...filterConditions(filters, '')], sql` and `)}
-    ) ranked where ${sql.join(outer, sql` and `)}
-    order by rank, ${engine.email} limit ${want}`.execute(db);
-  return result.rows;
 }
 
 /** Matches up to the cap: a walk when they are common, the index when they are rare. */
@@ -168,16 +152,7 @@ async function countWalk(
   filters: SearchFilters,
   budget: number | null,
 ): Promise<number | null> {
-  // The budgeted walk reads the email index alone (it carries every column the predicates use).
-  const index = engine.dialect === 'sqlite' ? sql`users indexed by users_email_walk_idx` : sql`users`;
-  const source =
-    budget === null
-      ? sql`users`
-      : sql`(select email, name, role, status from ${index} order by ${engine.email} limit ${sql.lit(budget)})`;
-  const result = await sql<{ n: number }>`select count(*) as n from (select 1 from ${source} u
-    where ${sql.join([engine.matches(), ...filterConditions(filters, '')], sql` and `)}
-    limit ${SEARCH_TOTAL_CAP}) s`.execute(db);
-  const n = Number(result.rows[0]?.n ?? 0);
+  const n = await countMatchesWithin(db, engine, filters, budget, SEARCH_TOTAL_CAP);
   if (budget === null || n >= SEARCH_TOTAL_CAP) return n;
   const users = await countUsers(db, engine.dialect, {});
   return users <= budget ? n : null;
@@ -194,12 +169,7 @@ async function tieredPage(
   want: number,
 ): Promise<RankedRow[]> {
   const rows: RankedRow[] = [];
-  if (after === null) {
-    const conditions = [sql`email = ${term.qf}`, ...filterConditions(filters, '')];
-    const exact = await sql<RankedRow>`select *, 0 as rank from users
-      where ${sql.join(conditions, sql` and `)}`.execute(db);
-    rows.push(...exact.rows);
-  }
+  if (after === null) rows.push(...(await exactEmailMatch(db, term, filters)));
   for (const tier of [1, 2] as const) {
     if (rows.length >= want || (after !== null && after.tier > tier)) continue;
     const from = after !== null && after.tier === tier ? after.email : null;
@@ -221,44 +191,27 @@ async function walkTier(
   from: string | null,
   need: number,
 ): Promise<RankedRow[]> {
-  const email = engine.email;
-  const start = from === null ? sql`1 = 1` : sql`${email} > ${from}`;
-  const cap = SEARCH_TUNING.candidateMax;
-  // Where the budget ends: the email walkBudget entries on. An index-only probe whose cost is
-  // bounded by the budget, not by how deep the page is.
+  // Where the budget ends: the email walkBudget entries on.
   // PostgreSQL evaluates the predicates per index entry several times slower than SQLite.
   const budget = Math.min(
     SEARCH_TUNING.walkBudget,
     engine.dialect === 'postgres' ? POSTGRES_WALK_BUDGET : Infinity,
   );
-  const probe = await sql<{ e: string }>`select ${email} as e from users where ${start}
-    order by ${email} limit 1 offset ${budget - 1}`.execute(db);
-  const bound = probe.rows[0]?.e ?? null;
-  const within = [start, engine.inTier(tier), ...filterConditions(filters, engine.noIndex)];
-  if (bound !== null) within.push(sql`${email} <= ${bound}`);
-  const walked = await walk(db, engine, tier, within, need);
-  if (walked.rows.length >= need || bound === null) return walked.rows;
+  const bound = await emailAtBudget(db, engine, from, budget);
+  const walked = await walkTierTo(db, engine, filters, tier, from, bound, need);
+  if (walked.length >= need || bound === null) return walked;
 
   // The tier is sparser than the budget allows for; finish it the cheapest way available.
-  const left = need - walked.rows.length;
-  const past = sql`${email} > ${bound}`;
+  const left = need - walked.length;
   let more: RankedRow[];
   if (passing !== null && passing <= SEARCH_TUNING.filteredScanMax) {
     // The filters made it sparse and few users pass them: among those, through the filter index.
-    const among = [
-      sql`${sql.raw(engine.noIndex)}${past}`,
-      engine.inTier(tier),
-      ...filterConditions(filters, ''),
-    ];
-    more = (
-      await sql<RankedRow>`select *, ${tier} as rank from users where ${sql.join(among, sql` and `)}
-        order by ${sql.raw(engine.noIndex)}${email} limit ${left}`.execute(db)
-    ).rows;
+    more = await tierPastByFilters(db, engine, filters, tier, bound, left);
   } else {
-    const listed = await engine.listTier(tier, cap, 'sparse');
+    const listed = await engine.listTier(tier, SEARCH_TUNING.candidateMax, 'sparse');
     more = listed
-      ? await amongIds(db, engine, filters, tier, listed, past, left)
-      : await walkOn(db, engine, filters, tier, past, left);
+      ? await amongIds(db, engine, filters, tier, listed, bound, left)
+      : await walkOn(db, engine, filters, tier, bound, left);
   }
-  return [...walked.rows, ...more];
+  return [...walked, ...more];
 }

@@ -1,4 +1,6 @@
-import type { Db, NewUserRow, UserRow, UserUpdate } from '../../db/schema.ts';
+import { v7 as uuidv7 } from 'uuid';
+import type { DialectName } from '../../db/dialect.ts';
+import type { Db, NewUserRow, Role, UserRow, UserStatus, UserUpdate } from '../../db/schema.ts';
 
 /** One user by id. */
 export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
@@ -8,6 +10,52 @@ export async function findUserById(db: Db, id: string): Promise<UserRow | undefi
 /** One user by normalized email. */
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+/**
+ * One user by id, its row locked until the transaction ends (PostgreSQL; SQLite's single writer
+ * serialises whole transactions).
+ */
+export async function lockUserById(db: Db, id: string, dialect: DialectName): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', id)
+    .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+    .executeTakeFirst();
+}
+
+/** Whether any user (of `role`, when given) exists. */
+export async function hasUser(db: Db, role?: Role): Promise<boolean> {
+  let query = db.selectFrom('users').select('id');
+  if (role !== undefined) query = query.where('role', '=', role);
+  return (await query.limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** A new user's row, made `now`: active, unverified, a `user` without a password unless `fields` say otherwise. */
+export function newUserRow(
+  fields: {
+    email: string;
+    name?: string;
+    role?: Role;
+    status?: UserStatus;
+    password_hash?: string | null;
+    email_verified?: number;
+  },
+  now: number,
+): UserRow {
+  return {
+    id: uuidv7(),
+    email: fields.email,
+    name: fields.name ?? '',
+    role: fields.role ?? 'user',
+    status: fields.status ?? 'active',
+    password_hash: fields.password_hash ?? null,
+    email_verified: fields.email_verified ?? 0,
+    created_at: now,
+    updated_at: now,
+    last_login_at: null,
+  };
 }
 
 /** Inserts a user row. */
@@ -22,6 +70,73 @@ export async function updateUser(db: Db, id: string, patch: UserUpdate): Promise
     .set({ ...patch, updated_at: patch.updated_at ?? Date.now() })
     .where('id', '=', id)
     .execute();
+}
+
+/** Inserts users, skipping every email already taken (by the API, another import); returns those inserted. */
+export async function insertUsersSkippingTaken(db: Db, rows: NewUserRow[]) {
+  return db
+    .insertInto('users')
+    .values(rows)
+    .onConflict((oc) => oc.column('email').doNothing())
+    .returning(['id', 'email', 'role', 'status'])
+    .execute();
+}
+
+/** Which of these emails are already taken. */
+export async function takenEmails(db: Db, emails: string[]): Promise<Set<string>> {
+  const rows = await db.selectFrom('users').select('email').where('email', 'in', emails).execute();
+  return new Set(rows.map((r) => r.email));
+}
+
+/** Users in (created_at, id) order, the page after `after` (from the start when null). */
+export async function usersInCreationOrder(
+  db: Db,
+  after: { created_at: number; id: string } | null,
+  limit: number,
+): Promise<UserRow[]> {
+  let query = db.selectFrom('users').selectAll();
+  if (after) {
+    const { created_at, id } = after;
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '>', created_at),
+        eb.and([eb('created_at', '=', created_at), eb('id', '>', id)]),
+      ]),
+    );
+  }
+  return query.orderBy('created_at').orderBy('id').limit(limit).execute();
+}
+
+/** Deletes a user; foreign keys cascade to what hangs on it. */
+export async function deleteUserById(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('users').where('id', '=', id).execute();
+}
+
+/**
+ * Locks every active admin row (PostgreSQL), in id order so concurrent callers cannot deadlock,
+ * and returns their ids. Two concurrent demotions then run one after the other, and the second
+ * sees the first's result. SQLite has a single writer, so the transaction alone serialises them.
+ */
+export async function lockActiveAdminIds(db: Db, dialect: DialectName): Promise<string[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .where('role', '=', 'admin')
+    .where('status', '=', 'active')
+    .orderBy('id')
+    .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The key that signs list and search cursors, made by the users_scale migration. */
+export async function readCursorKey(db: Db): Promise<string> {
+  const row = await db
+    .selectFrom('app_secrets')
+    .select('value')
+    .where('name', '=', 'cursor_key')
+    .executeTakeFirstOrThrow();
+  return row.value;
 }
 
 /** How many admins can still log in (last-admin protection). */

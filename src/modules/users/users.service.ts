@@ -1,14 +1,20 @@
-import type { Transaction } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
-import type { DB, Db, UserRow, UserUpdate } from '../../db/schema.ts';
+import type { Db, UserRow, UserUpdate } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { type AuditActor, type AuditEvent, recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
 import { normalizeEmail } from './email.ts';
-import { findUserById, insertUser } from './users.queries.ts';
+import {
+  deleteUserById,
+  findUserById,
+  insertUser,
+  lockActiveAdminIds,
+  lockUserById,
+  newUserRow,
+  updateUser as updateUserRow,
+} from './users.queries.ts';
 import type { CreateBody, PublicUser, UpdateBody } from './users.schemas.ts';
 import { toPublicUser } from './users.schemas.ts';
 import { parseUserId } from './users-list.service.ts';
@@ -67,8 +73,8 @@ export async function updateUser(
 
   const changesAdminSet = patch.role !== undefined || patch.status !== undefined;
   const updated = await ctx.db.transaction().execute(async (trx) => {
-    const activeAdmins = changesAdminSet ? await lockActiveAdmins(ctx, trx) : [];
-    const before = await lockUser(ctx, trx, id);
+    const activeAdmins = changesAdminSet ? await lockActiveAdminIds(trx, ctx.database.dialect) : [];
+    const before = await lockUserById(trx, id, ctx.database.dialect);
     if (!before) throw notFound();
     // A new address is unproven until a link proves it, unless the admin vouches in the same call.
     if (patch.email !== undefined && patch.email !== before.email && body.email_verified === undefined) {
@@ -132,18 +138,10 @@ export async function createUser(ctx: AppContext, body: CreateBody, by: ChangedB
     passwordHash = await ctx.passwords.hash(body.password);
   }
   const now = Date.now();
-  const row: UserRow = {
-    id: uuidv7(),
-    email,
-    name: body.name?.trim() ?? '',
-    role: body.role ?? 'user',
-    status: 'active',
-    password_hash: passwordHash,
-    email_verified: 0,
-    created_at: now,
-    updated_at: now,
-    last_login_at: null,
-  };
+  const row = newUserRow(
+    { email, name: body.name?.trim() ?? '', role: body.role ?? 'user', password_hash: passwordHash },
+    now,
+  );
   await ctx.db.transaction().execute(async (trx) => {
     try {
       await insertUser(trx, row);
@@ -173,15 +171,15 @@ export async function deleteUser(
     throw new ApiError('forbidden', { detail: 'You cannot delete your own account' });
   }
   await ctx.db.transaction().execute(async (trx) => {
-    const activeAdmins = await lockActiveAdmins(ctx, trx);
-    const target = await lockUser(ctx, trx, id);
+    const activeAdmins = await lockActiveAdminIds(trx, ctx.database.dialect);
+    const target = await lockUserById(trx, id, ctx.database.dialect);
     if (!target) throw notFound();
     if (activeAdmins.includes(id) && activeAdmins.length <= 1) {
       throw new ApiError('last_admin', { detail: 'This is the last active admin' });
     }
     // Foreign keys cascade to sessions (and their refresh tokens), identities and invitations;
     // invitations this user sent keep existing with invited_by cleared.
-    await trx.deleteFrom('users').where('id', '=', id).execute();
+    await deleteUserById(trx, id);
     // The e-mail names the account once the id names nobody.
     await recordAudit(trx, {
       action: 'user.delete',
@@ -193,31 +191,9 @@ export async function deleteUser(
   });
 }
 
-/**
- * Locks every active admin row (PostgreSQL), in id order so concurrent callers cannot deadlock,
- * and returns their ids. Two concurrent demotions then run one after the other, and the second
- * sees the first's result. SQLite has a single writer, so the transaction alone serialises them.
- */
-async function lockActiveAdmins(ctx: AppContext, trx: Transaction<DB>): Promise<string[]> {
-  let query = trx
-    .selectFrom('users')
-    .select('id')
-    .where('role', '=', 'admin')
-    .where('status', '=', 'active')
-    .orderBy('id');
-  if (ctx.database.dialect === 'postgres') query = query.forUpdate();
-  return (await query.execute()).map((r) => r.id);
-}
-
-async function lockUser(ctx: AppContext, trx: Transaction<DB>, id: string): Promise<UserRow | undefined> {
-  let query = trx.selectFrom('users').selectAll().where('id', '=', id);
-  if (ctx.database.dialect === 'postgres') query = query.forUpdate();
-  return query.executeTakeFirst();
-}
-
 async function writeUser(db: Db, id: string, patch: UserUpdate): Promise<void> {
   try {
-    await db.updateTable('users').set(patch).where('id', '=', id).execute();
+    await updateUserRow(db, id, patch);
   } catch (err) {
     throw isUniqueViolation(err) ? emailTaken() : err;
   }
