@@ -77,7 +77,8 @@ for (const dialect of DIALECTS) {
         target_id: user.id,
         ip: '198.51.100.1',
         user_agent: UA,
-        details: { method: 'password', session_id: sessionId, rehashed: false },
+        // amr as in the token, as every login.success records it (mfa, passkey, password).
+        details: { method: 'password', rehashed: false, amr: ['pwd'], session_id: sessionId },
       });
 
       // verify-token is a hot path and records nothing.
@@ -103,8 +104,9 @@ for (const dialect of DIALECTS) {
       assert.equal(row.action, 'login.success');
       assert.deepEqual(JSON.parse(row.details), {
         method: 'password',
-        session_id: sid(json<Tokens>(res).access_token),
         rehashed: true,
+        amr: ['pwd'],
+        session_id: sid(json<Tokens>(res).access_token),
       });
     });
 

@@ -9,13 +9,13 @@ import { countLogin } from '../core/metrics.ts';
 import { issueMfaToken, mfaRequired, secondFactors } from '../mfa/factors.ts';
 import { normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, updateUser } from '../users/users.queries.ts';
-import { deleteExpiredRefreshTokens, recordLogin } from './auth.queries.ts';
+import { deleteExpiredRefreshTokens } from './auth.queries.ts';
 import {
   type ClientInfo,
+  completeSignIn,
   PASSWORD_LOGIN,
   revokeSession,
   revokeUserSessions,
-  startSession,
   type TokenResponse,
 } from './sessions.service.ts';
 
@@ -106,20 +106,10 @@ export async function login(
     });
     throw mfaRequired(methods, mfaToken);
   }
-  const now = Date.now();
-  const current: UserRow = { ...user, last_login_at: now, password_hash: newHash ?? user.password_hash };
   const tokens = await ctx.db.transaction().execute(async (trx) => {
-    await recordLogin(trx, user.id, now, newHash);
     await throttle.succeed(ticket, trx);
-    const session = await startSession(ctx, current, client, PASSWORD_LOGIN, trx);
-    await recordAudit(trx, {
-      action: 'login.success',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'user', id: user.id },
-      client,
-      details: { method: 'password', session_id: session.sessionId, rehashed: newHash !== null },
-    });
-    return session.tokens;
+    const details = { method: 'password', rehashed: newHash !== null };
+    return completeSignIn(ctx, trx, user, client, PASSWORD_LOGIN.amr, details, newHash);
   });
   countLogin(ctx, 'success');
   return tokens;

@@ -114,10 +114,11 @@ export async function startSession(
 }
 
 /**
- * The end of a sign-in whose last factor just passed (`POST /login/mfa`, `POST /login/passkey`), in
- * the caller's transaction: the login is recorded, a session opens with `amr` and `auth_time` now
- * (docs/api.md §13: `auth_time` is when the sign-in completed), and `login.success` is audited
- * naming that session. `details` says how (`method` and anything of its own).
+ * The end of a sign-in whose last factor just passed (`POST /login`, `POST /login/mfa`, `POST
+ * /login/passkey`), in the caller's transaction: the login is recorded (with the password's new hash
+ * when it was rehashed), a session opens with `amr` and `auth_time` now (docs/api.md §13:
+ * `auth_time` is when the sign-in completed), and `login.success` is audited naming that session.
+ * `details` says how (`method` and anything of its own).
  */
 export async function completeSignIn(
   ctx: AppContext,
@@ -126,9 +127,10 @@ export async function completeSignIn(
   client: ClientInfo,
   amr: readonly string[],
   details: { method: string } & Record<string, unknown>,
+  newHash: string | null = null,
 ): Promise<TokenResponse> {
   const at = Date.now();
-  await recordLogin(trx, user.id, at, null);
+  await recordLogin(trx, user.id, at, newHash);
   const session = await startSession(ctx, { ...user, last_login_at: at }, client, { amr, authTime: at }, trx);
   await recordAudit(trx, {
     action: 'login.success',
