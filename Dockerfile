@@ -42,8 +42,8 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The CLI is the entry point: `docker run IMAGE migrate`, `… users export`, and by default `serve`.
-# --max-semi-space-size=2 and --heap-growing-percent=40: the same V8 heap settings as `npm start`
-# (a young generation capped at 2 MB semi-spaces, the old generation grown by 40% steps instead of
+# --max-semi-space-size=2 and --heap-growing-percent=20: the same V8 heap settings as `npm start`
+# (a young generation capped at 2 MB semi-spaces, the old generation grown by 20% steps instead of
 # V8's adaptive up-to-4×: lower peak RSS, same speed; docs/benchmarks.md, peak memory).
-ENTRYPOINT ["node", "--max-semi-space-size=2", "--heap-growing-percent=40", "dist/src/cli.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=2", "--heap-growing-percent=20", "dist/src/cli.js"]
 CMD ["serve"]
