@@ -5,25 +5,32 @@
 // same machine, unpinned.
 // Options: --rounds <n> (3), --round-duration <s> (3), --no-build, --json,
 // --database-url postgres://… (default BENCH_DATABASE_URL, TEST_DATABASE_URL, or the local server).
-import type { ChildProcess } from 'node:child_process';
 import { execSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { LoadResult, LoadSpec } from './load.ts';
 import {
   canPin,
   firstJsonLine,
-  freePort,
   LOAD_CPU,
   runNodeJson,
   SERVER_CPU,
   spawnNode,
   statusMb,
   stopChild,
-  waitFor200,
 } from './processes.ts';
+import { type Figure, rowsOf, table } from './run-report.ts';
+import {
+  ADMIN_PASSWORD,
+  addLoginUsers,
+  addUsers,
+  createPgDatabase,
+  dropPgDatabase,
+  LOGIN_USERS,
+  type Server,
+  startGatehouse,
+} from './run-servers.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
@@ -36,10 +43,6 @@ const ROUND_S = Number(option('--round-duration') ?? 3);
 const CONNECTIONS = 16;
 const LOGIN_CONNECTIONS = 16;
 const STORM_CONNECTIONS = 8;
-const ADMIN_EMAIL = 'bench-admin@gatehouse.test';
-const ADMIN_PASSWORD = 'correct horse battery staple 42';
-/** The login phase's users, one per connection (created with the admin's password). */
-const LOGIN_USERS = Array.from({ length: 16 }, (_, i) => `bench-login-${i}@gatehouse.test`);
 const PG_URL =
   option('--database-url') ??
   process.env.BENCH_DATABASE_URL ??
@@ -47,19 +50,6 @@ const PG_URL =
   'postgres://postgres@127.0.0.1:5432/postgres';
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
-
-interface Server {
-  name: string;
-  child: ChildProcess;
-  base: string;
-  token?: string;
-}
-
-interface Figure {
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-}
 
 /** One load (or several at once) from the pinned generator; returns each load's figures. */
 async function load(specs: LoadSpec[]): Promise<LoadResult[]> {
@@ -79,121 +69,12 @@ const spec = (name: string, url: string, extra: Partial<LoadSpec> = {}): LoadSpe
   ...extra,
 });
 
-/** `npm start`'s command line: leading NAME=value assignments, node's flags, dist/src/main.js. */
-function startCommand(): { env: Record<string, string>; args: string[] } {
-  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
-  const words = (pkg.scripts.start ?? '').split(/\s+/).filter(Boolean);
-  const env: Record<string, string> = {};
-  while (words[0] !== undefined && /^[A-Za-z_]\w*=/.test(words[0])) {
-    const [name = '', ...value] = (words.shift() as string).split('=');
-    env[name] = value.join('=');
-  }
-  if (words.shift() !== 'node' || words.at(-1) !== 'dist/src/main.js')
-    throw new Error(`package.json "start" is not "[NAME=value…] node [flags] dist/src/main.js"`);
-  return { env, args: words };
-}
-
-/** Starts Gatehouse as `npm start` does (`plain`: `node dist/src/main.js` alone, the flags' A/B). */
-async function startGatehouse(name: string, env: Record<string, string>, plain = false): Promise<Server> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const start = plain ? { env: {}, args: ['dist/src/main.js'] } : startCommand();
-  const child = spawnNode(SERVER_CPU, start.args, {
-    env: {
-      ...process.env,
-      ...start.env,
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: base,
-      ADMIN_EMAIL,
-      ADMIN_PASSWORD,
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdout: 'ignore',
-  });
-  await waitFor200(`${base}/health`, performance.now());
-  const server: Server = { name, child, base };
-  server.token = await login(base);
-  return server;
-}
-
-async function login(base: string): Promise<string> {
-  const res = await fetch(`${base}/api/v1/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
-  });
-  const body = (await res.json()) as { access_token?: string };
-  if (res.status !== 200 || !body.access_token) throw new Error(`login answered ${res.status}`);
-  return body.access_token;
-}
-
-async function addLoginUsers(server: Server): Promise<void> {
-  for (const email of LOGIN_USERS) {
-    const res = await fetch(`${server.base}/api/v1/users`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` },
-      body: JSON.stringify({ email, password: ADMIN_PASSWORD }),
-    });
-    if (res.status !== 201) throw new Error(`creating a login user answered ${res.status}`);
-  }
-}
-
-/** Users to list: a page of 20 needs more than 20. */
-async function addUsers(server: Server, count: number): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    const res = await fetch(`${server.base}/api/v1/users`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` },
-      body: JSON.stringify({ email: `bench-${i}@gatehouse.test`, name: `Bench User ${i}` }),
-    });
-    if (res.status !== 201) throw new Error(`creating a user answered ${res.status}`);
-  }
-}
-
 const bearer = (s: Server) => ({ headers: { authorization: `Bearer ${s.token}` } });
 const verifySpec = (s: Server) => spec(`verify ${s.name}`, `${s.base}/api/v1/verify-token`, bearer(s));
 const listSpec = (s: Server) => spec(`list ${s.name}`, `${s.base}/api/v1/users?limit=20`, bearer(s));
 
 function figure(r: LoadResult): Figure {
   return { rps: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms };
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-
-async function createPgDatabase(): Promise<string | null> {
-  const name = `gatehouse_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  try {
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-  } catch (err) {
-    log(`PostgreSQL unavailable (${(err as Error).message}): its rows are skipped`);
-    return null;
-  } finally {
-    await admin.end().catch(() => {});
-  }
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function dropPgDatabase(url: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`drop database if exists ${new URL(url).pathname.slice(1)} with (force)`);
-  await admin.end();
-}
-
-interface Row {
-  name: string;
-  target: string;
-  ratio: number | null;
-  rounds: number[];
-  detail: string;
-  pass: boolean | null;
 }
 
 async function main(): Promise<void> {
@@ -203,7 +84,7 @@ async function main(): Promise<void> {
   }
   if (!canPin()) log('taskset or a second CPU is missing: processes are NOT pinned; figures are rougher');
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
-  const pgUrl = await createPgDatabase();
+  const pgUrl = await createPgDatabase(PG_URL, log);
   const servers: Server[] = [];
   try {
     log('starting: bare Fastify, Gatehouse on SQLite and on PostgreSQL (session cache on, off)');
@@ -336,121 +217,24 @@ async function main(): Promise<void> {
         .map((s) => [s.name, statusMb(s.child.pid ?? 0, 'VmHWM')]),
     );
 
-    const perRound = (a: string, b: string) =>
-      (taken.get(a) ?? []).map((x, i) => x.rps / ((taken.get(b) ?? [])[i]?.rps ?? Number.NaN));
-    const ratioRow = (name: string, a: string, b: string, target: number): Row => {
-      const rounds = perRound(a, b);
-      if (rounds.length === 0)
-        return { name, target: `≥ ${target}`, ratio: null, rounds, detail: 'not measured', pass: null };
-      const ratio = median(rounds);
-      const rps = (k: string) => Math.round(median((taken.get(k) ?? []).map((f) => f.rps)));
-      return {
-        name,
-        target: `≥ ${target}`,
-        ratio,
-        rounds,
-        detail: `${rps(a)} vs ${rps(b)} req/s (medians)`,
-        pass: ratio >= target,
-      };
-    };
-    const loginRounds = logins.map((l, i) => l.rps / (argon2[i]?.rps ?? Number.NaN));
-    const peak = Math.max(...Object.values(rss).map((v) => v ?? 0));
-    const rows: Row[] = [
-      ratioRow('verify-token: PostgreSQL / SQLite', 'verify postgres', 'verify sqlite', 0.7),
-      ratioRow('users list (limit 20): PostgreSQL / SQLite', 'list postgres', 'list sqlite', 0.5),
-      ratioRow(
-        'verify-token on SQLite / bare Fastify route (ES256, the default)',
-        'verify sqlite',
-        'bare',
-        0.5,
-      ),
-      ratioRow('verify-token on SQLite, EdDSA / bare Fastify route', 'verify sqlite EdDSA', 'bare', 0.5),
-      ratioRow('verify-token on SQLite, RS256 / bare Fastify route', 'verify sqlite RS256', 'bare', 0.5),
-      {
-        ...ratioRow('(bound) Gatehouse /health / bare Fastify route', 'health sqlite', 'bare', 0),
-        target: 'none',
-        pass: null,
-      },
-      {
-        name: 'login / raw argon2id verify (same parameters, 16 in flight, same CPU)',
-        target: '≥ 0.9',
-        ratio: median(loginRounds),
-        rounds: loginRounds,
-        detail: `${median(logins.map((l) => l.rps)).toFixed(1)} vs ${median(argon2.map((a) => a.rps)).toFixed(1)} /s`,
-        pass: median(loginRounds) >= 0.9,
-      },
-      {
-        name: `/health p99 while ${STORM_CONNECTIONS} connections hammer login`,
-        target: '≤ 15 ms',
-        ratio: health?.p99Ms ?? null,
-        rounds: [],
-        detail: `p50 ${health?.p50Ms.toFixed(2)} ms, ${health?.rps.toFixed(0)} req/s offered 200`,
-        pass: health ? health.p99Ms <= 15 : null,
-      },
-      {
-        name: 'peak RSS (VmHWM, largest Gatehouse process)',
-        target: '≤ 150 MB',
-        ratio: peak,
-        rounds: [],
-        detail: Object.entries(rss)
-          .map(([n, v]) => `${n} ${v?.toFixed(0)} MB`)
-          .join(', '),
-        pass: peak <= 150,
-      },
-      {
-        name: "A/B npm start's node flags: peak RSS, plain node / with the flags (same load)",
-        target: '≥ 1.1 to keep them',
-        ratio: afterRounds.plain / afterRounds.flags,
-        rounds: [],
-        detail: `${afterRounds.plain.toFixed(0)} vs ${afterRounds.flags.toFixed(0)} MB after the same rounds; verify-token ${ratioRow('', 'verify sqlite', 'verify sqlite plain', 0).ratio?.toFixed(2)}× and list ${ratioRow('', 'list sqlite', 'list sqlite plain', 0).ratio?.toFixed(2)}× the plain one's req/s`,
-        pass: afterRounds.plain / afterRounds.flags >= 1.1,
-      },
-      {
-        name: 'A/B session cache: verify-token on PostgreSQL, cache on / off',
-        target: '≥ 1.1 to keep it',
-        ...(() => {
-          const rounds = perRound('verify postgres', 'verify postgres uncached');
-          const ratio = rounds.length ? median(rounds) : null;
-          return { rounds, ratio, pass: ratio === null ? null : ratio >= 1.1 };
-        })(),
-        detail: 'same servers, same run',
-      },
-      ratioRow(
-        'A/B verified-token cache: verify-token on SQLite, cache on / off',
-        'verify sqlite',
-        'verify sqlite no token cache',
-        1.1,
-      ),
-      {
-        name: `A/B WORKER_NICE: /health p99 under ${STORM_CONNECTIONS} login connections, nice 0 / nice 10`,
-        target: '≥ 1.1 to keep it',
-        ratio: health && healthNiceZero ? healthNiceZero.p99Ms / health.p99Ms : null,
-        rounds: [],
-        detail: `${healthNiceZero?.p99Ms.toFixed(2)} vs ${health?.p99Ms.toFixed(2)} ms`,
-        pass: health && healthNiceZero ? healthNiceZero.p99Ms / health.p99Ms >= 1.1 : null,
-      },
-    ];
+    const rows = rowsOf({
+      taken,
+      logins,
+      argon2,
+      health,
+      healthNiceZero,
+      rss,
+      afterRounds,
+      STORM_CONNECTIONS,
+    });
     if (flag('--json'))
       process.stdout.write(`${JSON.stringify({ rows, taken: Object.fromEntries(taken) }, null, 2)}\n`);
     else process.stdout.write(`${table(rows)}\n`);
   } finally {
     for (const s of servers) await stopChild(s.child);
-    if (pgUrl) await dropPgDatabase(pgUrl).catch(() => {});
+    if (pgUrl) await dropPgDatabase(PG_URL, pgUrl).catch(() => {});
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-function table(rows: Row[]): string {
-  const fmt = (n: number | null) => (n === null ? '–' : n >= 10 ? n.toFixed(1) : n.toFixed(2));
-  const lines = [
-    '| measure | target | measured | rounds | | detail |',
-    '| --- | --- | --- | --- | --- | --- |',
-    ...rows.map(
-      (r) =>
-        `| ${r.name} | ${r.target} | ${fmt(r.ratio)} | ${r.rounds.map((x) => x.toFixed(2)).join(', ')} | ${r.pass === null ? '–' : r.pass ? 'met' : '**missed**'} | ${r.detail} |`,
-    ),
-  ];
-  return lines.join('\n');
 }
 
 await main();
