@@ -93,6 +93,36 @@ for (const dialect of DIALECTS) {
         await t.destroy();
       }
     });
+
+    // Hole: while passkeys was off, a passkey at POST /login/mfa counted as a wrong factor (401
+    // passkey_invalid, a try of the mfa_token and an attempt on the throttle spent) where every other
+    // passkey path answers 404 module_disabled.
+    it('passkeys off: a passkey at login/mfa answers 404 module_disabled and spends no try', async () => {
+      const t = await buildTestApp(dialect, { env: { API_FORM: 'full' } });
+      try {
+        const admin = (await sessionFor(t, await firstAdmin(t))).access_token;
+        const { user, token } = await userWithSession(t);
+        const { secret } = await enableTotp(t, token);
+        const off = await caller(t, admin)('PUT', '/api/v1/admin/modules/passkeys', { enabled: false });
+        assert.equal(off.statusCode, 200, off.body);
+        const step = await passwordStep(t, user);
+        assert.deepEqual(step.methods, ['totp', 'recovery_code']);
+        const proof = { challenge_id: '00000000-0000-7000-8000-000000000000', response: { id: 'x' } };
+        for (let i = 0; i < 6; i++) {
+          const res = await caller(t)('POST', '/api/v1/login/mfa', {
+            mfa_token: step.mfa_token,
+            passkey: proof,
+          });
+          assert.equal(res.statusCode, 404, res.body);
+          assert.equal(json(res).code, 'module_disabled');
+        }
+        // Six refusals and the token (5 tries) still signs in with a code.
+        const res = await loginMfa(t, step.mfa_token, totpCode(secret, 1));
+        assert.equal(res.statusCode, 200, res.body);
+      } finally {
+        await t.destroy();
+      }
+    });
   });
 }
 

@@ -5,6 +5,7 @@ import { createLoginThrottle, type LoginThrottle, type ThrottleTicket } from '..
 import { recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, completeSignIn, type TokenResponse } from '../auth/sessions.service.ts';
 import { countLogin } from '../core/metrics.ts';
+import { refuseWhilePasskeysOff } from '../passkeys/passkey-factor.ts';
 import { findUserById } from '../users/users.queries.ts';
 import { MFA_TOKEN_MAX_TRIES, spendCode } from './factors.ts';
 import { consumeMfaToken, countMfaTokenTry, findMfaToken } from './mfa.queries.ts';
@@ -62,6 +63,8 @@ export async function completeMfaLogin(
   factor: PresentedFactor,
   client: ClientInfo,
 ): Promise<TokenResponse> {
+  if (factor.kind === 'passkey')
+    refuseWhilePasskeysOff(ctx, "the mfa_required answer's methods say what to send");
   const row = await findMfaToken(ctx.db, hashOpaqueToken(mfaToken));
   const user = row ? await findUserById(ctx.db, row.user_id) : undefined;
   if (!row || !user) throw tokenInvalid();

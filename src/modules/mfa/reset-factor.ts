@@ -3,7 +3,12 @@ import type { Db, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import type { ThrottleTicket } from '../../security/throttle.ts';
 import type { ClientInfo } from '../auth/sessions.service.ts';
-import { checkAssertion, type PasskeyProof, recordAssertion } from '../passkeys/passkey-factor.ts';
+import {
+  checkAssertion,
+  type PasskeyProof,
+  recordAssertion,
+  refuseWhilePasskeysOff,
+} from '../passkeys/passkey-factor.ts';
 import { mfaRequired, secondFactors, spendCode } from './factors.ts';
 import { releaseLoginAttempt, reserveLoginAttempt } from './reauth.ts';
 
@@ -38,12 +43,7 @@ export function refuseUnservedResetFactor(ctx: AppContext, input: ResetFactorInp
       errors: [{ path: '/passkey', message: 'must not be sent together with mfa_code' }],
     });
   }
-  if (!ctx.modules.isEnabled('passkeys')) {
-    throw new ApiError('module_disabled', {
-      detail:
-        "Passkeys are switched off on this service (module passkeys): leave passkey out; the link's methods say what the reset needs",
-    });
-  }
+  refuseWhilePasskeysOff(ctx, "the link's methods say what the reset needs");
 }
 
 /**

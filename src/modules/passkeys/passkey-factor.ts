@@ -2,6 +2,7 @@ import { type AuthenticationResponseJSON, verifyAuthenticationResponse } from '@
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import type { Db, PasskeysTable, WebauthnChallengesTable } from '../../db/schema.ts';
+import { ApiError } from '../../errors.ts';
 import {
   consumeChallenge,
   findPasskeyByCredential,
@@ -129,6 +130,18 @@ export async function verifyAssertion(
   const checked = await checkAssertion(ctx, proof, purpose, requireUserVerification, expectedUserId);
   if (checked === null || !(await recordAssertion(ctx.db, checked))) return null;
   return checked;
+}
+
+/**
+ * A passkey offered while the `passkeys` module is off is not served: 404 `module_disabled`, as the
+ * passkey endpoints answer, before anything else is looked at (no token try, no throttle attempt).
+ * `instead` says where the caller learns what to send in its place.
+ */
+export function refuseWhilePasskeysOff(ctx: AppContext, instead: string): void {
+  if (ctx.modules.isEnabled('passkeys')) return;
+  throw new ApiError('module_disabled', {
+    detail: `Passkeys are switched off on this service (module passkeys): leave passkey out; ${instead}`,
+  });
 }
 
 /**
