@@ -1,8 +1,11 @@
 // /account/sign-in: password, then a second factor when the API asks (403 mfa_required);
 // passkey-only sign-in by a button and by autofill (conditional mediation) on the e-mail field.
+// An unconfirmed address (403 email_not_verified, REQUIRE_VERIFIED_EMAIL) can ask for a new
+// confirmation mail with the e-mail and password just typed (docs/email.md).
 import {
   $,
   acceptTokens,
+  announce,
   api,
   getAssertion,
   modules,
@@ -23,6 +26,8 @@ const passkeysOn = modules.has('passkeys') && passkeysSupported;
 let mfa = null;
 let useRecoveryCode = false;
 let conditional = null;
+// The e-mail and password of a sign-in refused as unconfirmed, kept in memory for the resend only.
+let unconfirmed = null;
 
 function signedIn(tokens) {
   acceptTokens(tokens);
@@ -60,7 +65,17 @@ function startMfa(problem) {
   else $('#mfa-passkey-button').focus();
 }
 
+function askToConfirm({ email, password }) {
+  unconfirmed = { email, password };
+  $('#resent').textContent = '';
+  $('#resend-error').textContent = '';
+  $('#unverified').hidden = false;
+  $('#unverified-title').focus();
+}
+
 onSubmit($('#password-form'), async (values) => {
+  $('#unverified').hidden = true;
+  unconfirmed = null;
   try {
     signedIn(
       await api('/api/v1/login', {
@@ -71,7 +86,23 @@ onSubmit($('#password-form'), async (values) => {
     );
   } catch (err) {
     if (err instanceof Problem && err.code === 'mfa_required') startMfa(err.body);
+    else if (err instanceof Problem && err.code === 'email_not_verified') askToConfirm(values);
     else throw err;
+  }
+});
+
+$('#resend-button').addEventListener('click', async () => {
+  const button = $('#resend-button');
+  if (unconfirmed === null) return;
+  button.disabled = true;
+  $('#resend-error').textContent = '';
+  try {
+    const answer = await api('/api/v1/email/verification', { method: 'POST', body: unconfirmed });
+    announce($('#resent'), `${answer.message} Follow it, then sign in.`);
+  } catch (err) {
+    showError($('#unverified'), err);
+  } finally {
+    button.disabled = false;
   }
 });
 
