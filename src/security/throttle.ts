@@ -57,7 +57,7 @@ export function createLoginThrottle(db: Kysely<DB>, limits: ThrottleLimits): Log
       const result = await reserveAttempt(db, budgets);
       if (!result.ok) {
         throw new ApiError('rate_limited', {
-          detail: 'Too many failed sign-in attempts; try again later',
+          detail: 'Too many sign-in attempts; try again later',
           retryAfterS: result.retryAfterMs / 1000,
         });
       }
