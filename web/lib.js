@@ -162,7 +162,7 @@ const MESSAGES = {
   email_taken: 'That e-mail address is already in use.',
   email_already_verified: 'Your e-mail address is already confirmed.',
   mfa_already_enabled: 'An authenticator app is already set up.',
-  email_not_verified: 'Please confirm your e-mail address first: we sent you a link.',
+  email_not_verified: 'Your e-mail address must be confirmed before you can sign in.',
   module_disabled: 'This feature is turned off on this service.',
   unavailable: 'The service is not available right now. Please try again in a moment.',
   internal_error: 'Something went wrong on our side. Please try again.',

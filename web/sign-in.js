@@ -86,7 +86,9 @@ onSubmit($('#password-form'), async (values) => {
     );
   } catch (err) {
     if (err instanceof Problem && err.code === 'mfa_required') startMfa(err.body);
-    else if (err instanceof Problem && err.code === 'email_not_verified') askToConfirm(values);
+    // The offer needs the email module, which owns POST /email/verification (404 without it).
+    else if (err instanceof Problem && err.code === 'email_not_verified' && modules.has('email'))
+      askToConfirm(values);
     else throw err;
   }
 });
