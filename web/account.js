@@ -8,6 +8,7 @@ import {
   base,
   createCredential,
   currentUser,
+  deviceName,
   el,
   focusOn,
   formatDate,
@@ -219,8 +220,7 @@ onSubmit($('#passkey-form'), async (values, form) => {
 // --- sessions -----------------------------------------------------------------------------------
 
 function describeSession(session) {
-  const agent = session.user_agent ? session.user_agent.slice(0, 120) : 'Unknown device';
-  return `${agent} · ${session.ip ?? 'unknown address'}`;
+  return `${deviceName(session.user_agent)} · ${session.ip ?? 'unknown address'}`;
 }
 
 async function loadSessions() {

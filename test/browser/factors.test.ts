@@ -153,6 +153,8 @@ describe('hosted pages in Chromium: TOTP, recovery codes, passkeys, sessions', {
     const sessions = page.locator('#sessions-list');
     await sessions.getByText('this browser').waitFor();
     await sessions.getByText(/OtherDevice\/1\.0/).waitFor();
+    // A person reads "Chrome on Linux", not the raw User-Agent header (an unknown one stays as is).
+    await sessions.getByText(/^Chrome on Linux · /).waitFor();
     await assertAccessible(page, '/account (dark) with sessions');
     await screenshot(page, 'account-desktop-dark');
 
