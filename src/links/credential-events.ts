@@ -18,9 +18,10 @@ export interface EndedLinks {
  * sign-in codes, if they are not one-time links) is ended here too: this is the one place.
  *
  * The events (each path calls this inside the transaction that makes the change — hence a
- * `Transaction`, never the pool — so the links die with it or not at all): a password reset, a password change, a global logout, a password set by
- * an admin or by the operator (`create-admin` on an existing account), a disable, an admin's
- * second-factor reset and a completed e-mail change.
+ * `Transaction`, never the pool — so the links die with it or not at all): a password reset, a
+ * password change, a global logout, a password set by an admin or by the operator (`create-admin`
+ * on an existing account), a disable, an admin's second-factor reset and a completed e-mail change.
+ * A new path that makes one of these events calls it too.
  */
 export async function endOutstandingLinks(
   trx: Transaction<DB>,

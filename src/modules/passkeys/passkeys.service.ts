@@ -272,7 +272,8 @@ export async function loginWithPasskey(
     });
     countLogin(ctx, 'failure');
     throw new ApiError('email_not_verified', {
-      detail: 'Confirm your e-mail address first (POST /api/v1/email/verification sends a new link)',
+      detail:
+        'Confirm your e-mail address first (POST /api/v1/email/verification sends a new link; a password-reset link proves it too)',
     });
   }
   const tokens = await ctx.db.transaction().execute((trx) =>
