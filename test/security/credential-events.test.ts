@@ -140,7 +140,7 @@ for (const dialect of DIALECTS) {
     after(() => t.destroy());
 
     EVENTS.forEach((event, i) => {
-      it(`credential-event-leaves-links-live: after a ${event.name}, every link and the mfa_token are dead`, async () => {
+      it(`credential-event-leaves-links-live: ${event.name} — afterwards every link and the mfa_token are dead`, async () => {
         const armed = await armUser(t, smtp, `event${i}`);
         await event.run(env, armed);
         for (const kind of LINK_KINDS.filter((k) => k !== event.consumes)) {
