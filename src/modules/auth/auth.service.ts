@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import { endOutstandingLinks } from '../../links/credential-events.ts';
 import type { AuthContext } from '../../security/guard.ts';
 import { HashCapacityError } from '../../security/passwords.ts';
 import type { LoginThrottle, ThrottleTicket } from '../../security/throttle.ts';
@@ -159,6 +160,8 @@ export async function logout(
     const details: Record<string, unknown> = { scope };
     if (scope === 'global') {
       details.sessions_revoked = await revokeUserSessions(trx, auth.user.id, 'logout_global');
+      // docs/api.md §16: "log out everywhere" also ends every outstanding link and mfa_token.
+      await endOutstandingLinks(trx, auth.user.id);
     } else {
       await revokeSession(trx, auth.session.id, 'logout');
     }

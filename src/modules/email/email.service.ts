@@ -3,10 +3,10 @@ import { isUniqueViolation } from '../../db/dialect.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { mailBudget, verificationBudgets } from '../../links/budgets.ts';
+import { endOutstandingLinks } from '../../links/credential-events.ts';
 import {
   consumeLink,
   issueLink,
-  killLinks,
   linkInvalid,
   linkUrl,
   peekLinkReserved,
@@ -152,7 +152,8 @@ export async function useEmailLink(
       }
       if (!switched) throw linkInvalid();
       const sessionsRevoked = await revokeUserSessions(trx, user.id, 'email_change');
-      await killLinks(trx, user.id, ['password_reset', 'email_verify', 'email_change'], now);
+      // docs/api.md §16: a completed change ends every other live link and mfa_token of the user.
+      await endOutstandingLinks(trx, user.id, now);
       await enqueueNotice(
         trx,
         { outbox: ctx.mail.outbox, appName: ctx.config.appName },

@@ -144,6 +144,13 @@ async function mapAndOpen(
       await updateUser(trx, found.id, { email_verified: 1, updated_at: now });
       user = { ...found, email_verified: 1, updated_at: now };
     }
+    // REQUIRE_VERIFIED_EMAIL (docs/api.md §16): a provider that vouches for the account's own
+    // address verified it just above, in this transaction; one that does not is no way around it.
+    if (ctx.config.requireVerifiedEmail && user.email_verified !== 1) {
+      throw new ApiError('email_not_verified', {
+        detail: "Confirm your e-mail address first: the provider has not verified this account's address",
+      });
+    }
   } else {
     // An address the provider has not verified proves nothing: it neither links to an account nor
     // creates one (which would squat it before its owner comes). Refused before the address is

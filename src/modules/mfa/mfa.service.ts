@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import { endOutstandingLinks } from '../../links/credential-events.ts';
 import type { AuthContext } from '../../security/guard.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
@@ -226,6 +227,8 @@ export async function resetUserMfa(ctx: AppContext, admin: AuthContext, userId: 
     const passkeys = await deleteUserPasskeys(trx, user.id);
     await deleteRecoveryCodes(trx, user.id);
     const revoked = await revokeUserSessions(trx, user.id, 'mfa_reset');
+    // docs/api.md §16: a link or mfa_token issued before the reset must not outlive it.
+    await endOutstandingLinks(trx, user.id);
     await recordAudit(trx, {
       action: 'mfa.reset',
       actor: { type: 'user', id: admin.user.id },

@@ -259,6 +259,23 @@ export async function loginWithPasskey(
     countLogin(ctx, 'failure');
     throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
   }
+  if (ctx.config.requireVerifiedEmail && user.email_verified !== 1) {
+    // REQUIRE_VERIFIED_EMAIL (docs/api.md §16): a passkey is no way around the unproven address,
+    // as the password login is not. Said only after the assertion verified (no oracle).
+    await recordAudit(ctx.db, {
+      action: 'login.failure',
+      outcome: 'failure',
+      actor: { type: 'anonymous' },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { method: 'passkey', reason: 'email_not_verified' },
+    });
+    countLogin(ctx, 'failure');
+    throw new ApiError('email_not_verified', {
+      detail:
+        'Confirm your e-mail address first (POST /api/v1/email/verification sends a new link; a password-reset link proves it too)',
+    });
+  }
   const tokens = await ctx.db.transaction().execute((trx) =>
     completeSignIn(ctx, trx, user, client, [verified.amr, 'user'], {
       method: 'passkey',

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import type { Db, UserRow, UserUpdate } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import { endOutstandingLinks } from '../../links/credential-events.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { type AuditActor, type AuditEvent, recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
@@ -99,6 +100,11 @@ export async function updateUser(
       disabledRevoked = await revokeUserSessions(trx, id, 'account_disabled');
     } else if (patch.password_hash !== undefined) {
       passwordRevoked = await revokeUserSessions(trx, id, 'password_set_by_admin');
+    }
+    // docs/api.md §16: a disable or a password set by an admin ends every outstanding link and
+    // mfa_token of the user (a re-enabled account gets none of them back).
+    if ((patch.status === 'disabled' && before.status !== 'disabled') || patch.password_hash !== undefined) {
+      await endOutstandingLinks(trx, id);
     }
     // One entry per action, each its own insert, all in this transaction (docs/operations.md).
     const entry = (action: AuditEvent['action'], details: Record<string, unknown>) =>
