@@ -101,9 +101,15 @@ export async function updateUser(
     } else if (patch.password_hash !== undefined) {
       passwordRevoked = await revokeUserSessions(trx, id, 'password_set_by_admin');
     }
-    // docs/api.md §16: a disable or a password set by an admin ends every outstanding link and
-    // mfa_token of the user (a re-enabled account gets none of them back).
-    if ((patch.status === 'disabled' && before.status !== 'disabled') || patch.password_hash !== undefined) {
+    // docs/api.md §16: a disable, a password set or an address change by an admin ends every
+    // outstanding link and mfa_token of the user (a re-enabled account gets none of them back; a
+    // pending address-change link must not move the account again after the admin chose its address).
+    const addressChanged = patch.email !== undefined && patch.email !== before.email;
+    if (
+      (patch.status === 'disabled' && before.status !== 'disabled') ||
+      patch.password_hash !== undefined ||
+      addressChanged
+    ) {
       await endOutstandingLinks(trx, id);
     }
     // One entry per action, each its own insert, all in this transaction (docs/operations.md).
