@@ -6,7 +6,7 @@ import { buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts'
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser, sessionFor } from '../helpers/users.ts';
 
-// docs/api.md §17 "Gatehouse's own API accepts only its own audience": jose's `audience` option
+// docs/api.md §16 "Gatehouse's own API accepts only its own audience": jose's `audience` option
 // accepts an `aud` array that merely contains it, so a token minted for another audience (an API
 // of its own, or a list naming Gatehouse among others) could have called /api/v1 as its user.
 // Gatehouse's own key signs every token here: only the audience differs.
