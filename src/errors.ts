@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   mfa_code_invalid: { status: 401, title: 'Invalid second-factor code' },
   mfa_token_invalid: { status: 401, title: 'Invalid second-factor token' },
   passkey_invalid: { status: 401, title: 'Invalid passkey' },
+  reauthentication_required: { status: 401, title: 'Reauthentication required' },
   forbidden: { status: 403, title: 'Forbidden' },
   account_disabled: { status: 403, title: 'Account disabled' },
   mfa_required: { status: 403, title: 'Second factor required' },

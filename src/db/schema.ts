@@ -223,7 +223,7 @@ export interface PasskeysTable {
 export interface WebauthnChallengesTable {
   id: string;
   challenge: string;
-  purpose: 'register' | 'login' | 'mfa' | 'reset';
+  purpose: 'register' | 'login' | 'mfa' | 'reset' | 'reauth';
   user_id: string | null;
   created_at: number;
   expires_at: number;
