@@ -31,7 +31,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SLUG = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const SLUG_PARAMS = new Set(['name', 'version', 'file']);
 /** A path segment kept as is when no route explains it: no token Gatehouse issues has this shape. */
-const WORD = /^[a-z0-9._-]{1,32}$/;
+const WORD = /^[a-z0-9._-]{1,20}$/;
 const QUERY_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/;
 
 const routeTables = new WeakMap<object, KnownRoute[]>();
