@@ -212,15 +212,23 @@ export async function requestEmailChange(
     async (trx, kind) => {
       const owner = await findUserByEmail(trx, newEmail);
       const budget = await reserveAttempt(trx, [mailBudget(newEmail)]);
-      if (budget.ok && owner) {
+      // Within the budget the link is issued whether the address is taken or free, so the work does
+      // not depend on another account holding it (docs/api.md §12, no oracle;
+      // test/security/enumeration-work.test.ts). Only a free address is sent it; for a taken one it
+      // is never mailed (and would answer 409 `email_taken` if used). Past the budget nothing is
+      // issued, either way, so the last link mailed stays usable.
+      const issued = budget.ok
+        ? await issueLink(trx, {
+            userId: user.id,
+            purpose: 'email_change',
+            email: newEmail,
+            ttlS: ctx.config.emailLinkTtlS,
+          })
+        : null;
+      if (issued && owner) {
         await enqueueNotice(trx, mail, 'email_change_to_taken', newEmail);
-      } else if (budget.ok) {
-        const { token, link } = await issueLink(trx, {
-          userId: user.id,
-          purpose: 'email_change',
-          email: newEmail,
-          ttlS: ctx.config.emailLinkTtlS,
-        });
+      } else if (issued) {
+        const { token, link } = issued;
         const message = renderLinkMail('email_change', {
           to: newEmail,
           appName: ctx.config.appName,
