@@ -1,3 +1,4 @@
+import { backupCommand } from './backup.ts';
 import type { CliCommand } from './command.ts';
 import { createAdminCommand } from './create-admin.ts';
 import { migrateCommand } from './migrate.ts';
@@ -17,6 +18,7 @@ export const COMMANDS: readonly CliCommand[] = [
   migrateCommand,
   createAdminCommand,
   rotateKeysCommand,
+  backupCommand,
   usersImportCommand,
   usersExportCommand,
   usersUnlockCommand,
