@@ -24,8 +24,11 @@ export const backupCommand = defineCommand({
     const { BackupError, backupSqlite } = await import('../db/backup.ts');
     try {
       const result = await backupSqlite(url.slice('sqlite:'.length), target, values.force === true);
+      const key = result.keyFile
+        ? `, and the generated secrets key to ${result.keyFile} (restore both together)`
+        : '';
       console.log(
-        `backed up to ${target} (${result.bytes} bytes, ${result.migrations} migrations applied); it holds the signing keys and stored secrets: keep it safe`,
+        `backed up to ${target} (${result.bytes} bytes, ${result.migrations} migrations applied)${key}; it holds the signing keys and stored secrets: keep it safe`,
       );
     } catch (err) {
       if (err instanceof BackupError) throw new CliError(`backup failed: ${err.message}`);

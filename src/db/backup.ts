@@ -1,4 +1,13 @@
-import { chmodSync, existsSync, linkSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { appliedMigrationCount, quickCheck, useRollbackJournal } from './backup.queries.ts';
@@ -9,6 +18,8 @@ export class BackupError extends Error {}
 export interface BackupResult {
   bytes: number;
   migrations: number;
+  /** The copy of `<database>.secrets-key` (the key generated when SECRETS_KEY is unset), if there is one. */
+  keyFile: string | null;
 }
 
 /**
@@ -68,10 +79,31 @@ export async function backupSqlite(source: string, target: string, force: boolea
         throw err;
       }
     }
-    return { bytes: statSync(to).size, migrations };
+    return { bytes: statSync(to).size, migrations, keyFile: copyKeyFile(from, to, force) };
   } finally {
     for (const file of [partial, `${partial}-wal`, `${partial}-shm`]) rmSync(file, { force: true });
   }
+}
+
+/**
+ * Without SECRETS_KEY, second-factor secrets are sealed with `<database>.secrets-key`
+ * (src/security/secrets-key.ts): a copy of the database without it could not open them, so it is
+ * copied beside the backup as `<target>.secrets-key`, owner only.
+ */
+function copyKeyFile(from: string, to: string, force: boolean): string | null {
+  const key = `${from}.secrets-key`;
+  if (!existsSync(key)) return null;
+  const target = `${to}.secrets-key`;
+  try {
+    copyFileSync(key, target, force ? 0 : constants.COPYFILE_EXCL);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new BackupError(`${target} already exists; choose a new name or pass --force to replace it`);
+    }
+    throw err;
+  }
+  chmodSync(target, 0o600);
+  return target;
 }
 
 function messageOf(err: unknown): string {

@@ -158,8 +158,28 @@ for (const dialect of DIALECTS) {
         );
         assert.equal(readFileSync(file, 'utf8'), 'keep me');
         const forced = await runCli(['backup', '--force', file], t.databaseUrl);
+        assert.doesNotMatch(forced.stdout, /secrets key/, 'SECRETS_KEY is set: there is no key file to copy');
         assert.equal(forced.code, 0, forced.stderr);
         assert.ok(statSync(file).size > 4096);
+
+        // Without SECRETS_KEY the key generated beside the database goes with the copy (docs/mfa.md).
+        const keyFile = `${t.databaseUrl.slice('sqlite:'.length)}.secrets-key`;
+        writeFileSync(keyFile, `${Buffer.alloc(32, 3).toString('base64')}\n`, { mode: 0o600 });
+        try {
+          const withKey = await runCli(['backup', join(dir, 'with-key.db')], t.databaseUrl);
+          assert.equal(withKey.code, 0, withKey.stderr);
+          assert.match(
+            withKey.stdout,
+            /and the generated secrets key to .*with-key\.db\.secrets-key \(restore both together\)/,
+          );
+          assert.equal(
+            readFileSync(join(dir, 'with-key.db.secrets-key'), 'utf8'),
+            readFileSync(keyFile, 'utf8'),
+          );
+          assert.equal(statSync(join(dir, 'with-key.db.secrets-key')).mode & 0o777, 0o600);
+        } finally {
+          rmSync(keyFile);
+        }
 
         const missing = await runCli(['backup', join(dir, 'x.db')], `sqlite:${join(dir, 'none.db')}`);
         assert.equal(missing.code, 1);
