@@ -7,6 +7,7 @@ import { buildTestApp, testEnv } from '../helpers/app.ts';
 import { runEntry } from '../helpers/cli.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.ts';
 import { enableTotp, userWithSession } from '../mfa/helpers.ts';
+import { startOidcProvider } from '../support/oidc-provider.ts';
 import { freePort, type ServiceProcess, startServiceProcess } from '../support/service-process.ts';
 import { type SmtpHarness, startSmtpServer } from '../support/smtp-server.ts';
 
@@ -93,6 +94,47 @@ for (const dialect of DIALECTS) {
       assert.match(
         lineOf(res.stdout, 'smtp'),
         /^fail {2}smtp +smtp:\/\/127\.0\.0\.1:\d+ refused or did not answer: .*\. Fix: check SMTP_URL/,
+      );
+    });
+
+    it('the identity provider: its discovery document answers (ok), an issuer that publishes none fails with the fix', async () => {
+      const op = await startOidcProvider();
+      try {
+        const idp = { OIDC_ISSUER: op.issuer, OIDC_CLIENT_ID: op.clientId };
+        const good = await doctor({ ...env, ...idp });
+        assert.equal(good.code, 0, good.stdout);
+        assert.equal(
+          lineOf(good.stdout, 'idp'),
+          `ok    idp          ${op.issuer} publishes its discovery document`,
+        );
+        const wrong = `${op.issuer}/elsewhere`;
+        const bad = await doctor({ ...env, ...idp, OIDC_ISSUER: wrong });
+        assert.equal(bad.code, 1, bad.stdout);
+        assert.equal(
+          lineOf(bad.stdout, 'idp'),
+          `fail  idp          ${wrong}/.well-known/openid-configuration does not answer (HTTP 404). Fix: check OIDC_ISSUER (the exact issuer URL the provider publishes) and that this machine can reach it`,
+        );
+      } finally {
+        await op.stop();
+      }
+    });
+
+    it('passkeys bound to another domain fail while mfa is on; TRUST_PROXY=true on every interface warns', async () => {
+      const res = await doctor({
+        ...env,
+        WEBAUTHN_RP_ID: 'example.test',
+        WEBAUTHN_ORIGINS: 'https://example.test',
+        TRUST_PROXY: 'true',
+        HOST: '0.0.0.0',
+      });
+      assert.equal(res.code, 1, res.stdout);
+      assert.equal(
+        lineOf(res.stdout, 'passkeys'),
+        `fail  passkeys     WEBAUTHN_RP_ID example.test is not PUBLIC_URL's host localhost nor a parent domain of it (and 1 more). Fix: set WEBAUTHN_RP_ID=localhost (or a parent domain of it), or leave it unset`,
+      );
+      assert.match(
+        lineOf(res.stdout, 'proxy'),
+        /^warn {2}proxy {8}TRUST_PROXY=true believes X-Forwarded-For from anyone .*\. Fix: list the proxies/,
       );
     });
 
