@@ -1,5 +1,7 @@
+import { backupCommand } from './backup.ts';
 import type { CliCommand } from './command.ts';
 import { createAdminCommand } from './create-admin.ts';
+import { doctorCommand } from './doctor.ts';
 import { migrateCommand } from './migrate.ts';
 import { rotateKeysCommand } from './rotate-keys.ts';
 import { serveCommand } from './serve.ts';
@@ -17,6 +19,8 @@ export const COMMANDS: readonly CliCommand[] = [
   migrateCommand,
   createAdminCommand,
   rotateKeysCommand,
+  backupCommand,
+  doctorCommand,
   usersImportCommand,
   usersExportCommand,
   usersUnlockCommand,

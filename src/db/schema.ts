@@ -58,6 +58,8 @@ export interface SigningKeysTable {
   created_at: number;
   /** Set when a newer key takes over; the key keeps verifying until this plus the access token TTL. */
   retired_at: number | null;
+  /** Set by `gatehouse rotate-keys --revoke`: the key is never loaded again (docs/operations.md). */
+  revoked_at: number | null;
 }
 
 export interface ModuleOverridesTable {

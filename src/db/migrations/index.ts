@@ -8,6 +8,7 @@ import * as sessionAmr from './20261125010000_session_amr.ts';
 import * as oneTimeLinks from './20261125030000_one_time_links.ts';
 import * as secondFactors from './20261125040000_second_factors.ts';
 import * as authNotify from './20261125060000_auth_notify.ts';
+import * as signingKeyRevocation from './20261126010000_signing_key_revocation.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '20261125030000_one_time_links': oneTimeLinks,
   '20261125040000_second_factors': secondFactors,
   '20261125060000_auth_notify': authNotify,
+  '20261126010000_signing_key_revocation': signingKeyRevocation,
 };

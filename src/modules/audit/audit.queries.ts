@@ -20,6 +20,7 @@ export const AUDIT_ACTIONS = [
   'module.toggle',
   'identity.link',
   'keys.rotate',
+  'keys.revoke',
   'password.forgot',
   'password.reset_link',
   'password.reset',
