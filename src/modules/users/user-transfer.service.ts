@@ -200,6 +200,7 @@ export function toUserRow(
 
   const row = newUserRow(
     {
+      created_via: 'import',
       email,
       name,
       role: role as Role,
