@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   module_unavailable: { status: 409, title: 'Module unavailable' },
   email_already_verified: { status: 409, title: 'E-mail address already verified' },
   mfa_already_enabled: { status: 409, title: 'Second factor already enabled' },
+  identity_link_required: { status: 409, title: 'Identity link required' },
   invitation_expired: { status: 410, title: 'Invitation expired' },
   invitation_used: { status: 410, title: 'Invitation used' },
   link_invalid: { status: 410, title: 'Link invalid' },

@@ -5,6 +5,7 @@ import { doctorCommand } from './doctor.ts';
 import { migrateCommand } from './migrate.ts';
 import { rotateKeysCommand } from './rotate-keys.ts';
 import { serveCommand } from './serve.ts';
+import { usersLinkIdentityCommand } from './users-link-identity.ts';
 import { usersResetLinkCommand } from './users-reset-link.ts';
 import { usersExportCommand, usersImportCommand } from './users-transfer.ts';
 import { usersUnlockCommand } from './users-unlock.ts';
@@ -25,4 +26,5 @@ export const COMMANDS: readonly CliCommand[] = [
   usersExportCommand,
   usersUnlockCommand,
   usersResetLinkCommand,
+  usersLinkIdentityCommand,
 ];

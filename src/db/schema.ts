@@ -8,6 +8,8 @@ import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'ky
 
 export type Role = 'admin' | 'user';
 export type UserStatus = 'active' | 'invited' | 'disabled';
+/** How an account was created (docs/api.md §16); `unknown`: an older row whose origin was not established. */
+export type UserOrigin = 'signup' | 'admin' | 'invitation' | 'idp' | 'import' | 'first_admin' | 'unknown';
 
 export interface UsersTable {
   id: string;
@@ -20,6 +22,7 @@ export interface UsersTable {
   created_at: number;
   updated_at: number;
   last_login_at: number | null;
+  created_via: UserOrigin;
 }
 
 export interface SessionsTable {
@@ -232,6 +235,12 @@ export interface WebauthnChallengesTable {
   used_at: number | null;
 }
 
+/** An ID token POST /api/v1/idp/verify accepted (docs/api.md §16): its SHA-256, kept until exp + 60 s. */
+export interface IdTokenUsesTable {
+  token_hash: string;
+  expires_at: number;
+}
+
 /** Every table Kysely knows about. */
 export interface DB {
   users: UsersTable;
@@ -253,6 +262,7 @@ export interface DB {
   mfa_tokens: MfaTokensTable;
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
+  id_token_uses: IdTokenUsesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -110,7 +110,14 @@ export async function createOrPromoteAdmin(
       return existing.id;
     }
     const row = newUserRow(
-      { email, name: 'Administrator', role: 'admin', password_hash: hash, email_verified: 1 },
+      {
+        created_via: 'first_admin',
+        email,
+        name: 'Administrator',
+        role: 'admin',
+        password_hash: hash,
+        email_verified: 1,
+      },
       now,
     );
     await insertUser(trx, row);

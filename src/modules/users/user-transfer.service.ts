@@ -199,6 +199,7 @@ export function toUserRow(
 
   const row = newUserRow(
     {
+      created_via: 'import',
       email,
       name,
       role: role as Role,

@@ -151,7 +151,13 @@ export async function createUser(ctx: AppContext, body: CreateBody, by: ChangedB
   }
   const now = Date.now();
   const row = newUserRow(
-    { email, name: body.name?.trim() ?? '', role: body.role ?? 'user', password_hash: passwordHash },
+    {
+      created_via: 'admin',
+      email,
+      name: body.name?.trim() ?? '',
+      role: body.role ?? 'user',
+      password_hash: passwordHash,
+    },
     now,
   );
   await ctx.db.transaction().execute(async (trx) => {
