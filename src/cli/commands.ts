@@ -3,6 +3,7 @@ import { createAdminCommand } from './create-admin.ts';
 import { migrateCommand } from './migrate.ts';
 import { rotateKeysCommand } from './rotate-keys.ts';
 import { serveCommand } from './serve.ts';
+import { usersMfaResetCommand } from './users-mfa-reset.ts';
 import { usersResetLinkCommand } from './users-reset-link.ts';
 import { usersExportCommand, usersImportCommand } from './users-transfer.ts';
 import { usersUnlockCommand } from './users-unlock.ts';
@@ -21,4 +22,5 @@ export const COMMANDS: readonly CliCommand[] = [
   usersExportCommand,
   usersUnlockCommand,
   usersResetLinkCommand,
+  usersMfaResetCommand,
 ];
