@@ -48,7 +48,7 @@ export function adminEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): E
         await ctx.modules.set(module.name, req.body.enabled, async (trx) => {
           // docs/api.md §16: switching off a factor's module that accounts use is refused (409
           // module_in_use) unless forced, and even then while no admin could sign in afterwards.
-          const lockedOut = req.body.enabled ? 0 : await checkFactorModuleOff(ctx, trx, module.name, force);
+          const holders = req.body.enabled ? 0 : await checkFactorModuleOff(ctx, trx, module.name, force);
           await recordAudit(trx, {
             action: 'module.toggle',
             actor: requestActor(req),
@@ -57,7 +57,7 @@ export function adminEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): E
             details: {
               enabled: req.body.enabled,
               previous: module.enabled,
-              ...(lockedOut > 0 && { force, accounts_locked_out: lockedOut }),
+              ...(holders > 0 && { force, accounts_with_factors: holders }),
             },
           });
         });

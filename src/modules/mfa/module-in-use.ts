@@ -16,7 +16,7 @@ const FACTORS = { mfa: 'a second factor (TOTP or a passkey)', passkeys: 'a passk
  * `force` is refused too when no active admin could sign in afterwards (by the rule of
  * factor-access.ts: with the module off, an admin whose every factor needs it cannot). Runs in the
  * toggle's transaction, so the count and the switch are one decision. Returns how many accounts
- * the switch locks out (0 when it is not such a switch), for the audit entry.
+ * hold such factors (0 when it is not such a switch), for the audit entry.
  */
 export async function checkFactorModuleOff(
   ctx: AppContext,
