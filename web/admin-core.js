@@ -49,7 +49,9 @@ const CONSOLE_MESSAGES = {
 export function explain(err) {
   if (err instanceof Problem) {
     if (err.code === 'forbidden' && err.message && err.message !== 'Forbidden') return `${err.message}.`;
-    if (err.code === 'module_unavailable' && err.message) return err.message;
+    // The API's detail says why (which setting; how many accounts hold the module's factors).
+    if ((err.code === 'module_unavailable' || err.code === 'module_in_use') && err.message)
+      return err.message;
     if (CONSOLE_MESSAGES[err.code]) return CONSOLE_MESSAGES[err.code];
   }
   return describe(err);

@@ -4,6 +4,7 @@ import {
   call,
   can,
   cell,
+  confirmAction,
   dayEnd,
   dayStart,
   explain,
@@ -14,7 +15,7 @@ import {
   updateModule,
   userHref,
 } from './admin-core.js';
-import { $, el, focusOn, formatDate, onSubmit } from './lib.js';
+import { $, el, focusOn, formatDate, onSubmit, Problem } from './lib.js';
 
 /** Rethrows a refusal as the console's sentence; field errors keep their marks. */
 function worded(err) {
@@ -86,15 +87,37 @@ function moduleItem(m, onToggle) {
   return li;
 }
 
+/**
+ * PUT of the switch. Switching off a module whose factors accounts hold answers 409 `module_in_use`
+ * (docs/api.md §16): its detail (how many accounts) is shown in a dialog, and only a confirmation
+ * sends `force`. Resolves null when the admin keeps it on.
+ */
+async function putModule(m, enabled) {
+  const path = `/api/v1/admin/modules/${encodeURIComponent(m.name)}`;
+  try {
+    return await call(path, { method: 'PUT', body: { enabled } });
+  } catch (err) {
+    if (enabled || !(err instanceof Problem) || err.code !== 'module_in_use') throw err;
+    const sure = await confirmAction({
+      title: `Turn ${m.name} off?`,
+      text: `${err.message}.`,
+      yes: `Turn ${m.name} off anyway`,
+    });
+    if (!sure) return null;
+    return call(path, { method: 'PUT', body: { enabled, force: true } });
+  }
+}
+
 async function toggleModule(m, toggle) {
   const enabled = toggle.checked;
   $('#modules-error').textContent = '';
   toggle.disabled = true;
   try {
-    const module = await call(`/api/v1/admin/modules/${encodeURIComponent(m.name)}`, {
-      method: 'PUT',
-      body: { enabled },
-    });
+    const module = await putModule(m, enabled);
+    if (module === null) {
+      toggle.checked = !enabled;
+      return;
+    }
     updateModule(module);
     notify(`${module.name} is ${module.enabled ? 'on' : 'off'}.`);
     document.dispatchEvent(new CustomEvent('modules-changed'));

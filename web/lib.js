@@ -163,6 +163,8 @@ const MESSAGES = {
   email_already_verified: 'Your e-mail address is already confirmed.',
   mfa_already_enabled: 'An authenticator app is already set up.',
   email_not_verified: 'Your e-mail address must be confirmed before you can sign in.',
+  second_factor_unavailable:
+    'Your account has a second factor that is switched off on this service, so it cannot sign in with the password alone. Ask your administrator to reset your second factors.',
   module_disabled: 'This feature is turned off on this service.',
   unavailable: 'The service is not available right now. Please try again in a moment.',
   internal_error: 'Something went wrong on our side. Please try again.',

@@ -6,6 +6,7 @@ import { migrateCommand } from './migrate.ts';
 import { rotateKeysCommand } from './rotate-keys.ts';
 import { serveCommand } from './serve.ts';
 import { usersLinkIdentityCommand } from './users-link-identity.ts';
+import { usersMfaResetCommand } from './users-mfa-reset.ts';
 import { usersResetLinkCommand } from './users-reset-link.ts';
 import { usersExportCommand, usersImportCommand } from './users-transfer.ts';
 import { usersUnlockCommand } from './users-unlock.ts';
@@ -27,4 +28,5 @@ export const COMMANDS: readonly CliCommand[] = [
   usersUnlockCommand,
   usersResetLinkCommand,
   usersLinkIdentityCommand,
+  usersMfaResetCommand,
 ];

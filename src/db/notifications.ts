@@ -17,6 +17,12 @@ export interface ListenerOptions {
   log: Logger;
   /** How often the idle connection proves it is alive with `select 1` (default 30 s). */
   heartbeatMs?: number;
+  /**
+   * How long an unanswered heartbeat may take before the connection is counted dead and replaced
+   * (default the interval, at most 10 s). A slow answer past the interval is not a dead connection:
+   * no second heartbeat is sent while one is out.
+   */
+  deadAfterMs?: number;
   /** Back-off between reconnect attempts: doubles from min to max, with jitter (defaults 250 ms, 30 s). */
   minBackoffMs?: number;
   maxBackoffMs?: number;
@@ -26,6 +32,13 @@ export interface ListenerOptions {
 export interface Listener {
   /** True while the connection is up and LISTEN is in effect. */
   readonly connected: boolean;
+  /**
+   * `performance.now()` when the latest answered heartbeat (or the LISTEN) was sent, null while
+   * not connected. PostgreSQL delivers the notifications pending for a session before it answers
+   * that session's next query, so every notification committed before this instant has been
+   * handed to onNotification: how fresh what the follower knows is proven to be.
+   */
+  readonly provenAt: number | null;
   /** Stops for good: no more reconnects, the connection is closed. */
   stop(): Promise<void>;
 }
@@ -41,10 +54,13 @@ const CONNECT_TIMEOUT_MS = 3000;
 export function startListener(options: ListenerOptions): Listener {
   const { channel, log } = options;
   const heartbeatMs = options.heartbeatMs ?? 30_000;
+  const deadAfterMs = options.deadAfterMs ?? Math.min(heartbeatMs, 10_000);
   const minBackoffMs = options.minBackoffMs ?? 250;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
   let client: pg.Client | null = null;
   let connected = false;
+  let provenAt: number | null = null;
+  let pinging = false;
   let stopped = false;
   let failures = 0;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -76,6 +92,8 @@ export function startListener(options: ListenerOptions): Listener {
       failed = true;
       const wasConnected = connected;
       connected = false;
+      provenAt = null;
+      pinging = false;
       clearInterval(heartbeatTimer);
       if (client === c) client = null;
       // Hard close: a polite end() could wait forever on a connection that no longer answers.
@@ -100,8 +118,10 @@ export function startListener(options: ListenerOptions): Listener {
       }
     });
 
+    let listenSentAt = 0;
     (async () => {
       await c.connect();
+      listenSentAt = performance.now();
       await listen(c, channel);
     })().then(
       () => {
@@ -113,6 +133,7 @@ export function startListener(options: ListenerOptions): Listener {
         if (failures > 0) log.info({ channel }, 'database notifications restored');
         failures = 0;
         connected = true;
+        provenAt = listenSentAt;
         heartbeatTimer = setInterval(() => heartbeat(c, fail), heartbeatMs);
         heartbeatTimer.unref();
         try {
@@ -126,13 +147,21 @@ export function startListener(options: ListenerOptions): Listener {
   }
 
   const heartbeat = (c: pg.Client, fail: (err: unknown) => void) => {
+    if (pinging) return;
+    pinging = true;
+    const sentAt = performance.now();
     const deadline = setTimeout(
       () => fail(new Error('Connection terminated: heartbeat unanswered')),
-      Math.min(heartbeatMs, 10_000),
+      deadAfterMs,
     );
     deadline.unref();
     pingClient(c).then(
-      () => clearTimeout(deadline),
+      () => {
+        clearTimeout(deadline);
+        if (client !== c || !connected) return;
+        pinging = false;
+        provenAt = sentAt;
+      },
       (err: unknown) => {
         clearTimeout(deadline);
         fail(err);
@@ -146,9 +175,13 @@ export function startListener(options: ListenerOptions): Listener {
     get connected() {
       return connected;
     },
+    get provenAt() {
+      return provenAt;
+    },
     async stop() {
       stopped = true;
       connected = false;
+      provenAt = null;
       clearTimeout(retryTimer);
       clearInterval(heartbeatTimer);
       const c = client;

@@ -20,9 +20,24 @@ export interface SessionReaderOptions {
   /** Entries kept (least recently read go first); 0 turns the cache off (the bench's A/B). */
   size: number;
   log: Logger;
-  /** How often the LISTEN connection proves it is alive (a dead one turns the cache off). */
+  /** How often the LISTEN connection proves it is alive and up to date (default HEARTBEAT_MS). */
   heartbeatMs?: number;
+  /** How old that proof may be for memory to answer (default FRESH_MS). */
+  freshMs?: number;
 }
+
+/**
+ * docs/api.md §16: a revocation is seen by every instance within 100 ms at p99. A notification
+ * normally arrives within milliseconds of the commit; these bound the rest (a slow database, a
+ * stalled connection): memory answers only while a heartbeat sent at most FRESH_MS ago has been
+ * answered, and PostgreSQL hands a session its pending notifications before that answer, so no
+ * cached row can be older than a revocation committed more than FRESH_MS before the read. A
+ * heartbeat answered late turns the cache off (reads go to the database), never stale.
+ */
+export const HEARTBEAT_MS = 25;
+export const FRESH_MS = 75;
+/** A heartbeat unanswered this long means the connection is dead: it is replaced. */
+const DEAD_AFTER_MS = 5000;
 
 interface Entry {
   value: SessionWithUser;
@@ -36,7 +51,9 @@ interface Entry {
  * - PostgreSQL: other instances' writes arrive by NOTIFY from the tables' triggers (the user's id),
  *   and that user's entries are dropped; while the LISTEN connection is down or reconnecting every
  *   read goes to the database, and the cache starts empty when it is back (what was announced
- *   meanwhile is lost); no LISTEN connection (DATABASE_LISTEN_URL=off): no cache;
+ *   meanwhile is lost); memory answers only while the connection has proven, within FRESH_MS, that
+ *   every earlier notification has arrived (HEARTBEAT_MS above); no LISTEN connection
+ *   (DATABASE_LISTEN_URL=off): no cache;
  * - SQLite: another process's commit to the file (the CLI) changes PRAGMA data_version, checked on
  *   every read (a few microseconds, in-process): everything is dropped;
  * - a read overlapping any of these is used but not kept.
@@ -76,7 +93,8 @@ export function createSessionReader(database: Database, options: SessionReaderOp
       ? startListener({
           connectionString: options.listenUrl,
           channel: AUTH_CHANNEL,
-          heartbeatMs: options.heartbeatMs ?? 5000,
+          heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
+          deadAfterMs: DEAD_AFTER_MS,
           log: options.log,
           onNotification: (userId) => {
             heard++;
@@ -104,9 +122,17 @@ export function createSessionReader(database: Database, options: SessionReaderOp
     return changed;
   };
 
+  const freshMs = options.freshMs ?? FRESH_MS;
+  // PostgreSQL: whether every notification committed up to freshMs ago is known to have arrived.
+  const fresh = (): boolean => {
+    if (listener === null) return true;
+    const proven = listener.provenAt;
+    return listener.connected && proven !== null && performance.now() - proven <= freshMs;
+  };
+
   // True when memory may answer; drops everything first if this process wrote since the last look.
   const usable = (): boolean => {
-    if ((listener !== null && !listener.connected) || authWrites.open > 0) return false;
+    if (!fresh() || authWrites.open > 0) return false;
     if (othersWrote()) {
       heard++;
       clear();

@@ -43,9 +43,10 @@ export async function userWithSession(t: TestApp, email?: string) {
 export async function enableTotp(
   t: TestApp,
   token: string,
+  password = PASSWORD,
 ): Promise<{ secret: string; recoveryCodes: string[]; confirm: LightMyRequestResponse }> {
   const call = caller(t, token);
-  const enrol = await call('POST', '/api/v1/mfa/totp', { current_password: PASSWORD });
+  const enrol = await call('POST', '/api/v1/mfa/totp', { current_password: password });
   if (enrol.statusCode !== 200) throw new Error(`enrol: ${enrol.statusCode} ${enrol.body}`);
   const { secret } = json<{ secret: string }>(enrol);
   const confirm = await call('POST', '/api/v1/mfa/totp/confirm', { code: totpCode(secret) });
@@ -54,9 +55,14 @@ export async function enableTotp(
 }
 
 /** Registers a software passkey for a signed-in user through the API; returns it and its passkey id. */
-export async function registerPasskey(t: TestApp, token: string, flags: AuthenticatorFlags = {}) {
+export async function registerPasskey(
+  t: TestApp,
+  token: string,
+  flags: AuthenticatorFlags = {},
+  password = PASSWORD,
+) {
   const call = caller(t, token);
-  const opts = await call('POST', '/api/v1/passkeys/registration/options', { current_password: PASSWORD });
+  const opts = await call('POST', '/api/v1/passkeys/registration/options', { current_password: password });
   if (opts.statusCode !== 200) throw new Error(`passkey options: ${opts.statusCode} ${opts.body}`);
   const ceremony = json<{
     challenge_id: string;

@@ -105,6 +105,26 @@ for (const dialect of DIALECTS) {
       await waitForMail(user.email, /Your second factors were reset/);
     });
 
+    // docs/api.md §16: with mfa switched off, a provider sign-in used to complete with the ID token
+    // alone for an account that had set up TOTP.
+    it('module-off-downgrades-accounts: mfa forced off → an account with TOTP signing in through the provider gets 403 second_factor_unavailable', async () => {
+      op.setAccount('carol', { email: 'carol@example.com', email_verified: true, name: 'Carol Example' });
+      const { token } = await userWithSession(t, 'carol@example.com');
+      await enableTotp(t, token);
+      const linked = await signInThroughIdp(t, op, 'carol');
+      assert.equal(json(linked).code, 'mfa_required', linked.body);
+      const admin = caller(t, (await sessionFor(t, await firstAdmin(t))).access_token);
+      const off = await admin('PUT', '/api/v1/admin/modules/mfa', { enabled: false, force: true });
+      assert.equal(off.statusCode, 200, off.body);
+      try {
+        const res = await signInThroughIdp(t, op, 'carol');
+        assert.equal(res.statusCode, 403, res.body);
+        assert.equal(json(res).code, 'second_factor_unavailable');
+      } finally {
+        await admin('PUT', '/api/v1/admin/modules/mfa', { enabled: true });
+      }
+    });
+
     it('removing TOTP sends a notice', async () => {
       const { user, token } = await userWithSession(t);
       const { recoveryCodes } = await enableTotp(t, token);

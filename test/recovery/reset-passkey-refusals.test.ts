@@ -143,7 +143,8 @@ for (const dialect of DIALECTS) {
       const ceremony = await resetCeremony(t, resetToken);
       const admin = caller(t, (await sessionFor(t, await firstAdmin(t))).access_token);
       assert.equal(
-        (await admin('PUT', '/api/v1/admin/modules/passkeys', { enabled: false })).statusCode,
+        // force: accounts hold passkeys (docs/api.md §16 answers 409 module_in_use without it).
+        (await admin('PUT', '/api/v1/admin/modules/passkeys', { enabled: false, force: true })).statusCode,
         200,
       );
       try {

@@ -4,6 +4,7 @@ import { recordAudit } from '../audit/audit.queries.ts';
 import { requestActor } from '../audit/audit.service.ts';
 import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
+import { checkFactorModuleOff } from '../mfa/module-in-use.ts';
 import { moduleUnavailable } from '../module-availability.ts';
 import type { ModuleCatalog } from '../module-state.ts';
 import { ModuleList, ModuleObject, ModuleParams, ToggleBody } from './admin.schemas.ts';
@@ -43,15 +44,23 @@ export function adminEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): E
         }
         const unavailable = req.body.enabled && !module.enabled ? moduleUnavailable(ctx, module.name) : null;
         if (unavailable !== null) throw new ApiError('module_unavailable', { detail: unavailable });
-        await ctx.modules.set(module.name, req.body.enabled, (trx) =>
-          recordAudit(trx, {
+        const force = req.body.force === true;
+        await ctx.modules.set(module.name, req.body.enabled, async (trx) => {
+          // docs/api.md §16: switching off a factor's module that accounts use is refused (409
+          // module_in_use) unless forced, and even then while no admin could sign in afterwards.
+          const holders = req.body.enabled ? 0 : await checkFactorModuleOff(ctx, trx, module.name, force);
+          await recordAudit(trx, {
             action: 'module.toggle',
             actor: requestActor(req),
             target: { type: 'module', id: module.name },
             client: clientInfo(req),
-            details: { enabled: req.body.enabled, previous: module.enabled },
-          }),
-        );
+            details: {
+              enabled: req.body.enabled,
+              previous: module.enabled,
+              ...(holders > 0 && { force, accounts_with_factors: holders }),
+            },
+          });
+        });
         return describe(module.name);
       },
     }),

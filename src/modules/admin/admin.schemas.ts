@@ -12,4 +12,8 @@ export const ModuleList = Type.Object({ data: Type.Array(ModuleObject) });
 
 export const ModuleParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export const ToggleBody = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
+/** `force` (docs/api.md §16): switch off `mfa` or `passkeys` although accounts hold their factors. */
+export const ToggleBody = Type.Object(
+  { enabled: Type.Boolean(), force: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);

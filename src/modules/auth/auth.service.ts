@@ -96,7 +96,18 @@ export async function login(
   }
 
   const newHash = await rehashIfNeeded(ctx, user.password_hash, input.password);
-  const methods = await secondFactors(ctx, ctx.db, user.id);
+  let methods: Awaited<ReturnType<typeof secondFactors>>;
+  try {
+    methods = await secondFactors(ctx, ctx.db, user.id);
+  } catch (err) {
+    // 403 second_factor_unavailable (docs/api.md §16): said only to someone who knows the password,
+    // whose attempt is no wrong guess and is given back.
+    if (!(err instanceof ApiError) || err.code !== 'second_factor_unavailable') throw err;
+    await throttle.release(ticket);
+    await recordAudit(ctx.db, loginFailure(user, email, 'second_factor_unavailable', client));
+    countLogin(ctx, 'failure');
+    throw err;
+  }
   if (methods.length > 0) {
     // A correct password alone resets nothing (docs/api.md §13): the counts clear when the login
     // completes. This attempt was no wrong guess, so it is given back.
@@ -131,7 +142,7 @@ export async function login(
 function loginFailure(
   user: UserRow | undefined,
   email: string | null,
-  reason: 'invalid_credentials' | 'account_disabled' | 'email_not_verified',
+  reason: 'invalid_credentials' | 'account_disabled' | 'email_not_verified' | 'second_factor_unavailable',
   client: ClientInfo,
 ): AuditEvent {
   return {

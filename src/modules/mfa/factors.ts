@@ -5,10 +5,11 @@ import type { DB } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
 import { type SecretsKey, secretsKey } from '../../security/secrets-key.ts';
+import { type SecondFactorMethod, secondFactorUnavailable, usableSecondFactors } from './factor-access.ts';
+import { findHeldFactors } from './factor-census.queries.ts';
 import {
   acceptTotpStep,
   consumeRecoveryCode,
-  countPasskeys,
   countRecoveryCodes,
   findTotp,
   insertMfaToken,
@@ -18,8 +19,7 @@ import { matchingStep, newRecoveryCodes, normalizeRecoveryCode } from './totp.ts
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-/** What `methods` lists (docs/api.md §13), in this order. */
-export type SecondFactorMethod = 'totp' | 'recovery_code' | 'passkey';
+export type { SecondFactorMethod } from './factor-access.ts';
 
 /** docs/api.md §13: an mfa_token lives 5 minutes and allows 5 tries. */
 export const MFA_TOKEN_TTL_MS = 5 * 60_000;
@@ -27,20 +27,16 @@ export const MFA_TOKEN_MAX_TRIES = 5;
 
 /**
  * The one answer to "what second factors does this user have?" — login, identity-provider sign-in
- * and password reset all ask here. Empty: no second factor is asked for. Factors count only while
- * the `mfa` module is on (its endpoint completes the sign-in); passkeys also need `passkeys` on.
- * Recovery codes are listed only beside a factor they back up.
+ * and password reset all ask here. Empty: no second factor is asked for. Which held factors count
+ * depends on the modules (TOTP needs `mfa`, its endpoint completes the sign-in; a passkey needs
+ * `mfa` and `passkeys`); an account whose every factor is switched off does not fall back to fewer
+ * factors: 403 `second_factor_unavailable` (docs/api.md §16; the rule is usableSecondFactors).
  */
 export async function secondFactors(ctx: AppContext, db: Db, userId: string): Promise<SecondFactorMethod[]> {
-  if (!ctx.modules.isEnabled('mfa')) return [];
-  const totp = await findTotp(db, userId);
-  const hasTotp = totp !== undefined && totp.confirmed_at !== null;
-  const hasPasskey = ctx.modules.isEnabled('passkeys') && (await countPasskeys(db, userId)) > 0;
-  if (!hasTotp && !hasPasskey) return [];
-  const methods: SecondFactorMethod[] = [];
-  if (hasTotp) methods.push('totp');
-  if ((await countRecoveryCodes(db, userId)) > 0) methods.push('recovery_code');
-  if (hasPasskey) methods.push('passkey');
+  const held = await findHeldFactors(db, userId);
+  const on = { mfa: ctx.modules.isEnabled('mfa'), passkeys: ctx.modules.isEnabled('passkeys') };
+  const methods = usableSecondFactors(held, on);
+  if (methods === null) throw secondFactorUnavailable();
   return methods;
 }
 

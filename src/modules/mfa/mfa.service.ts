@@ -3,9 +3,9 @@ import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { endOutstandingLinks } from '../../links/credential-events.ts';
 import type { AuthContext } from '../../security/guard.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
+import { type AuditEvent, recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
-import { findUserById } from '../users/users.queries.ts';
+import { findUserByEmail, findUserById } from '../users/users.queries.ts';
 import {
   recoveryCodesForNewFactor,
   regenerateRecoveryCodes,
@@ -225,7 +225,31 @@ export async function newRecoveryCodeSet(
 export async function resetUserMfa(ctx: AppContext, admin: AuthContext, userId: string, client: ClientInfo) {
   const user = await findUserById(ctx.db, userId);
   if (!user) throw new ApiError('not_found', { detail: 'No such user' });
-  await ctx.db.transaction().execute(async (trx) => {
+  await resetFactors(ctx, user, { type: 'user', id: admin.user.id }, client);
+}
+
+/**
+ * `gatehouse users mfa-reset --email E`: the admin's reset, by an operator on the server. It works
+ * whichever modules are on (DELETE /users/<id>/mfa is served only while `mfa` is), so it is the way
+ * out for an account locked by docs/api.md §16 while `mfa` is off. Undefined: no such account.
+ */
+export async function resetUserMfaByEmail(
+  ctx: AppContext,
+  email: string,
+): Promise<{ totpRemoved: boolean; passkeysRemoved: number } | undefined> {
+  const user = await findUserByEmail(ctx.db, email);
+  if (!user) return undefined;
+  return resetFactors(ctx, user, { type: 'system' }, { ip: null, userAgent: null });
+}
+
+/** Removes every factor of the user and revokes its sessions, audited, with the security notice. */
+async function resetFactors(
+  ctx: AppContext,
+  user: UserRow,
+  actor: AuditEvent['actor'],
+  client: ClientInfo,
+): Promise<{ totpRemoved: boolean; passkeysRemoved: number }> {
+  const result = await ctx.db.transaction().execute(async (trx) => {
     const hadTotp = await deleteTotp(trx, user.id);
     const passkeys = await deleteUserPasskeys(trx, user.id);
     await deleteRecoveryCodes(trx, user.id);
@@ -234,12 +258,14 @@ export async function resetUserMfa(ctx: AppContext, admin: AuthContext, userId: 
     await endOutstandingLinks(trx, user.id);
     await recordAudit(trx, {
       action: 'mfa.reset',
-      actor: { type: 'user', id: admin.user.id },
+      actor,
       target: { type: 'user', id: user.id },
       client,
       details: { totp_removed: hadTotp, passkeys_removed: passkeys, sessions_revoked: revoked },
     });
     await queueSecurityNotice(ctx, trx, user.email, 'mfa_reset');
+    return { totpRemoved: hadTotp, passkeysRemoved: passkeys };
   });
   ctx.mail.outbox.nudge();
+  return result;
 }
