@@ -23,6 +23,20 @@ interface Answer {
   body: Record<string, unknown> | null;
 }
 
+/**
+ * docs/api.md §16: another instance sees a revocation within 100 ms at p99 (measured by
+ * test/scale/session-cache-instances.test.ts). The change is already committed when this is called;
+ * verify-token is asked until it refuses or the bound has passed, and must refuse by then.
+ */
+async function refusedWithinBound(proc: ServiceProcess, token: string): Promise<Answer> {
+  const deadline = Date.now() + 100;
+  for (;;) {
+    const res = await call(proc, 'GET', '/api/v1/verify-token', { token });
+    if (res.status === 401 || Date.now() > deadline) return res;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 async function call(
   proc: ServiceProcess,
   method: string,
@@ -153,7 +167,7 @@ describe('two instances on one database [postgres]', {
     assert.ok(await eventuallySeen(a, 'idp', true), 'A reports idp enabled again within 5 s');
   });
 
-  it('a session revoked through one instance fails verify-token on the other at once', async () => {
+  it('a session revoked through one instance fails verify-token on the other within the bound (docs/api.md §16)', async () => {
     const admin = await findUserByEmail(helper.ctx.db, ADMIN_EMAIL);
     assert.ok(admin);
     const session = await openSession(
@@ -173,20 +187,20 @@ describe('two instances on one database [postgres]', {
     assert.equal(typeof sid, 'string');
     await revokeSession(helper.ctx.db, String(sid), 'logout'); // from a third party: no instance caches sessions
     for (const proc of [b, a]) {
-      const res = await call(proc, 'GET', '/api/v1/verify-token', { token: session.access_token });
+      const res = await refusedWithinBound(proc, session.access_token);
       assert.equal(res.status, 401);
       assert.equal(res.body?.code, 'session_revoked');
     }
   });
 
-  it('logout on A: the access token fails verify-token on B right away', async () => {
+  it('logout on A: the access token fails verify-token on B within the bound (docs/api.md §16)', async () => {
     const tokens = await login(a, ADMIN_EMAIL, ADMIN_PASSWORD);
     assert.equal(tokens.status, 200);
     const access = String(tokens.body?.access_token);
     const refresh = String(tokens.body?.refresh_token);
     assert.equal((await call(b, 'GET', '/api/v1/verify-token', { token: access })).status, 200);
     assert.equal((await call(a, 'POST', '/api/v1/logout', { token: access })).status, 204);
-    const verify = await call(b, 'GET', '/api/v1/verify-token', { token: access });
+    const verify = await refusedWithinBound(b, access);
     assert.equal(verify.status, 401);
     assert.equal(verify.body?.code, 'session_revoked');
     const refreshed = await call(b, 'POST', '/api/v1/refresh-token', { body: { refresh_token: refresh } });
@@ -225,23 +239,23 @@ describe('two instances on one database [postgres]', {
     return { id, token: access_token };
   }
 
-  it('a user disabled on A: their token fails verify-token on B at once', async () => {
+  it('a user disabled on A: their token fails verify-token on B within the bound (docs/api.md §16)', async () => {
     const member = await userWithSession();
     const res = await call(a, 'PUT', `/api/v1/users/${member.id}`, {
       token: adminToken,
       body: { status: 'disabled' },
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    const verify = await call(b, 'GET', '/api/v1/verify-token', { token: member.token });
+    const verify = await refusedWithinBound(b, member.token);
     assert.equal(verify.status, 401);
     assert.equal(verify.body?.code, 'session_revoked');
   });
 
-  it('a user deleted on B: their token fails verify-token on A at once', async () => {
+  it('a user deleted on B: their token fails verify-token on A within the bound (docs/api.md §16)', async () => {
     const member = await userWithSession();
     const res = await call(b, 'DELETE', `/api/v1/users/${member.id}`, { token: adminToken });
     assert.equal(res.status, 204, JSON.stringify(res.body));
-    const verify = await call(a, 'GET', '/api/v1/verify-token', { token: member.token });
+    const verify = await refusedWithinBound(a, member.token);
     assert.equal(verify.status, 401);
     assert.equal(verify.body?.code, 'session_revoked');
   });
