@@ -97,9 +97,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     }
   });
   app.decorateRequest('auth', null);
-  // The request id and security headers first, so that a shed request carries them too.
   // TRUST_PROXY=false with a proxy in front: one warning, at the first forwarded request.
   const forwarded = forwardedWithoutTrust(ctx);
+  // The request id and security headers first, so that a shed request carries them too.
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(SECURITY_HEADERS).header('x-request-id', request.id);
     forwarded?.(request);
