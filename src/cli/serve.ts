@@ -6,8 +6,10 @@ export const serveCommand = defineCommand({
   name: 'serve',
   summary: 'run the service (the default command; `npm start`)',
   details:
-    'Checks that PORT is free on HOST and that the database answers, applies pending migrations,\n' +
-    'creates the first admin on an empty database, then listens. SIGTERM or SIGINT stops it gracefully.',
+    "Checks each enabled module's needs, that PORT is free on HOST, that no other serve holds the\n" +
+    'SQLite file (it locks <database>.lock while it runs) and that the database answers; then applies\n' +
+    'pending migrations, creates the first admin on an empty database and listens. SIGTERM or SIGINT\n' +
+    'stops it gracefully.',
   async run({ config, env }) {
     // Before the database is opened: a port clash must not leave a freshly migrated database and a
     // printed one-time admin password behind it.
