@@ -19,10 +19,12 @@ import type { Endpoint } from './modules/endpoint.ts';
 import type { ModuleName } from './modules/module-state.ts';
 import { documentation, loadModules } from './modules/registry.ts';
 import { installBrowserSession } from './pages/browser-session.ts';
+import { installPublicOrigin } from './pages/public-origin.ts';
 import { ProblemSchema } from './problem.schemas.ts';
 import { requestIdFor } from './request-id.ts';
 import { createAuthenticator, guardFor } from './security/guard.ts';
 import { registerLoadShedding } from './security/load-shedding.ts';
+import { forwardedWithoutTrust } from './security/proxy-warning.ts';
 import { securityHeaders } from './security/security-headers.ts';
 import { sharedSerializerFactory } from './serializers.ts';
 import { createValidatorCompiler, refuseNulCharacters } from './validation.ts';
@@ -95,9 +97,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     }
   });
   app.decorateRequest('auth', null);
+  // TRUST_PROXY=false with a proxy in front: one warning, at the first forwarded request.
+  const forwarded = forwardedWithoutTrust(ctx);
   // The request id and security headers first, so that a shed request carries them too.
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(SECURITY_HEADERS).header('x-request-id', request.id);
+    forwarded?.(request);
     done();
   });
   await registerLoadShedding(app, ctx.config);
@@ -137,6 +142,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   // Cookie mode for the hosted pages' token routes (docs/pages.md); hooks added as routes are.
   installBrowserSession(app, ctx);
+  // A page opened on another loopback name than PUBLIC_URL's goes there (docs/pages.md, "One address").
+  installPublicOrigin(app, ctx);
   const modules = loadModules(ctx);
   const allEndpoints = modules.flatMap((m) => m.endpoints.map((e) => ({ module: m.info.name, endpoint: e })));
   const routeTable = allEndpoints.map(({ endpoint: e }) => ({

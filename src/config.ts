@@ -17,16 +17,20 @@ import {
 } from './config/sections.ts';
 import type { Config } from './config/types.ts';
 
-export { ConfigError, redactUrl } from './config/reader.ts';
+export { ConfigError, type Env, redactUrl } from './config/reader.ts';
 export type { ApiForm, Config } from './config/types.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads `.env` from the working directory (if any) under the real environment, which wins. */
 export function readEnvironment(cwd = process.cwd(), env: Env = process.env): Env {
+  return { ...readEnvFile(cwd), ...env };
+}
+
+/** The variables of `.env` in `cwd` alone ({} without one). */
+export function readEnvFile(cwd = process.cwd()): Env {
   const file = `${cwd}/.env`;
-  const fromFile = existsSync(file) ? parseDotenv(readFileSync(file)) : {};
-  return { ...fromFile, ...env };
+  return existsSync(file) ? parseDotenv(readFileSync(file)) : {};
 }
 
 /**

@@ -7,6 +7,10 @@ import { checkConnection } from './db/connection-check.ts';
 import { migrateAtStart, openDatabase } from './db/database.ts';
 import { startAuditRetention } from './modules/audit/audit.service.ts';
 import { ensureFirstAdmin } from './modules/auth/first-admin.ts';
+import {
+  checkPreconditionsBeforeOpen,
+  checkPreconditionsWithSwitches,
+} from './modules/module-availability.ts';
 
 /** A running service's parts, for main.ts and the end-to-end tests. */
 export interface Service {
@@ -15,7 +19,7 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** open database → check it answers → migrate → context → first admin → app. Does not listen. */
+/** module needs → open database → check it answers → migrate → context → first admin → app. Does not listen. */
 export async function startService(config: Config, log: Logger): Promise<Service> {
   if (!config.publicUrlSet && !config.databaseUrl.startsWith('sqlite:')) {
     // The default issuer names this instance's port, so two instances on one PostgreSQL database
@@ -25,6 +29,9 @@ export async function startService(config: Config, log: Logger): Promise<Service
       'PUBLIC_URL must be set when DATABASE_URL is PostgreSQL: every instance sharing the database must name the same issuer',
     );
   }
+  // Every module's needs, before anything is opened or written: a refused start leaves no migrated
+  // database and no printed admin password behind it (docs/configuration.md).
+  const readSwitches = checkPreconditionsBeforeOpen(config);
   const database = openDatabase(config.databaseUrl, {
     poolMax: config.databasePoolMax,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
@@ -33,10 +40,18 @@ export async function startService(config: Config, log: Logger): Promise<Service
   try {
     // A refused connection or a wrong password is named as such, not as a failing migration.
     await checkConnection(database, config.databaseUrl);
+    if (readSwitches) await checkPreconditionsWithSwitches(config, database.db);
     const { applied, newer } = await migrateAtStart(database.db);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
     if (newer.length > 0) log.warn({ newer }, 'database migrated by a newer version; serving it unmigrated');
     const ctx = await createContext(config, database, log);
+    if (config.smtpUrl === null) {
+      // Once, at start: a mail to a person (an invitation, a reset link) silently never arriving is
+      // the surprise; the log transport itself logs each mail at info.
+      log.warn(
+        'SMTP_URL is not set: mail Gatehouse sends (invitations, password resets, address confirmations, security notices) goes to this log, not to anyone; set SMTP_URL to send it (docs/email.md)',
+      );
+    }
     await ensureFirstAdmin(ctx);
     startAuditRetention(ctx);
     const app = await buildApp(ctx);
@@ -58,4 +73,19 @@ export async function startService(config: Config, log: Logger): Promise<Service
     await database.close().catch(() => {});
     throw err;
   }
+}
+
+/**
+ * The one start line a person reads: the address where the pages work (PUBLIC_URL: cookies and
+ * passkeys belong to one origin) and the console, rather than the socket address. `address` is what
+ * the server listens on; with PORT=0 and no PUBLIC_URL it supplies the port.
+ */
+export function readyLine(ctx: AppContext, address: string): string {
+  const { config } = ctx;
+  const base =
+    config.port === 0 && !config.publicUrlSet
+      ? `http://localhost:${new URL(address).port}`
+      : config.publicUrl;
+  const adminPage = ctx.modules.isEnabled('console') ? ` (console: ${base}/admin)` : '';
+  return `Gatehouse is ready at ${base}${adminPage}`;
 }

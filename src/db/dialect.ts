@@ -18,3 +18,9 @@ export function isUniqueViolation(err: unknown): boolean {
 export function bigintType(dialect: DialectName): 'bigint' | 'integer' {
   return dialect === 'postgres' ? 'bigint' : 'integer';
 }
+
+/** A table that does not exist (yet): a database that was never migrated, on either engine. */
+export function isMissingTable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return e?.code === '42P01' || (typeof e?.message === 'string' && /^no such table\b/.test(e.message));
+}

@@ -10,6 +10,7 @@ import type {
 } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
+import { warnAddressOnce } from './public-origin.ts';
 
 /**
  * Browser sessions for the hosted pages (docs/pages.md). A request opts in with this header; API
@@ -80,6 +81,8 @@ export function installBrowserSession(app: FastifyInstance, ctx: AppContext): vo
       }),
     );
 
+  const wrongAddress = `Signing in works only at ${ctx.config.publicUrl}. Open this page there and try again.`;
+
   const admit: onRequestHookHandler = (request, _reply, done) => {
     const mode = request.headers[SESSION_HEADER];
     if (mode === undefined) return done();
@@ -90,11 +93,14 @@ export function installBrowserSession(app: FastifyInstance, ctx: AppContext): vo
       return done(new ApiError('module_disabled', { detail: 'Browser sessions need the pages module' }));
     }
     if (request.headers.origin !== origin) {
-      return done(
-        new ApiError('forbidden', {
-          detail: "A cookie session needs an Origin header equal to PUBLIC_URL's origin",
-        }),
+      // The operator's log gets the technical line, once; the person a sentence the page shows as is
+      // (a page opened at another address than PUBLIC_URL: docs/pages.md, "One address").
+      warnAddressOnce(
+        ctx,
+        { origin: request.headers.origin ?? null },
+        "a browser session was refused: its Origin is not PUBLIC_URL's origin (cookie sessions need it, docs/pages.md); set PUBLIC_URL to the address people open the pages at",
       );
+      return done(new ApiError('forbidden', { detail: wrongAddress }));
     }
     cookieMode.add(request);
     done();

@@ -29,12 +29,6 @@ export function secretsKey(ctx: AppContext): SecretsKey | null {
   return key;
 }
 
-/** The one line that says why `mfa` cannot be enabled, or null when it can. */
-export function secretsKeyProblem(ctx: AppContext): string | null {
-  if (secretsKey(ctx) !== null) return null;
-  return 'SECRETS_KEY must be set to enable the mfa module on PostgreSQL (every instance needs the same key; e.g. `openssl rand -base64 32`)';
-}
-
 function resolveKey(ctx: AppContext): Buffer | null {
   const { config, log } = ctx;
   if (config.secretsKey !== null) return Buffer.from(config.secretsKey, 'base64');

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { createAuthenticator, optionalCaller, requireAuth } from '../../security/guard.ts';
@@ -25,16 +24,9 @@ import {
   removePasskey,
 } from './passkeys.service.ts';
 
-/** Why passkeys cannot run with this configuration (docs/api.md §13: the RP ID must be a domain), or null. */
-export function rpIdProblem(ctx: AppContext): string | null {
-  const { rpId } = ctx.config.webauthn;
-  if (isIP(rpId) === 0) return null;
-  return `WEBAUTHN_RP_ID must be a domain name (localhost works), not the IP address "${rpId}": passkeys need a domain; set WEBAUTHN_RP_ID or use a PUBLIC_URL with a host name`;
-}
-
 /** The passkeys module (docs/api.md §13): registration, discoverable sign-in, list and delete. */
 export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
-  requireForModule(ctx, 'passkeys', () => rpIdProblem(ctx));
+  requireForModule(ctx, 'passkeys');
   // The options endpoint is public, but a Bearer caller with an empty body asks for a fresh proof.
   const authenticate = createAuthenticator(ctx.accessTokens, ctx.sessions);
   return [
