@@ -269,6 +269,16 @@ export function totp(secret: string, at = Date.now()): string {
   return String(code).padStart(6, '0');
 }
 
+/** Opens the confirmation link mailed to `email` and confirms the address on the page (a click). */
+export async function confirmAddressFromMail(page: Page, smtp: SmtpHarness, email: string): Promise<void> {
+  await page.goto(await linkFromMail(smtp, email, '/account/verify-email/'));
+  await page.getByRole('button', { name: 'Confirm my address' }).click();
+  await page
+    .getByRole('status')
+    .filter({ hasText: `${email} is confirmed` })
+    .waitFor();
+}
+
 /** Signs in through the page with e-mail and password and waits for /account. */
 export async function signInWithPassword(page: Page, origin: string, email: string, password: string) {
   await page.goto(`${origin}/account/sign-in`);

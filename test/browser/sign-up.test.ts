@@ -4,7 +4,7 @@ import {
   apiNotBuilt,
   assertAccessible,
   assertClean,
-  linkFromMail,
+  confirmAddressFromMail,
   openTab,
   type Stack,
   screenshot,
@@ -66,13 +66,7 @@ describe('hosted pages in Chromium: sign-up page (registration)', {
     await page.getByRole('status').filter({ hasText: 'Check your inbox to confirm your address.' }).waitFor();
     assert.equal(await page.locator('#sign-up-form').isHidden(), true, 'the form is gone once sent');
 
-    const link = await linkFromMail(stack.smtp, MARY, '/account/verify-email/');
-    await page.goto(link);
-    await page.getByRole('button', { name: 'Confirm my address' }).click();
-    await page
-      .getByRole('status')
-      .filter({ hasText: `${MARY} is confirmed` })
-      .waitFor();
+    await confirmAddressFromMail(page, stack.smtp, MARY);
 
     await signInWithPassword(page, stack.origin, MARY, MARY_PASSWORD);
     assertClean(tab);

@@ -4,7 +4,7 @@ import {
   apiNotBuilt,
   assertAccessible,
   assertClean,
-  linkFromMail,
+  confirmAddressFromMail,
   openTab,
   type Stack,
   screenshot,
@@ -58,13 +58,7 @@ describe('hosted pages in Chromium: sign-in of an unconfirmed address (REQUIRE_V
       .filter({ hasText: 'We have sent a link to confirm your address.' })
       .waitFor();
 
-    const link = await linkFromMail(stack.smtp, ADA, '/account/verify-email/');
-    await page.goto(link);
-    await page.getByRole('button', { name: 'Confirm my address' }).click();
-    await page
-      .getByRole('status')
-      .filter({ hasText: `${ADA} is confirmed` })
-      .waitFor();
+    await confirmAddressFromMail(page, stack.smtp, ADA);
 
     await signInWithPassword(page, stack.origin, ADA, ADA_PASSWORD);
     assertClean(tab);

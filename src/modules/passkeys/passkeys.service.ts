@@ -194,46 +194,36 @@ export async function loginWithPasskey(
 ): Promise<TokenResponse> {
   const verified = await verifyAssertion(ctx, proof, 'login', true);
   const user = verified ? await findUserById(ctx.db, verified.passkey.user_id) : undefined;
-  if (!verified || !user || user.status === 'invited') {
+  // One refusal: audited as a failed passkey sign-in and counted, then the error.
+  const refuse = async (reason: string, error: ApiError): Promise<never> => {
     await recordAudit(ctx.db, {
       action: 'login.failure',
       outcome: 'failure',
       actor: { type: 'anonymous' },
       target: user ? { type: 'user', id: user.id } : null,
       client,
-      details: { method: 'passkey', reason: 'passkey_invalid' },
+      details: { method: 'passkey', reason },
     });
     countLogin(ctx, 'failure');
-    throw signInInvalid();
-  }
+    throw error;
+  };
+  if (!verified || !user || user.status === 'invited') return refuse('passkey_invalid', signInInvalid());
   if (user.status === 'disabled') {
-    await recordAudit(ctx.db, {
-      action: 'login.failure',
-      outcome: 'failure',
-      actor: { type: 'anonymous' },
-      target: { type: 'user', id: user.id },
-      client,
-      details: { method: 'passkey', reason: 'account_disabled' },
-    });
-    countLogin(ctx, 'failure');
-    throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
+    return refuse(
+      'account_disabled',
+      new ApiError('account_disabled', { detail: 'This account has been disabled' }),
+    );
   }
   if (ctx.config.requireVerifiedEmail && user.email_verified !== 1) {
     // REQUIRE_VERIFIED_EMAIL (docs/api.md §16): a passkey is no way around the unproven address,
     // as the password login is not. Said only after the assertion verified (no oracle).
-    await recordAudit(ctx.db, {
-      action: 'login.failure',
-      outcome: 'failure',
-      actor: { type: 'anonymous' },
-      target: { type: 'user', id: user.id },
-      client,
-      details: { method: 'passkey', reason: 'email_not_verified' },
-    });
-    countLogin(ctx, 'failure');
-    throw new ApiError('email_not_verified', {
-      detail:
-        'Confirm your e-mail address first (POST /api/v1/email/verification sends a new link; a password-reset link proves it too)',
-    });
+    return refuse(
+      'email_not_verified',
+      new ApiError('email_not_verified', {
+        detail:
+          'Confirm your e-mail address first (POST /api/v1/email/verification sends a new link; a password-reset link proves it too)',
+      }),
+    );
   }
   const tokens = await ctx.db.transaction().execute((trx) =>
     completeSignIn(ctx, trx, user, client, [verified.amr, 'user'], {
