@@ -16,6 +16,7 @@ import {
   webauthnSettings,
 } from './config/sections.ts';
 import type { Config } from './config/types.ts';
+import { quoted } from './quoted.ts';
 
 export { ConfigError, redactUrl } from './config/reader.ts';
 export type { ApiForm, Config } from './config/types.ts';
@@ -41,9 +42,10 @@ export function loadConfig(env: Env): Config {
   const host = str('HOST') ?? '127.0.0.1';
   const { databaseUrl, databaseListenUrl } = databaseSettings(r);
 
-  const form = (str('API_FORM') ?? 'A').toUpperCase();
+  const formGiven = str('API_FORM') ?? 'A';
+  const form = formGiven.toUpperCase();
   if (form !== 'A' && form !== 'B' && form !== 'FULL') {
-    throw new ConfigError(`API_FORM must be A, B or full, got "${form}"`);
+    throw new ConfigError(`API_FORM must be A, B or full, got ${quoted(formGiven)}`);
   }
 
   const publicUrl = url('PUBLIC_URL', str('PUBLIC_URL') ?? `http://localhost:${port}`, [
@@ -53,7 +55,7 @@ export function loadConfig(env: Env): Config {
 
   const accessTokenAlg = str('ACCESS_TOKEN_ALG') ?? 'ES256';
   if (accessTokenAlg !== 'ES256' && accessTokenAlg !== 'RS256' && accessTokenAlg !== 'EdDSA') {
-    throw new ConfigError(`ACCESS_TOKEN_ALG must be ES256, RS256 or EdDSA, got "${accessTokenAlg}"`);
+    throw new ConfigError(`ACCESS_TOKEN_ALG must be ES256, RS256 or EdDSA, got ${quoted(accessTokenAlg)}`);
   }
   const { adminEmail, adminPassword } = adminAccount(r, env);
 
@@ -86,9 +88,10 @@ export function loadConfig(env: Env): Config {
   if (!/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(mailFrom)) {
     throw new ConfigError('MAIL_FROM must be an address like "Gatehouse <id@example.com>"');
   }
-  const logLevel = (str('LOG_LEVEL') ?? 'info').toLowerCase();
+  const logLevelGiven = str('LOG_LEVEL') ?? 'info';
+  const logLevel = logLevelGiven.toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${quoted(logLevelGiven)}`);
   }
   const { requestTimeoutMs, headersTimeoutMs } = timeouts(r);
 
