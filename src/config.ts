@@ -21,6 +21,9 @@ import { quoted } from './quoted.ts';
 export { ConfigError, redactUrl } from './config/reader.ts';
 export type { ApiForm, Config } from './config/types.ts';
 
+/** APP_NAME's limit (docs/configuration.md, docs/email.md; test/app/docs-match-code.test.ts). */
+export const APP_NAME_MAX_LENGTH = 80;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads `.env` from the working directory (if any) under the real environment, which wins. */
@@ -75,8 +78,10 @@ export function loadConfig(env: Env): Config {
   const appName = (str('APP_NAME') ?? 'Gatehouse').replace(/\s+/g, ' ');
   // It goes into mail subjects: no control characters, bounded.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-  if (/[\u0000-\u001f\u007f]/.test(appName) || appName.length > 80) {
-    throw new ConfigError('APP_NAME must be at most 80 characters without control characters');
+  if (/[\u0000-\u001f\u007f]/.test(appName) || appName.length > APP_NAME_MAX_LENGTH) {
+    throw new ConfigError(
+      `APP_NAME must be at most ${APP_NAME_MAX_LENGTH} characters without control characters`,
+    );
   }
 
   const oidc = oidcProvider(r);

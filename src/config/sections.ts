@@ -151,7 +151,7 @@ export function isKey32(value: string): boolean {
 export function singleLineName(value: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
   if (/[\u0000-\u001f\u007f]/.test(value) || value.length > 64) {
-    throw new ConfigError('APP_NAME and WEBAUTHN_RP_NAME must be one line of at most 64 characters');
+    throw new ConfigError('WEBAUTHN_RP_NAME must be one line of at most 64 characters');
   }
   return value;
 }
