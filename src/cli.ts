@@ -35,7 +35,7 @@ export async function runCli(argv: string[]): Promise<void> {
       throw new UsageError(
         found.group && found.words.length < 2
           ? `${found.group} needs a command\n\n${list}`
-          : `unknown command "${name}"\n\n${list}`,
+          : `unknown command ${quoted(name ?? '')}\n\n${list}`,
       );
     }
     const { command, rest } = found;

@@ -80,6 +80,13 @@ describe('the first month: small defects', () => {
     );
   });
 
+  it('the CLI quotes what it refuses as given, with the same cap', async () => {
+    const word = `Deploy${'x'.repeat(100)}`;
+    const result = await runEntry('src/cli.ts', [word], {}, dir);
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr.split('\n')[0], `gatehouse: unknown command "${word.slice(0, 80)}…"`);
+  });
+
   it('regression: a long value was cut without saying so; quoted up to 80 characters, then "…"', () => {
     const long = `${'x'.repeat(79)}Yz`;
     assert.equal(configError({ PORT: long }), `PORT must be a whole number, got "${'x'.repeat(79)}Y…"`);
