@@ -148,6 +148,7 @@ export function* seedUsers(opts: SeedOptions, batchSize: number): Generator<User
       email_verified: status === 'invited' ? 0 : 1,
       created_at: createdAt,
       updated_at: lastLogin ?? createdAt,
+      created_via: status === 'invited' ? 'invitation' : 'admin',
       last_login_at: lastLogin,
     });
     if (batch.length >= batchSize) {

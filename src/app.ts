@@ -12,6 +12,7 @@ import { ApiError, installErrorHandlers } from './errors.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './http-errors.ts';
 import { IndexResponse } from './index.schemas.ts';
 import { parseJsonBody } from './json-body.ts';
+import { recordRoutes } from './log-url.ts';
 import { lazyChildLogger } from './logger.ts';
 import { installRequestMetrics } from './modules/core/metrics.ts';
 import type { Endpoint } from './modules/endpoint.ts';
@@ -81,6 +82,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildSerializer: sharedSerializerFactory() } },
   });
   app.server.headersTimeout = ctx.config.headersTimeoutMs;
+  // Before any route: the log's URL rule reads the routes' parameters (src/log-url.ts).
+  recordRoutes(app);
 
   app.setValidatorCompiler(createValidatorCompiler());
   app.removeContentTypeParser(['text/plain', 'application/json']);

@@ -145,6 +145,7 @@ export function loadConfig(env: Env): Config {
       ...oidc,
       autoProvision: bool('OIDC_AUTO_PROVISION', true),
       linkByEmail: bool('OIDC_LINK_BY_EMAIL', true),
+      linkAdmins: bool('OIDC_LINK_ADMINS', false),
       cacheTtlS: int('OIDC_CACHE_TTL_S', 3600, 1, 86_400),
       jwksCooldownS: int('OIDC_JWKS_COOLDOWN_S', 30, 0, 3600),
       httpTimeoutMs: int('OIDC_HTTP_TIMEOUT_MS', 3000, 100, 60_000),

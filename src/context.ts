@@ -106,8 +106,11 @@ export async function createContext(config: Config, database: Database, log: Log
     closers: [],
   };
   // Toggles made by other instances arrive within the 5 s of docs/api.md §2 (PostgreSQL also pushes them).
+  // A revoked signing key (`gatehouse rotate-keys --revoke`) is dropped on the same beat
+  // (docs/operations.md, "A compromised signing key").
   const poll = setInterval(() => {
     modules.refresh().catch((err: unknown) => log.warn({ err }, 'module state refresh failed'));
+    keys.dropRevoked().catch((err: unknown) => log.warn({ err }, 'signing key revocation check failed'));
   }, 2000);
   poll.unref();
   // A key added by `gatehouse rotate-keys` (or another instance) starts signing here within a minute.

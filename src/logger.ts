@@ -5,6 +5,7 @@ import pino, {
   type LogFn,
   type Logger,
 } from 'pino';
+import { type LoggableRequest, loggableUrl } from './log-url.ts';
 
 /** Paths pino blanks in every log line: credentials and token material, wherever they appear. */
 export const REDACT_PATHS = [
@@ -24,11 +25,6 @@ export const REDACT_PATHS = [
   '*.databaseListenUrl',
 ];
 
-/** Hides secrets that travel in paths (invitation tokens) before a URL is logged. */
-export function redactPath(url: string): string {
-  return url.replace(/(\/invite\/)[^/?#]+/g, '$1[redacted]');
-}
-
 /** The service logger: JSON lines, request ids, secrets redacted. */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
@@ -36,9 +32,11 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       level,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       serializers: {
-        req: (req: { method: string; url: string; ip?: string; id?: string }) => ({
+        // Never the request line as sent: the route's path with token segments as `:token` and the
+        // query's parameter names only (docs/api.md §16, src/log-url.ts).
+        req: (req: LoggableRequest & { ip?: string }) => ({
           method: req.method,
-          url: redactPath(req.url),
+          url: loggableUrl(req),
           ip: req.ip,
         }),
         res: (res: { statusCode: number }) => ({ status: res.statusCode }),

@@ -1,5 +1,7 @@
 // /account: profile, password, e-mail, second factors, passkeys, sessions, sign-out. Each section
 // shows only while its module is on; every action is one call of the JSON API.
+
+import { loadSessions } from './account-sessions.js';
 import {
   $,
   acceptTokens,
@@ -18,6 +20,7 @@ import {
   showError,
   signOut,
 } from './lib.js';
+import { offerProofs, withProof } from './proof.js';
 
 const notice = $('#notice');
 const say = (message) => announce(notice, message);
@@ -56,7 +59,7 @@ onSubmit($('#password-form'), async (values, form) => {
   acceptTokens(tokens);
   form.reset();
   say('Your password was changed. Your other sessions were signed out.');
-  loadSessions();
+  loadSessions(say);
 });
 
 onSubmit($('#verify-form'), async () => {
@@ -64,13 +67,13 @@ onSubmit($('#verify-form'), async () => {
   say('We sent a confirmation link to your address.');
 });
 
-onSubmit($('#email-form'), async (values, form) => {
+// Each change below sends a fresh proof (docs/api.md §16): web/proof.js asks for it.
+withProof($('#email-form'), async (proof, values) => {
   await api('/api/v1/email/change', {
     ...auth,
     method: 'POST',
-    body: { new_email: values.new_email.trim(), current_password: values.current_password },
+    body: { new_email: values.new_email.trim(), ...proof },
   });
-  form.reset();
   say('Check the new mailbox: the change takes effect when you open the link we sent there.');
 });
 
@@ -91,10 +94,16 @@ $('#codes-done').addEventListener('click', () => {
   focusOn($('#mfa-title'));
 });
 
+// What the account can prove itself with besides its password (web/proof.js).
+const proofs = { code: false, passkey: false };
+
 async function loadMfa() {
   if (!modules.has('mfa')) return;
   const status = await api('/api/v1/mfa', auth);
   const on = status.totp.enabled;
+  proofs.code = on || status.recovery_codes_remaining > 0;
+  proofs.passkey = modules.has('passkeys') && status.passkeys > 0;
+  offerProofs(proofs);
   $('#mfa-status').textContent = on
     ? `An authenticator app is on since ${formatDate(status.totp.created_at)}.`
     : 'No authenticator app is set up.';
@@ -133,32 +142,55 @@ onSubmit($('#totp-confirm-form'), async (values, form) => {
   say('The authenticator app is on. Your other sessions were signed out.');
   await loadMfa();
   if (Array.isArray(recovery_codes)) showCodes(recovery_codes);
-  loadSessions();
+  loadSessions(say);
 });
 
-onSubmit($('#totp-off-form'), async (values, form) => {
-  await api('/api/v1/mfa/totp', { ...auth, method: 'DELETE', body: { code: values.code.trim() } });
-  form.reset();
+withProof($('#totp-off-form'), async (proof) => {
+  await api('/api/v1/mfa/totp', { ...auth, method: 'DELETE', body: proof });
   say('The authenticator app was turned off.');
   await loadMfa();
 });
 
-onSubmit($('#codes-form'), async (values, form) => {
+withProof($('#codes-form'), async (proof) => {
   const { recovery_codes } = await api('/api/v1/mfa/recovery-codes', {
     ...auth,
     method: 'POST',
-    body: { code: values.code.trim() },
+    body: proof,
   });
-  form.reset();
   await loadMfa();
   showCodes(recovery_codes);
 });
 
 // --- passkeys -----------------------------------------------------------------------------------
 
+// The passkey a "Remove" button picked; removed once the proof form is sent.
+let removing = null;
+
+function closeRemoval() {
+  removing = null;
+  $('#passkey-remove').hidden = true;
+  $('#passkey-remove-form').reset();
+}
+
+$('#passkey-remove-cancel').addEventListener('click', () => {
+  closeRemoval();
+  focusOn($('#passkeys-title'));
+});
+
+withProof($('#passkey-remove-form'), async (proof) => {
+  const { id, name } = removing;
+  await api(`/api/v1/passkeys/${encodeURIComponent(id)}`, { ...auth, method: 'DELETE', body: proof });
+  closeRemoval();
+  say(`${name} was removed.`);
+  await Promise.all([loadPasskeys(), loadMfa()]);
+  focusOn($('#passkeys-title'));
+});
+
 async function loadPasskeys() {
   if (!modules.has('passkeys')) return;
   const { data } = await api('/api/v1/passkeys', auth);
+  proofs.passkey = data.length > 0;
+  offerProofs(proofs);
   const list = $('#passkeys-list');
   if (data.length === 0) {
     list.replaceChildren(el('li', 'No passkeys yet.'));
@@ -180,15 +212,12 @@ async function loadPasskeys() {
         class: 'danger',
         'aria-label': `Remove ${name}`,
       });
-      remove.addEventListener('click', async () => {
-        try {
-          await api(`/api/v1/passkeys/${encodeURIComponent(passkey.id)}`, { ...auth, method: 'DELETE' });
-          say(`${name} was removed.`);
-          await Promise.all([loadPasskeys(), loadMfa()]);
-          focusOn($('#passkeys-title'));
-        } catch (err) {
-          showError($('#passkeys-section'), err);
-        }
+      // Removing needs a fresh proof: the confirmation form asks for it.
+      remove.addEventListener('click', () => {
+        removing = { id: passkey.id, name };
+        $('#passkey-remove-title').textContent = `Remove ${name}`;
+        $('#passkey-remove').hidden = false;
+        focusOn($('#passkey-remove-title'));
       });
       const item = el('li');
       item.append(text, remove);
@@ -215,56 +244,6 @@ onSubmit($('#passkey-form'), async (values, form) => {
   await Promise.all([loadPasskeys(), loadMfa()]);
   if (Array.isArray(created.recovery_codes)) showCodes(created.recovery_codes);
 });
-
-// --- sessions -----------------------------------------------------------------------------------
-
-function describeSession(session) {
-  const agent = session.user_agent ? session.user_agent.slice(0, 120) : 'Unknown device';
-  return `${agent} · ${session.ip ?? 'unknown address'}`;
-}
-
-async function loadSessions() {
-  if (!modules.has('sessions')) return;
-  const { data } = await api('/api/v1/sessions', auth);
-  $('#sessions-list').replaceChildren(
-    ...data.map((session) => {
-      const item = el('li');
-      const text = el('span', null, { class: 'item-text' });
-      text.append(el('strong', describeSession(session)));
-      if (session.current) text.append(el('span', 'this browser', { class: 'badge' }));
-      text.append(
-        el('br'),
-        el(
-          'span',
-          `Signed in ${formatDate(session.created_at)}, last active ${formatDate(session.last_used_at)}`,
-          {
-            class: 'muted',
-          },
-        ),
-      );
-      item.append(text);
-      if (!session.current) {
-        const revoke = el('button', 'Sign out', {
-          type: 'button',
-          class: 'danger',
-          'aria-label': `Sign out ${describeSession(session)}`,
-        });
-        revoke.addEventListener('click', async () => {
-          try {
-            await api(`/api/v1/sessions/${encodeURIComponent(session.id)}`, { ...auth, method: 'DELETE' });
-            say('That session was signed out.');
-            await loadSessions();
-            focusOn($('#sessions-title'));
-          } catch (err) {
-            showError($('#sessions-section'), err);
-          }
-        });
-        item.append(revoke);
-      }
-      return item;
-    }),
-  );
-}
 
 // --- sign-out -----------------------------------------------------------------------------------
 
@@ -306,7 +285,7 @@ async function start() {
   const loads = [
     [loadMfa, '#mfa-section'],
     [loadPasskeys, '#passkeys-section'],
-    [loadSessions, '#sessions-section'],
+    [() => loadSessions(say), '#sessions-section'],
   ];
   await Promise.all(loads.map(([load, section]) => load().catch((err) => showError($(section), err))));
 }

@@ -124,11 +124,17 @@ let auditNext = null;
 
 function auditRow(entry) {
   const tr = el('tr');
+  // People by address (the API adds the current one); an id only once the account is gone.
   const actor =
     entry.actor_type === 'user' && entry.actor_id
-      ? cell(entry.actor_id, userHref(entry.actor_id))
+      ? cell(entry.actor_email ?? `deleted user ${entry.actor_id}`, userHref(entry.actor_id))
       : cell(entry.actor_type);
-  const targetText = entry.target_id ? `${entry.target_type}: ${entry.target_id}` : '—';
+  const targetText =
+    entry.target_type === 'user' && entry.target_id
+      ? (entry.target_email ?? `deleted user ${entry.target_id}`)
+      : entry.target_id
+        ? `${entry.target_type}: ${entry.target_id}`
+        : '—';
   const target =
     entry.target_type === 'user' && entry.target_id
       ? cell(targetText, userHref(entry.target_id))

@@ -2,7 +2,7 @@
 // the edit form, sessions with revoke, linked identities and delete with confirmation.
 
 import { built, call, can, confirmAction, explain, fail, notify } from './admin-core.js';
-import { $, clearError, el, focusOn, formatDate, onSubmit } from './lib.js';
+import { $, clearError, deviceName, el, focusOn, formatDate, onSubmit } from './lib.js';
 
 let user = null;
 const path = (suffix = '') => `/api/v1/users/${encodeURIComponent(user.id)}${suffix}`;
@@ -36,7 +36,7 @@ function sessionItem(s) {
   const li = el('li');
   const text = el('div', null, { class: 'item-text' });
   text.append(
-    el('strong', s.user_agent || 'Unknown device'),
+    el('strong', deviceName(s.user_agent), { title: s.user_agent ?? '' }),
     el(
       'span',
       `${s.ip ?? 'unknown address'} · signed in ${formatDate(s.created_at)} · last used ${formatDate(s.last_used_at)}`,
@@ -46,7 +46,7 @@ function sessionItem(s) {
   const revoke = el('button', 'Revoke', { type: 'button', class: 'secondary small' });
   revoke.setAttribute(
     'aria-label',
-    `Revoke the session from ${s.user_agent || 'an unknown device'}, signed in ${formatDate(s.created_at)}`,
+    `Revoke the session from ${deviceName(s.user_agent)}, signed in ${formatDate(s.created_at)}`,
   );
   revoke.addEventListener('click', async () => {
     try {
@@ -144,6 +144,15 @@ async function quick(action) {
   }
 }
 
+/** Disabling signs a person out everywhere: asked first, as deleting is. */
+function confirmDisable() {
+  return confirmAction({
+    title: `Disable ${user.email}?`,
+    text: 'They are signed out everywhere and cannot sign in until the account is enabled again. Nothing is deleted.',
+    yes: 'Disable account',
+  });
+}
+
 export function initUser() {
   onSubmit($('#edit-form'), async (values) => {
     const patch = changes(values);
@@ -151,6 +160,7 @@ export function initUser() {
       notify('Nothing to save: no field was changed.');
       return;
     }
+    if (patch.status === 'disabled' && !(await confirmDisable())) return;
     try {
       fill(await call(path(), { method: 'PUT', body: patch }));
     } catch (err) {
@@ -164,6 +174,7 @@ export function initUser() {
   $('#toggle-status').addEventListener('click', () =>
     quick(async () => {
       const status = user.status === 'disabled' ? 'active' : 'disabled';
+      if (status === 'disabled' && !(await confirmDisable())) return;
       fill(await call(path(), { method: 'PUT', body: { status } }));
       notify(
         status === 'disabled'

@@ -1,6 +1,16 @@
 // /account/invitation/<token>: shows the invitation, sets the password; the person is then
 // signed in (cookie session) and lands on /account. Opening the page never uses the invitation up.
-import { $, acceptTokens, api, base, focusOn, onSubmit, showError, tokenFromPath } from './lib.js';
+import {
+  $,
+  acceptTokens,
+  api,
+  base,
+  focusOn,
+  formatDate,
+  onSubmit,
+  showError,
+  tokenFromPath,
+} from './lib.js';
 
 const token = tokenFromPath();
 const path = `/api/v1/invite/${encodeURIComponent(token)}`;
@@ -13,7 +23,7 @@ async function start() {
       : ' You are invited';
     $('#invitation-text').textContent =
       `${by.trim()} to join as ${invitation.email}. Choose a password to finish. ` +
-      `The invitation is valid until ${new Date(invitation.expires_at).toLocaleString()}.`;
+      `The invitation is valid until ${formatDate(invitation.expires_at)}.`;
     $('#email').value = invitation.email;
     $('#accept').hidden = false;
     $('#password').focus();

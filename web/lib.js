@@ -277,6 +277,38 @@ export function el(tag, text, attrs = {}) {
   return node;
 }
 
+// Browser and system names for a session list, most specific first (Edge and Opera say "Chrome"
+// too, every iPhone browser says "Safari"). Only a label for people: the raw value stays in a tooltip.
+const BROWSERS = [
+  [/\bEdg(?:e|A|iOS)?\//, 'Edge'],
+  [/\b(?:OPR|Opera)\//, 'Opera'],
+  [/\bSamsungBrowser\//, 'Samsung Internet'],
+  [/\b(?:Firefox|FxiOS)\//, 'Firefox'],
+  [/\b(?:(?:Headless)?Chrome|CriOS|Chromium)\//, 'Chrome'],
+  [/\bVersion\/[\d.]+.*\bSafari\//, 'Safari'],
+  [/^curl\//, 'curl'],
+];
+const SYSTEMS = [
+  [/\b(?:iPhone|iPod)\b/, 'iPhone'],
+  [/\biPad\b/, 'iPad'],
+  [/\bAndroid\b/, 'Android'],
+  [/\bCrOS\b/, 'ChromeOS'],
+  [/\bWindows\b/, 'Windows'],
+  [/\bMac OS X\b|\bMacintosh\b/, 'macOS'],
+  [/\bLinux\b/, 'Linux'],
+];
+
+/** "Chrome on Linux" for a User-Agent header; the header itself (cut) when neither part is known. */
+export function deviceName(userAgent) {
+  if (!userAgent) return 'Unknown device';
+  const browser = BROWSERS.find(([re]) => re.test(userAgent))?.[1];
+  const system = SYSTEMS.find(([re]) => re.test(userAgent))?.[1];
+  if (browser && system) return `${browser} on ${system}`;
+  if (browser || system) return browser ?? `A browser on ${system}`;
+  return userAgent.length > 60 ? `${userAgent.slice(0, 60)}…` : userAgent;
+}
+
+/** The one date format of every page and the console: "26 Nov 2026, 10:15" in the reader's locale. */
 export function formatDate(iso) {
   if (!iso) return 'never';
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });

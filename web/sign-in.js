@@ -174,6 +174,7 @@ $('#passkey-button').addEventListener('click', async () => {
 });
 
 if (modules.has('recovery')) $('#forgot-link').hidden = false;
+if (modules.has('registration')) $('#sign-up-link').hidden = false;
 if (passkeysOn) $('#passkey-signin').hidden = false;
 
 // Already signed in (a live refresh cookie): straight on.

@@ -1,8 +1,11 @@
+import { backupCommand } from './backup.ts';
 import type { CliCommand } from './command.ts';
 import { createAdminCommand } from './create-admin.ts';
+import { doctorCommand } from './doctor.ts';
 import { migrateCommand } from './migrate.ts';
 import { rotateKeysCommand } from './rotate-keys.ts';
 import { serveCommand } from './serve.ts';
+import { usersLinkIdentityCommand } from './users-link-identity.ts';
 import { usersResetLinkCommand } from './users-reset-link.ts';
 import { usersExportCommand, usersImportCommand } from './users-transfer.ts';
 import { usersUnlockCommand } from './users-unlock.ts';
@@ -17,8 +20,11 @@ export const COMMANDS: readonly CliCommand[] = [
   migrateCommand,
   createAdminCommand,
   rotateKeysCommand,
+  backupCommand,
+  doctorCommand,
   usersImportCommand,
   usersExportCommand,
   usersUnlockCommand,
   usersResetLinkCommand,
+  usersLinkIdentityCommand,
 ];

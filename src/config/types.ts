@@ -49,6 +49,8 @@ export interface Config {
     readonly allowedAlgs: readonly string[];
     readonly autoProvision: boolean;
     readonly linkByEmail: boolean;
+    /** Whether an unknown identity may link by e-mail to an admin account (docs/api.md §16; default false). */
+    readonly linkAdmins: boolean;
     /** How long the discovery document and the key set are reused before a refetch. */
     readonly cacheTtlS: number;
     /** Minimum time between key set refetches triggered by an unknown `kid`. */

@@ -8,6 +8,8 @@ import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'ky
 
 export type Role = 'admin' | 'user';
 export type UserStatus = 'active' | 'invited' | 'disabled';
+/** How an account was created (docs/api.md §16); `unknown`: an older row whose origin was not established. */
+export type UserOrigin = 'signup' | 'admin' | 'invitation' | 'idp' | 'import' | 'first_admin' | 'unknown';
 
 export interface UsersTable {
   id: string;
@@ -20,6 +22,7 @@ export interface UsersTable {
   created_at: number;
   updated_at: number;
   last_login_at: number | null;
+  created_via: UserOrigin;
 }
 
 export interface SessionsTable {
@@ -58,6 +61,8 @@ export interface SigningKeysTable {
   created_at: number;
   /** Set when a newer key takes over; the key keeps verifying until this plus the access token TTL. */
   retired_at: number | null;
+  /** Set by `gatehouse rotate-keys --revoke`: the key is never loaded again (docs/operations.md). */
+  revoked_at: number | null;
 }
 
 export interface ModuleOverridesTable {
@@ -223,11 +228,17 @@ export interface PasskeysTable {
 export interface WebauthnChallengesTable {
   id: string;
   challenge: string;
-  purpose: 'register' | 'login' | 'mfa' | 'reset';
+  purpose: 'register' | 'login' | 'mfa' | 'reset' | 'reauth';
   user_id: string | null;
   created_at: number;
   expires_at: number;
   used_at: number | null;
+}
+
+/** An ID token POST /api/v1/idp/verify accepted (docs/api.md §16): its SHA-256, kept until exp + 60 s. */
+export interface IdTokenUsesTable {
+  token_hash: string;
+  expires_at: number;
 }
 
 /** Every table Kysely knows about. */
@@ -251,6 +262,7 @@ export interface DB {
   mfa_tokens: MfaTokensTable;
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
+  id_token_uses: IdTokenUsesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -104,11 +104,6 @@ export async function consumeLink(db: Db, link: LinkRow, now = Date.now()): Prom
   if (!(await consumeLinkRow(db, link.id, now))) throw linkInvalid();
 }
 
-/** Kills every live link of these purposes of a user (a reset kills the other recovery links). */
-export function killLinks(db: Db, userId: string, purposes: readonly LinkPurpose[], now = Date.now()) {
-  return replaceLiveLinks(db, userId, purposes, now);
-}
-
 /**
  * `peekLink` behind the client address's link budget (src/links/budgets.ts): the attempt is
  * reserved before the lookup and given back when the link is live, so only dead tokens count.

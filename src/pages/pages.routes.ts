@@ -41,6 +41,14 @@ const PAGES: readonly PageDef[] = [
     withToken: true,
   },
   {
+    label: 'sign_up',
+    path: '/account/sign-up',
+    title: 'Create an account',
+    fragment: 'sign-up',
+    script: 'sign-up.js',
+    flow: 'registration',
+  },
+  {
     label: 'forgot_password',
     path: '/account/forgot-password',
     title: 'Forgot your password',
@@ -76,6 +84,7 @@ const NEEDS: Partial<Record<ModuleName, string>> = {
   account: 'PUT /api/v1/change-password',
   invitations: 'POST /api/v1/invite/<token>/set-password',
   recovery: 'POST /api/v1/password/reset/<token>',
+  registration: 'POST /api/v1/signup',
   email: 'POST /api/v1/email/verify/<token>',
   mfa: 'POST /api/v1/login/mfa',
   passkeys: 'POST /api/v1/login/passkey',

@@ -173,6 +173,9 @@ export function createAccessTokens(keys: KeyStore, settings: AccessTokenSettings
       throw refusal(err);
     }
     const { payload, protectedHeader } = result;
+    // docs/api.md §16 "Gatehouse's own API accepts only its own audience": jose's audience option
+    // accepts an array that merely contains it, so the claim is checked for being exactly it.
+    if (payload.aud !== settings.audience) throw invalid("The token's aud claim is not accepted");
     if (
       typeof payload.sid !== 'string' ||
       (payload.role !== 'admin' && payload.role !== 'user') ||

@@ -100,6 +100,25 @@ export function guardFor(access: Access, authenticate: Authenticate) {
   };
 }
 
+/**
+ * For a public endpoint that also serves a signed-in caller (docs/api.md §16: passkey options for a
+ * fresh proof): the caller when an Authorization header is sent, authenticated exactly as the guard
+ * does (a bad token answers the guard's 401, never a silent fallback to the anonymous answer); null
+ * when there is none.
+ */
+export async function optionalCaller(
+  request: FastifyRequest,
+  authenticate: Authenticate,
+): Promise<AuthContext | null> {
+  const token = bearerToken(request);
+  if (token === null) return null;
+  try {
+    return await authenticate(token);
+  } catch (err) {
+    throw err instanceof ApiError && err.status === 401 ? withChallenge(err) : err;
+  }
+}
+
 function withChallenge(err: ApiError): ApiError {
   const description = (err.detail ?? err.code).replace(/["\\]/g, '');
   err.headers['www-authenticate'] = `${REALM}, error="invalid_token", error_description="${description}"`;

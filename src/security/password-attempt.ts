@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.ts';
 import type { UserRow } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
+import { isVerifiableHash } from './passwords.ts';
 import { createLoginThrottle } from './throttle.ts';
 
 /**
@@ -24,7 +25,13 @@ export async function checkPasswordReserved(
   const ticket = await throttle.reserve(email, ip);
   let ok = false;
   try {
-    if (!user || user.password_hash === null || user.status === 'invited') {
+    // An unverifiable stored hash (malformed, over the ceilings) costs the same as no account.
+    if (
+      !user ||
+      user.password_hash === null ||
+      user.status === 'invited' ||
+      !isVerifiableHash(user.password_hash)
+    ) {
       await ctx.passwords.verifyDummy(password);
     } else {
       ok = await ctx.passwords.verify(user.password_hash, password);

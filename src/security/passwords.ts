@@ -31,6 +31,11 @@ const LEGACY_ARGON2_MAX_PARALLELISM = 16;
 const LEGACY_BCRYPT_MAX_COST = 15;
 const LEGACY_SCRYPT_MAX_MEMORY_BYTES = 256 * 1024 * 1024;
 const LEGACY_SCRYPT_MAX_P = 16;
+// Work, not only memory: argon2's time grows with m×t and scrypt's with its memory×p, so each
+// ceiling alone still let a row ask for ~100 times a normal verification (256 MiB × 16 passes).
+// 1 GiB·pass keeps libsodium's MODERATE (256 MiB, t=3) and every common framework default.
+const LEGACY_ARGON2_MAX_WORK_KIB = 1_048_576;
+const LEGACY_SCRYPT_MAX_WORK_BYTES = 1024 * 1024 * 1024;
 
 /** Thrown when the hashing wait queue is full; the API maps it to 503 `unavailable` + Retry-After. */
 export class HashCapacityError extends Error {
@@ -55,6 +60,10 @@ export interface PasswordHasherStats {
   queued: number;
   dummyVerifications: number;
   rejected: number;
+  /** argon2id hashes computed (new passwords, rehashes). */
+  hashes: number;
+  /** Stored hashes checked with their KDF (argon2, bcrypt, scrypt); dummies are counted apart. */
+  verifications: number;
 }
 
 export interface PasswordHasher {
@@ -105,6 +114,8 @@ export function createPasswordHasher(opts: PasswordHasherOptions = {}): Password
   let running = 0;
   let dummyVerifications = 0;
   let rejected = 0;
+  let hashes = 0;
+  let verifications = 0;
   const waiting: Array<() => void> = [];
 
   async function limited<T>(task: () => Promise<T>): Promise<T> {
@@ -128,11 +139,16 @@ export function createPasswordHasher(opts: PasswordHasherOptions = {}): Password
 
   return {
     run: limited,
-    hash: (password) => limited(() => argon2Hash(password, HASH_OPTIONS)),
+    hash: (password) =>
+      limited(() => {
+        hashes++;
+        return argon2Hash(password, HASH_OPTIONS);
+      }),
     verify: (storedHash, password) => {
       const check = legacyAwareCheck(storedHash);
       if (!check) return Promise.resolve(false);
       return limited(async () => {
+        verifications++;
         try {
           return await check(password);
         } catch {
@@ -151,7 +167,7 @@ export function createPasswordHasher(opts: PasswordHasherOptions = {}): Password
         return false as const;
       }),
     needsRehash,
-    stats: () => ({ running, queued: waiting.length, dummyVerifications, rejected }),
+    stats: () => ({ running, queued: waiting.length, dummyVerifications, rejected, hashes, verifications }),
   };
 }
 
@@ -184,6 +200,23 @@ export function isVerifiableHash(storedHash: string): boolean {
   return legacyAwareCheck(storedHash) !== null;
 }
 
+/**
+ * Why verify() would refuse a stored hash unread, in words an operator can act on (the import's
+ * per-row error), or null when it is verifiable.
+ */
+export function hashRefusal(storedHash: string): string | null {
+  if (legacyAwareCheck(storedHash) !== null) return null;
+  const a = typeof storedHash === 'string' ? ARGON2_PHC.exec(storedHash) : null;
+  if (a)
+    return `argon2 cost m=${a[1]},t=${a[2]},p=${a[3]} is over the limits (m ≤ ${LEGACY_ARGON2_MAX_MEMORY_KIB} KiB, t ≤ ${LEGACY_ARGON2_MAX_TIME}, p ≤ ${LEGACY_ARGON2_MAX_PARALLELISM}, m×t ≤ ${LEGACY_ARGON2_MAX_WORK_KIB})`;
+  const b = typeof storedHash === 'string' ? BCRYPT.exec(storedHash) : null;
+  if (b) return `bcrypt cost ${b[1]} is outside 4–${LEGACY_BCRYPT_MAX_COST}`;
+  const sc = typeof storedHash === 'string' ? SCRYPT_PHC.exec(storedHash) : null;
+  if (sc)
+    return `scrypt cost ln=${sc[1]},r=${sc[2]},p=${sc[3]} is over the limits (128·2^ln·r ≤ ${LEGACY_SCRYPT_MAX_MEMORY_BYTES} bytes, p ≤ ${LEGACY_SCRYPT_MAX_P}, memory×p ≤ ${LEGACY_SCRYPT_MAX_WORK_BYTES} bytes) or its salt or hash is malformed`;
+  return 'not a supported hash (argon2id/argon2i/argon2d PHC, bcrypt $2a/$2b/$2y, $scrypt$ln=…)';
+}
+
 const ARGON2_PHC =
   /^\$argon2(?:id|i|d)\$(?:v=\d+\$)?m=(\d+),t=(\d+),p=(\d+)\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
 const BCRYPT = /^\$2[aby]\$(\d{2})\$[./A-Za-z0-9]{53}$/;
@@ -195,10 +228,12 @@ function legacyAwareCheck(storedHash: string): Check | null {
   if (typeof storedHash !== 'string') return null;
   const a = ARGON2_PHC.exec(storedHash);
   if (a) {
+    const [m, t, p] = [Number(a[1]), Number(a[2]), Number(a[3])];
     const ok =
-      Number(a[1]) <= LEGACY_ARGON2_MAX_MEMORY_KIB &&
-      Number(a[2]) <= LEGACY_ARGON2_MAX_TIME &&
-      Number(a[3]) <= LEGACY_ARGON2_MAX_PARALLELISM;
+      m <= LEGACY_ARGON2_MAX_MEMORY_KIB &&
+      t <= LEGACY_ARGON2_MAX_TIME &&
+      p <= LEGACY_ARGON2_MAX_PARALLELISM &&
+      m * t <= LEGACY_ARGON2_MAX_WORK_KIB;
     return ok ? (password) => argon2Verify(storedHash, password) : null;
   }
   const b = BCRYPT.exec(storedHash);
@@ -219,7 +254,14 @@ function scryptCheck(ln: number, r: number, p: number, saltB64: string, hashB64:
   // passlib's "ab64" writes '.' where standard base64 has '+'; accept both.
   const salt = Buffer.from(saltB64.replaceAll('.', '+'), 'base64');
   const expected = Buffer.from(hashB64.replaceAll('.', '+'), 'base64');
-  if (ln < 1 || r < 1 || p < 1 || p > LEGACY_SCRYPT_MAX_P || memory > LEGACY_SCRYPT_MAX_MEMORY_BYTES)
+  if (
+    ln < 1 ||
+    r < 1 ||
+    p < 1 ||
+    p > LEGACY_SCRYPT_MAX_P ||
+    memory > LEGACY_SCRYPT_MAX_MEMORY_BYTES ||
+    memory * p > LEGACY_SCRYPT_MAX_WORK_BYTES
+  )
     return null;
   if (salt.length === 0 || expected.length < 16) return null;
   return (password) =>

@@ -3,7 +3,14 @@ import { promisify } from 'node:util';
 import { importJWK, type JWK } from 'jose';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { insertSigningKey, keysRetiredAfter, retireKeysBut } from './signing-keys.queries.ts';
+import {
+  findSigningKey,
+  insertSigningKey,
+  keysRetiredAfter,
+  markSigningKeyRevoked,
+  retireKeysBut,
+  revokedAmong,
+} from './signing-keys.queries.ts';
 
 /**
  * The algorithms access tokens may be signed with (docs/api.md §14). ES256 is the default: every
@@ -42,6 +49,11 @@ export interface KeyStore {
   /** The algorithms of the published keys, in JWKS order (the discovery documents list them). */
   algorithms(): AccessTokenAlg[];
   reload(): Promise<void>;
+  /**
+   * Drops loaded keys that were revoked since (`gatehouse rotate-keys --revoke`, from any
+   * instance or the CLI): one small query, run every 2 s (src/context.ts). True when one was dropped.
+   */
+  dropRevoked(): Promise<boolean>;
 }
 
 const generate = promisify(generateKeyPair);
@@ -91,6 +103,28 @@ async function insertKey(
     retired_at: null,
   });
   return kid;
+}
+
+export type Revocation =
+  | { status: 'unknown' }
+  | { status: 'already'; alg: string }
+  | { status: 'revoked'; alg: string; replacement: string | null };
+
+/**
+ * Revokes a key (docs/operations.md, "A compromised signing key"): it is never loaded again, so
+ * tokens it signed stop verifying and it leaves the JWKS. A key that is still current for its
+ * algorithm is replaced by a new key of that algorithm in the same transaction, never left without
+ * a successor: revoking the only signing key rotates first rather than refusing (a compromised
+ * key must go now, and a refusal would only make the operator type a second command).
+ */
+export async function revokeSigningKey(db: Kysely<DB> | Transaction<DB>, kid: string): Promise<Revocation> {
+  const row = await findSigningKey(db, kid);
+  if (!row) return { status: 'unknown' };
+  if (row.revoked_at !== null) return { status: 'already', alg: row.alg };
+  const now = Date.now();
+  const replacement = row.retired_at === null && isAlg(row.alg) ? await insertKey(db, row.alg, now) : null;
+  await markSigningKeyRevoked(db, kid, now);
+  return { status: 'revoked', alg: row.alg, replacement };
 }
 
 const isAlg = (alg: string): alg is AccessTokenAlg => (ACCESS_TOKEN_ALGS as readonly string[]).includes(alg);
@@ -170,5 +204,17 @@ export async function createKeyStore(
     jwks: () => ({ keys: keys.map((k) => k.publicJwk) }),
     algorithms: () => [...new Set(keys.map((k) => k.alg))],
     reload,
+    async dropRevoked() {
+      const revoked = await revokedAmong(
+        db,
+        keys.map((k) => k.kid),
+      );
+      if (revoked.length === 0) return false;
+      // Unloaded at once: verification, the verified-token cache (hasKey) and the JWKS all read `keys`.
+      keys = keys.filter((k) => !revoked.includes(k.kid));
+      // The successor the revocation added (or, failing that, a new key) takes over signing.
+      await reload();
+      return true;
+    },
   };
 }

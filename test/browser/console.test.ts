@@ -124,7 +124,14 @@ describe('admin console in Chromium: search, disable, invite, modules, no access
       await page.getByRole('status').filter({ hasText: 'failed sign-ins of' }).waitFor();
     }
 
+    // Disabling signs the person out everywhere: the console asks first, as it does for a delete.
     await page.getByRole('button', { name: 'Disable account' }).click();
+    const confirm = page.getByRole('dialog', { name: `Disable ${GRACE.email}?` });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    assert.equal(await verifyToken(stack, graceToken), 200, 'cancelled: the account is untouched');
+    await page.getByRole('button', { name: 'Disable account' }).click();
+    await confirm.getByRole('button', { name: 'Disable account' }).click();
     await page
       .getByRole('status')
       .filter({ hasText: `${GRACE.email} is disabled` })
@@ -328,6 +335,13 @@ describe('admin console with the audit module', { skip: skipWithoutChromium }, (
       await page.locator('#audit-body tr').filter({ hasText: 'login.success' }).first().waitFor();
       const actions = await page.locator('#audit-body tr td:nth-child(2)').allTextContents();
       assert.ok(actions.length > 0 && actions.every((a) => a === 'login.success'), actions.join());
+      // People by address, not by id (the admin signed in: they are the actor of these rows).
+      const actors = await page.locator('#audit-body tr td:nth-child(4)').allTextContents();
+      assert.ok(actors.includes(ADMIN_EMAIL), actors.join());
+      assert.ok(
+        actors.every((a) => !/^[0-9a-f]{8}-/.test(a)),
+        actors.join(),
+      );
       await assertAccessible(page, 'the audit trail');
       await consoleScreenshot(page, 'audit-desktop-light');
       assertClean(tab);

@@ -138,6 +138,69 @@ describe('hosted pages in Chromium: TOTP, recovery codes, passkeys, sessions', {
     await tab.context.close();
   });
 
+  it('fresh proofs on /account (docs/api.md §16): new codes with a code, a passkey removed with a passkey, the app turned off with the password', async () => {
+    assert.equal(recoveryCodes.length, 10, 'runs after the TOTP and passkey tests');
+    const tab = await openTab(stack);
+    const { page } = tab;
+    await addVirtualAuthenticator(tab);
+    await withoutPasskeyAutofill(tab);
+    await passwordStep(page, stack.origin, LIN, LIN_PASSWORD);
+    await page.getByRole('button', { name: 'Use a recovery code instead' }).click();
+    await page.getByLabel('Recovery code').fill(recoveryCodes[1] as string);
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.waitForURL(`${stack.origin}/account`);
+    await page.getByText('8 of 10 recovery codes left.').waitFor();
+
+    // No proof: the page asks for one and sends nothing.
+    const codesForm = page.locator('#codes-form');
+    await codesForm.getByRole('button', { name: 'Make new recovery codes' }).click();
+    await codesForm.getByRole('alert').filter({ hasText: 'Confirm it is you' }).waitFor();
+    await page.getByText('8 of 10 recovery codes left.').waitFor();
+    // A recovery code as the proof.
+    await codesForm.getByLabel('Code from the app or a recovery code').fill(recoveryCodes[2] as string);
+    await codesForm.getByRole('button', { name: 'Make new recovery codes' }).click();
+    await page.getByRole('heading', { name: 'Your new recovery codes' }).waitFor();
+    recoveryCodes = await page.locator('#codes-list li').allTextContents();
+    assert.equal(recoveryCodes.length, 10);
+    await page.getByRole('button', { name: 'I have saved them' }).click();
+    await page.getByText('10 of 10 recovery codes left.').waitFor();
+
+    // This browser's authenticator gets a passkey; it proves the removal of the other one.
+    await page.getByLabel('Name for the new passkey').fill('Proof key');
+    await page.locator('#passkey-password').fill(LIN_PASSWORD);
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.locator('#passkeys-list').getByText('Proof key').waitFor();
+    await page.getByRole('button', { name: 'Remove Test laptop' }).click();
+    const removal = page.locator('#passkey-remove-form');
+    await page.getByRole('heading', { name: 'Remove Test laptop' }).waitFor();
+    await assertAccessible(page, '/account asking for a fresh proof');
+    await removal.getByRole('button', { name: 'Use a passkey instead' }).click();
+    await page.getByRole('status').filter({ hasText: 'Test laptop was removed.' }).waitFor();
+    await page.locator('#passkeys-list').getByText('Test laptop').waitFor({ state: 'detached' });
+
+    // A wrong password is refused; the right one removes the last passkey.
+    await page.getByRole('button', { name: 'Remove Proof key' }).click();
+    await removal.getByLabel('Current password').fill('not the password at all');
+    await removal.getByRole('button', { name: 'Remove the passkey' }).click();
+    await removal
+      .getByRole('alert')
+      .filter({ hasText: /not correct/ })
+      .waitFor();
+    await removal.getByLabel('Current password').fill(LIN_PASSWORD);
+    await removal.getByRole('button', { name: 'Remove the passkey' }).click();
+    await page.getByRole('status').filter({ hasText: 'Proof key was removed.' }).waitFor();
+    await page.getByText('No passkeys yet.').waitFor();
+
+    // The authenticator app, turned off with the password.
+    const off = page.locator('#totp-off-form');
+    await off.getByLabel('Or your current password').fill(LIN_PASSWORD);
+    await off.getByRole('button', { name: 'Turn off' }).click();
+    await page.getByRole('status').filter({ hasText: 'The authenticator app was turned off.' }).waitFor();
+    await page.getByText('No authenticator app is set up.').waitFor();
+    assertClean(tab);
+    await tab.context.close();
+  });
+
   it('sessions: /account lists them and signs out another one', async () => {
     // Another device: a session made through the API with its own user agent.
     const other = await fetch(`${stack.origin}/api/v1/login`, {
@@ -153,6 +216,8 @@ describe('hosted pages in Chromium: TOTP, recovery codes, passkeys, sessions', {
     const sessions = page.locator('#sessions-list');
     await sessions.getByText('this browser').waitFor();
     await sessions.getByText(/OtherDevice\/1\.0/).waitFor();
+    // A person reads "Chrome on Linux", not the raw User-Agent header (an unknown one stays as is).
+    await sessions.getByText(/^Chrome on Linux · /).waitFor();
     await assertAccessible(page, '/account (dark) with sessions');
     await screenshot(page, 'account-desktop-dark');
 

@@ -189,6 +189,10 @@ describe('hosted pages in Chromium: forgot/reset password, verify and change e-m
     const { page } = tab;
     await signInWithPassword(page, stack.origin, ALAN, ALAN_PASSWORD);
     await page.getByLabel('New e-mail address').fill('alan.turing@pages.test');
+    // A fresh proof (docs/api.md §16): without one the page asks for it and sends nothing.
+    const emailForm = page.locator('#email-form');
+    await emailForm.getByRole('button', { name: 'Send a link to the new address' }).click();
+    await emailForm.getByRole('alert').filter({ hasText: 'Confirm it is you' }).waitFor();
     await page.locator('#email-password').fill(ALAN_PASSWORD);
     await page.getByRole('button', { name: 'Send a link to the new address' }).click();
     await page.getByRole('status').filter({ hasText: 'Check the new mailbox' }).waitFor();

@@ -13,6 +13,25 @@ import {
   ZERO_WIDTH,
 } from './hostile-rows.ts';
 
+/** The endpoints whose body is a fresh proof (docs/api.md §16): every field optional. */
+const FRESH_PROOF = new Set(['DELETE /api/v1/mfa/totp', 'POST /api/v1/mfa/recovery-codes']);
+
+/**
+ * A fresh-proof body's rows: no proof at all (`{}`, `null`, no body) is 401
+ * `reauthentication_required` (docs/api.md §16), not a 400; two proofs at once are a 400.
+ */
+function freshProofRows(valid: Record<string, unknown>) {
+  const none = bad(401, 'reauthentication_required');
+  return [
+    ...bodyRows(valid, { nullIsValid: true, optional: Object.keys(valid) }),
+    { name: 'no proof', url: '', body: {}, ...none },
+    { name: 'null', url: '', raw: 'null', ...none },
+    { name: 'empty body', url: '', raw: '', ...none },
+    { name: 'two proofs', url: '', body: { ...valid, current_password: 'x' }, ...V400 },
+    { name: 'passkey not an object', url: '', body: { passkey: 'x' }, ...V400 },
+  ];
+}
+
 /** Second factors, passkeys and sessions (docs/api.md §13). */
 export function hostileFactorsEndpoints(fx: Fixtures): EndpointRows[] {
   return [
@@ -58,7 +77,7 @@ export function hostileFactorsEndpoints(fx: Fixtures): EndpointRows[] {
       probeUrl: path,
       authenticated: true,
       rows: at(path, [
-        ...bodyRows(valid),
+        ...(FRESH_PROOF.has(`${method} ${path}`) ? freshProofRows(valid) : bodyRows(valid)),
         { name: 'well-formed, wrong', url: '', body: valid, ...wrong },
         ...[TEN_KB, EMOJI, RTL, ZERO_WIDTH, ...SQL].map((v) => ({
           name: `value ${v.slice(0, 30)}`,
@@ -145,6 +164,8 @@ export function hostileFactorsEndpoints(fx: Fixtures): EndpointRows[] {
       rows: HOSTILE_IDS.map((id) => ({
         name: `id ${id.slice(0, 40)}`,
         url: url(id),
+        // Removing a passkey needs a proof (docs/api.md §16); with one, an unknown id is a 404.
+        ...(path === '/api/v1/passkeys/<id>' && { body: { current_password: 'well-formed but wrong' } }),
         ...either(NOT_FOUND, V400),
       })),
     })),

@@ -151,7 +151,24 @@ export function hostileRecoveryEndpoints(fx: Fixtures): EndpointRows[] {
       probeUrl: '/api/v1/email/change',
       authenticated: true,
       rows: at('/api/v1/email/change', [
-        ...bodyRows({ new_email: 'moved@example.com', current_password: 'well-formed but wrong' }),
+        // The proof is optional in the schema: a body without one is 401 reauthentication_required
+        // (docs/api.md §16), not a 400.
+        ...bodyRows(
+          { new_email: 'moved@example.com', current_password: 'well-formed but wrong' },
+          { optional: ['current_password'] },
+        ),
+        {
+          name: 'no proof',
+          url: '',
+          body: { new_email: 'moved@example.com' },
+          ...bad(401, 'reauthentication_required'),
+        },
+        {
+          name: 'two proofs',
+          url: '',
+          body: { new_email: 'moved@example.com', current_password: 'x', code: '123456' },
+          ...V400,
+        },
         {
           name: 'wrong password',
           url: '',

@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { Role, UserRow, UserStatus } from '../../src/db/schema.ts';
+import type { Role, UserOrigin, UserRow, UserStatus } from '../../src/db/schema.ts';
 import { openSession, PASSWORD_LOGIN, type TokenResponse } from '../../src/modules/auth/sessions.service.ts';
 import { insertUser } from '../../src/modules/users/users.queries.ts';
 import type { TestApp } from './app.ts';
@@ -8,7 +8,15 @@ import { ADMIN_EMAIL } from './app.ts';
 /** Inserts a user directly (fast: no HTTP, and a password hash only when a password is given). */
 export async function createUser(
   t: TestApp,
-  fields: { email?: string; name?: string; role?: Role; status?: UserStatus; password?: string } = {},
+  fields: {
+    email?: string;
+    name?: string;
+    role?: Role;
+    status?: UserStatus;
+    password?: string;
+    /** Default `admin`: as an admin's POST /api/v1/users would make it. */
+    created_via?: UserOrigin;
+  } = {},
 ): Promise<UserRow> {
   const now = Date.now();
   const row: UserRow = {
@@ -22,6 +30,7 @@ export async function createUser(
     created_at: now,
     updated_at: now,
     last_login_at: null,
+    created_via: fields.created_via ?? 'admin',
   };
   await insertUser(t.ctx.db, row);
   return row;

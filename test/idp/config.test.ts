@@ -120,12 +120,13 @@ for (const dialect of DIALECTS) {
       assert.equal(json<{ user: { id: string } }>(linked).user.id, existing.id);
     });
 
-    it('with linking by email off: a verified email of an existing account is 409, new ones provision', async () => {
+    it('with linking by email off: a verified email of an existing account is 409 identity_link_required, new ones provision', async () => {
       const t = await app(idpEnv(op, { OIDC_LINK_BY_EMAIL: 'false' }));
       await createUser(t, { email: 'alice@example.com' });
       const res = await signInThroughIdp(t, op, 'alice');
       assert.equal(res.statusCode, 409, res.body);
-      assert.equal(problem(res).code, 'email_taken');
+      // docs/api.md §16: `identity_link_required` replaces `email_taken` for a refused link.
+      assert.equal(problem(res).code, 'identity_link_required');
       assert.deepEqual(await countFor(t, 'alice@example.com', 'alice'), { users: 1, identities: 0 });
 
       op.setAccount('gina', { email: 'gina@example.com', email_verified: true });

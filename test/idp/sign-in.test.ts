@@ -124,7 +124,8 @@ for (const dialect of DIALECTS) {
       op.setAccount('frank-real', { email: 'frank@example.com', email_verified: true });
       const real = await signInThroughIdp(t, op, 'frank-real');
       assert.equal(real.statusCode, 409, real.body);
-      assert.equal(problem(real).code, 'email_taken');
+      // docs/api.md §16: `identity_link_required` replaces `email_taken` for a refused link.
+      assert.equal(problem(real).code, 'identity_link_required');
       assert.deepEqual(await countFor(t, 'frank@example.com', 'frank-real'), { users: 1, identities: 0 });
 
       // Once the provider verifies the address for the same subject, the account says so too.

@@ -91,7 +91,11 @@ for (const dialect of DIALECTS) {
       assert.equal('recovery_codes' in json(created), false, 'codes already held');
       await waitForMail(user.email, /A passkey was added/);
       assert.equal(
-        (await call('DELETE', `/api/v1/passkeys/${json<{ id: string }>(created).id}`)).statusCode,
+        (
+          await call('DELETE', `/api/v1/passkeys/${json<{ id: string }>(created).id}`, {
+            current_password: PASSWORD,
+          })
+        ).statusCode,
         204,
       );
       await waitForMail(user.email, /A passkey was removed/);

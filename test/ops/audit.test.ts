@@ -213,6 +213,36 @@ for (const dialect of DIALECTS) {
         );
       });
 
+      // Gap: the console showed people as UUIDs; entries now carry the current address of the user
+      // they name, and null for anything else or for an account that is gone (ids never guessed).
+      it('names people: actor_email and target_email are current addresses, null once gone', async () => {
+        const admin = await t.ctx.db
+          .selectFrom('users')
+          .select('email')
+          .where('id', '=', adminId)
+          .executeTakeFirstOrThrow();
+        const data = json<Page>(await audit('?limit=100')).data;
+        assert.equal(data.length, 12);
+        for (const e of data) {
+          assert.equal(e.actor_email, e.actor_type === 'user' ? admin.email : null);
+          // target and other are ids of no account: deleted users keep their id, lose their address.
+          assert.equal(e.target_email, null);
+        }
+        const grace = await createUser(t, { email: 'grace.audit@example.com' });
+        await recordAudit(t.ctx.db, {
+          action: 'user.update',
+          outcome: 'success',
+          actor: { type: 'system' },
+          target: { type: 'user', id: grace.id },
+          client: { ip: null, userAgent: null },
+        });
+        const named = json<Page>(await audit(`?target=${grace.id}`)).data;
+        assert.equal(named.length, 1);
+        assert.equal(named[0]?.target_email, 'grace.audit@example.com');
+        assert.equal(named[0]?.actor_email, null);
+        await t.ctx.db.deleteFrom('audit_log').where('target_id', '=', grace.id).execute();
+      });
+
       it('filters by actor, target, action, outcome and time range', async () => {
         const byActor = json<Page>(await audit(`?actor=${adminId}`)).data;
         assert.equal(byActor.length, 6);

@@ -209,6 +209,7 @@ describe('two instances on one database [postgres]', {
       created_at: now,
       updated_at: now,
       last_login_at: null,
+      created_via: 'admin',
     });
     const user = await findUserByEmail(helper.ctx.db, email);
     assert.ok(user);
@@ -261,6 +262,7 @@ describe('two instances on one database [postgres]', {
       created_at: now,
       updated_at: now,
       last_login_at: null,
+      created_via: 'admin',
     });
     for (let i = 0; i < 5; i++) {
       const res = await login(i % 2 === 0 ? a : b, email, 'wrong password number one');

@@ -148,7 +148,14 @@ describe('password hasher capacity', () => {
     const h = createPasswordHasher({ maxConcurrent: 1, maxQueue: 1 });
     const stored = await h.hash(PASSWORD);
     const calls = Array.from({ length: 5 }, () => h.verify(stored, PASSWORD));
-    assert.deepEqual(h.stats(), { running: 1, queued: 1, dummyVerifications: 0, rejected: 3 });
+    assert.deepEqual(h.stats(), {
+      running: 1,
+      queued: 1,
+      dummyVerifications: 0,
+      rejected: 3,
+      hashes: 1,
+      verifications: 1,
+    });
 
     const results = await Promise.allSettled(calls);
     const fulfilled = results.filter((r) => r.status === 'fulfilled');
@@ -162,7 +169,14 @@ describe('password hasher capacity', () => {
       assert.equal(r.reason.name, 'HashCapacityError');
       assert.ok(r.reason.retryAfterS >= 1);
     }
-    assert.deepEqual(h.stats(), { running: 0, queued: 0, dummyVerifications: 0, rejected: 3 });
+    assert.deepEqual(h.stats(), {
+      running: 0,
+      queued: 0,
+      dummyVerifications: 0,
+      rejected: 3,
+      hashes: 1,
+      verifications: 2,
+    });
     assert.equal(await h.verify(stored, PASSWORD), true, 'capacity returns once the queue drains');
   });
 

@@ -29,6 +29,7 @@ export async function insertUsers(t: TestApp, specs: UserSpec[]): Promise<UserRo
       created_at: created,
       updated_at: created,
       last_login_at: s.last_login_at ?? null,
+      created_via: 'admin',
     };
   });
   for (let i = 0; i < rows.length; i += 500) {

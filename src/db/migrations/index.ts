@@ -8,6 +8,9 @@ import * as sessionAmr from './20261125010000_session_amr.ts';
 import * as oneTimeLinks from './20261125030000_one_time_links.ts';
 import * as secondFactors from './20261125040000_second_factors.ts';
 import * as authNotify from './20261125060000_auth_notify.ts';
+import * as signingKeyRevocation from './20261126010000_signing_key_revocation.ts';
+import * as usersCreatedVia from './20261126040000_users_created_via.ts';
+import * as idTokenUses from './20261126040100_id_token_uses.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -25,4 +28,7 @@ export const migrations: Record<string, Migration> = {
   '20261125030000_one_time_links': oneTimeLinks,
   '20261125040000_second_factors': secondFactors,
   '20261125060000_auth_notify': authNotify,
+  '20261126010000_signing_key_revocation': signingKeyRevocation,
+  '20261126040000_users_created_via': usersCreatedVia,
+  '20261126040100_id_token_uses': idTokenUses,
 };

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import { endOutstandingLinks } from '../../links/credential-events.ts';
 import type { AuthContext } from '../../security/guard.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import type { LoginThrottle } from '../../security/throttle.ts';
@@ -60,6 +61,8 @@ export async function changePassword(
   return ctx.db.transaction().execute(async (trx) => {
     await setPasswordHash(trx, user.id, hash, now);
     const revoked = await revokeUserSessions(trx, user.id, 'password_changed');
+    // docs/api.md §16: a link or mfa_token issued before the change must not outlive it.
+    await endOutstandingLinks(trx, user.id, now);
     await throttle.succeed(ticket, trx);
     await recordAudit(trx, {
       action: 'password.change',

@@ -20,6 +20,7 @@ export const AUDIT_ACTIONS = [
   'module.toggle',
   'identity.link',
   'keys.rotate',
+  'keys.revoke',
   'password.forgot',
   'password.reset_link',
   'password.reset',
@@ -179,6 +180,13 @@ export async function listAudit(
     );
   }
   return query.orderBy('at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** The current e-mail address of each of these users that still exists (id → email). */
+export async function emailsOfUsers(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('users').select(['id', 'email']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r.email]));
 }
 
 /**

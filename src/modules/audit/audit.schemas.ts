@@ -31,8 +31,14 @@ export const AuditEntry = Type.Object({
   outcome: Type.Union([Type.Literal('success'), Type.Literal('failure')]),
   actor_type: Type.Union([Type.Literal('user'), Type.Literal('system'), Type.Literal('anonymous')]),
   actor_id: Nullable(Type.String()),
+  actor_email: Nullable(
+    Type.String({ description: "The actor's current address; null once the account is gone" }),
+  ),
   target_type: Nullable(Type.String()),
   target_id: Nullable(Type.String()),
+  target_email: Nullable(
+    Type.String({ description: "The target user's current address; null for other targets or once gone" }),
+  ),
   ip: Nullable(Type.String()),
   user_agent: Nullable(Type.String()),
   details: Type.Record(Type.String(), Type.Unknown()),

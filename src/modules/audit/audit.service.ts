@@ -6,6 +6,7 @@ import {
   type AuditFilter,
   type AuditPosition,
   type AuditRow,
+  emailsOfUsers,
   listAudit,
   pruneAudit,
 } from './audit.queries.ts';
@@ -23,8 +24,12 @@ export interface PublicAuditEntry {
   outcome: 'success' | 'failure';
   actor_type: 'user' | 'system' | 'anonymous';
   actor_id: string | null;
+  /** The actor's current address, so a person reads names, not ids; null once the account is gone. */
+  actor_email: string | null;
   target_type: string | null;
   target_id: string | null;
+  /** The target user's current address (target_type `user`); null otherwise or once it is gone. */
+  target_email: string | null;
   ip: string | null;
   user_agent: string | null;
   details: Record<string, unknown>;
@@ -47,13 +52,24 @@ export async function auditPage(
   const rows = await listAudit(ctx.db, filter, limit + 1, after);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
+  const emails = await emailsOfUsers(ctx.db, userIdsOf(page));
   return {
-    data: page.map(toPublicEntry),
+    data: page.map((row) => toPublicEntry(row, emails)),
     next_cursor: rows.length > limit && last ? encodeCursor({ at: last.at, id: last.id }) : null,
   };
 }
 
-function toPublicEntry(row: AuditRow): PublicAuditEntry {
+/** The distinct user ids a page names, as actor or as target. */
+function userIdsOf(rows: readonly AuditRow[]): string[] {
+  const ids = new Set<string>();
+  for (const row of rows) {
+    if (row.actor_type === 'user' && row.actor_id !== null) ids.add(row.actor_id);
+    if (row.target_type === 'user' && row.target_id !== null) ids.add(row.target_id);
+  }
+  return [...ids];
+}
+
+function toPublicEntry(row: AuditRow, emails: ReadonlyMap<string, string>): PublicAuditEntry {
   let details: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(row.details);
@@ -69,8 +85,12 @@ function toPublicEntry(row: AuditRow): PublicAuditEntry {
     outcome: row.outcome,
     actor_type: row.actor_type,
     actor_id: row.actor_id,
+    actor_email:
+      row.actor_type === 'user' && row.actor_id !== null ? (emails.get(row.actor_id) ?? null) : null,
     target_type: row.target_type,
     target_id: row.target_id,
+    target_email:
+      row.target_type === 'user' && row.target_id !== null ? (emails.get(row.target_id) ?? null) : null,
     ip: row.ip,
     user_agent: row.user_agent,
     details,

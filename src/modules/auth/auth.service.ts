@@ -1,8 +1,9 @@
 import type { AppContext } from '../../context.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import { endOutstandingLinks } from '../../links/credential-events.ts';
 import type { AuthContext } from '../../security/guard.ts';
-import { HashCapacityError } from '../../security/passwords.ts';
+import { HashCapacityError, isVerifiableHash } from '../../security/passwords.ts';
 import type { LoginThrottle, ThrottleTicket } from '../../security/throttle.ts';
 import { type AuditEvent, recordAudit } from '../audit/audit.queries.ts';
 import { countLogin } from '../core/metrics.ts';
@@ -53,7 +54,14 @@ export async function login(
   let verified = false;
   try {
     user = email === null ? undefined : await findUserByEmail(ctx.db, email);
-    if (!user || user.password_hash === null || user.status === 'invited') {
+    // A stored hash the hasher would refuse unread (malformed, over the cost ceilings) spends the
+    // same dummy verification as no account: an instant 401 would tell that the account exists.
+    if (
+      !user ||
+      user.password_hash === null ||
+      user.status === 'invited' ||
+      !isVerifiableHash(user.password_hash)
+    ) {
       await ctx.passwords.verifyDummy(input.password);
     } else {
       verified = await ctx.passwords.verify(user.password_hash, input.password);
@@ -159,6 +167,8 @@ export async function logout(
     const details: Record<string, unknown> = { scope };
     if (scope === 'global') {
       details.sessions_revoked = await revokeUserSessions(trx, auth.user.id, 'logout_global');
+      // docs/api.md §16: "log out everywhere" also ends every outstanding link and mfa_token.
+      await endOutstandingLinks(trx, auth.user.id);
     } else {
       await revokeSession(trx, auth.session.id, 'logout');
     }

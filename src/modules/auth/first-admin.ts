@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
+import { endOutstandingLinks } from '../../links/credential-events.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { auditEntriesOfTarget, recordAudit } from '../audit/audit.queries.ts';
 import { normalizeEmail } from '../users/email.ts';
@@ -110,11 +111,20 @@ export async function createOrPromoteAdmin(
       // A password set by the operator ends every session, as every other way of setting one does
       // (issue 17.5): whoever held a session under the old password loses it.
       const revoked = await revokeUserSessions(trx, existing.id, 'password_set_by_operator');
+      // docs/api.md §16: and every outstanding link and mfa_token, as an admin's password set does.
+      await endOutstandingLinks(trx, existing.id, now);
       await entry('password.change', existing.id, { sessions_revoked: revoked });
       return existing.id;
     }
     const row = newUserRow(
-      { email, name: 'Administrator', role: 'admin', password_hash: hash, email_verified: 1 },
+      {
+        created_via: 'first_admin',
+        email,
+        name: 'Administrator',
+        role: 'admin',
+        password_hash: hash,
+        email_verified: 1,
+      },
       now,
     );
     await insertUser(trx, row);

@@ -3,10 +3,10 @@ import { isUniqueViolation } from '../../db/dialect.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { mailBudget, verificationBudgets } from '../../links/budgets.ts';
+import { endOutstandingLinks } from '../../links/credential-events.ts';
 import {
   consumeLink,
   issueLink,
-  killLinks,
   linkInvalid,
   linkUrl,
   peekLinkReserved,
@@ -17,6 +17,7 @@ import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts
 import { checkPasswordReserved, wrongPassword } from '../../security/password-attempt.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
+import { type FreshProof, requireFreshProof } from '../mfa/reauth.ts';
 import { emailOr400 } from '../recovery/recovery.service.ts';
 import { findUserByEmail, findUserById } from '../users/users.queries.ts';
 import { iso, type PublicUser, toPublicUser } from '../users/users.schemas.ts';
@@ -152,7 +153,8 @@ export async function useEmailLink(
       }
       if (!switched) throw linkInvalid();
       const sessionsRevoked = await revokeUserSessions(trx, user.id, 'email_change');
-      await killLinks(trx, user.id, ['password_reset', 'email_verify', 'email_change'], now);
+      // docs/api.md §16: a completed change ends every other live link and mfa_token of the user.
+      await endOutstandingLinks(trx, user.id, now);
       await enqueueNotice(
         trx,
         { outbox: ctx.mail.outbox, appName: ctx.config.appName },
@@ -177,65 +179,80 @@ export async function useEmailLink(
 }
 
 /**
- * POST /email/change. After the password (checked like login's): the new address gets a `change`
- * link — or, when it belongs to an account, that account a notice instead (same answer, same kind
- * of work: no oracle) — within the new address's mail budget; the current address always gets
- * the "change requested" notice. Nothing changes until the link is used.
+ * POST /email/change. After a fresh proof (docs/api.md §16, as for removing a factor: the current
+ * password, a TOTP or recovery code, or a passkey, so an account without a password can change its
+ * address too; checked like login's, reserved first): the new address gets a `change` link — or,
+ * when it belongs to an account, that account a notice instead (same answer, same kind of work: no
+ * oracle) — within the new address's mail budget; the current address always gets the "change
+ * requested" notice. Nothing changes until the link is used.
  */
 export async function requestEmailChange(
   ctx: AppContext,
   user: UserRow,
-  input: { new_email: string; current_password: string },
+  input: { new_email: string } & FreshProof,
   client: ClientInfo,
 ): Promise<{ message: string }> {
   const newEmail = emailOr400(input.new_email, '/new_email');
-  if (!(await checkPasswordReserved(ctx, user, user.email, input.current_password, client.ip))) {
-    await recordAudit(ctx.db, {
-      action: 'email.change_request',
-      outcome: 'failure',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'user', id: user.id },
-      client,
-      details: { reason: 'invalid_credentials' },
-    });
-    throw wrongPassword();
-  }
-  if (newEmail === user.email) {
-    throw new ApiError('validation_failed', {
-      detail: 'body/new_email is already the address of this account',
-      errors: [{ path: '/new_email', message: 'is already the address of this account' }],
-    });
-  }
-  const owner = await findUserByEmail(ctx.db, newEmail);
-  const mail = { outbox: ctx.mail.outbox, appName: ctx.config.appName };
-  await ctx.db.transaction().execute(async (trx) => {
-    const budget = await reserveAttempt(trx, [mailBudget(newEmail)]);
-    if (budget.ok && owner) {
-      await enqueueNotice(trx, mail, 'email_change_to_taken', newEmail);
-    } else if (budget.ok) {
-      const { token, link } = await issueLink(trx, {
-        userId: user.id,
-        purpose: 'email_change',
-        email: newEmail,
-        ttlS: ctx.config.emailLinkTtlS,
+  const sameAddress = async () => {
+    if (newEmail === user.email) {
+      throw new ApiError('validation_failed', {
+        detail: 'body/new_email is already the address of this account',
+        errors: [{ path: '/new_email', message: 'is already the address of this account' }],
       });
-      const message = renderLinkMail('email_change', {
-        to: newEmail,
-        appName: ctx.config.appName,
-        url: linkUrl(ctx.config.verifyEmailUrlTemplate, token),
-        expiresAt: new Date(link.expires_at),
-      });
-      await ctx.mail.outbox.enqueue(trx, message, 'email_change');
     }
-    await enqueueNotice(trx, mail, 'email_change_requested', user.email, { newEmail });
-    await recordAudit(trx, {
-      action: 'email.change_request',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'user', id: user.id },
-      client,
-      details: { new_email: newEmail, new_address_taken: owner !== undefined, mailed: budget.ok },
-    });
-  });
+  };
+  const { new_email: _, ...proof } = input;
+  const mail = { outbox: ctx.mail.outbox, appName: ctx.config.appName };
+  await requireFreshProof(
+    ctx,
+    user,
+    proof,
+    client,
+    'email_change',
+    async (trx, kind) => {
+      const owner = await findUserByEmail(trx, newEmail);
+      const budget = await reserveAttempt(trx, [mailBudget(newEmail)]);
+      // Within the budget the link is issued whether the address is taken or free, so the work does
+      // not depend on another account holding it (docs/api.md §12, no oracle;
+      // test/security/enumeration-work.test.ts). Only a free address is sent it; for a taken one it
+      // is never mailed (and would answer 409 `email_taken` if used). Past the budget nothing is
+      // issued, either way, so the last link mailed stays usable.
+      const issued = budget.ok
+        ? await issueLink(trx, {
+            userId: user.id,
+            purpose: 'email_change',
+            email: newEmail,
+            ttlS: ctx.config.emailLinkTtlS,
+          })
+        : null;
+      if (issued && owner) {
+        await enqueueNotice(trx, mail, 'email_change_to_taken', newEmail);
+      } else if (issued) {
+        const { token, link } = issued;
+        const message = renderLinkMail('email_change', {
+          to: newEmail,
+          appName: ctx.config.appName,
+          url: linkUrl(ctx.config.verifyEmailUrlTemplate, token),
+          expiresAt: new Date(link.expires_at),
+        });
+        await ctx.mail.outbox.enqueue(trx, message, 'email_change');
+      }
+      await enqueueNotice(trx, mail, 'email_change_requested', user.email, { newEmail });
+      await recordAudit(trx, {
+        action: 'email.change_request',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        client,
+        details: {
+          new_email: newEmail,
+          new_address_taken: owner !== undefined,
+          mailed: budget.ok,
+          proof: kind,
+        },
+      });
+    },
+    sameAddress,
+  );
   ctx.mail.outbox.nudge();
   return { message: CHANGE_MESSAGE };
 }

@@ -22,6 +22,8 @@ export interface VerifiedIdentity {
   /** True only for the JSON boolean `true`. */
   emailVerified: boolean;
   name: string | null;
+  /** The token's `exp`, epoch ms (how long it must be remembered as used: docs/api.md §16). */
+  expiresAt: number;
 }
 
 // Token types that are JWTs from the same provider but not ID tokens (RFC 9068, OIDC Back-Channel Logout).
@@ -159,6 +161,8 @@ function checkClaims(
     email,
     emailVerified: payload.email_verified === true,
     name: displayName(payload),
+    // `exp` is a required claim, checked by jwtVerify to be a number.
+    expiresAt: Number(payload.exp) * 1000,
   };
 }
 

@@ -16,14 +16,10 @@ import { issueMfaToken, mfaRequired, type SecondFactorMethod, secondFactors } fr
 import { hasCompatibilityCharacters, normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, findUserById, insertUser, newUserRow, updateUser } from '../users/users.queries.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
-import {
-  findIdentity,
-  hasIdentities,
-  insertIdentity,
-  touchLastLogin,
-  updateIdentityEmail,
-} from './idp.queries.ts';
+import { findIdentity, insertIdentity, touchLastLogin, updateIdentityEmail } from './idp.queries.ts';
+import { assertMayLinkByEmail, LinkRefused } from './linking.ts';
 import type { Discovery } from './oidc-client.ts';
+import { reserveIdToken } from './replay.ts';
 
 /** `GET /api/v1/idp/config` (docs/api.md §7). */
 export type IdpConfig = { enabled: false } | ({ enabled: true; client_id: string } & Discovery);
@@ -80,7 +76,12 @@ export async function signInWithIdToken(
           "The identity provider's e-mail address contains compatibility characters (NFKC would change it); it is refused, not folded",
       });
     }
-    const attempt = () => ctx.db.transaction().execute((trx) => mapAndOpen(ctx, trx, identity, client, seen));
+    const attempt = () =>
+      ctx.db.transaction().execute(async (trx) => {
+        // First write of the sign-in: the token's one use (docs/api.md §16), undone if it is refused.
+        await reserveIdToken(trx, input.idToken, identity.expiresAt);
+        return mapAndOpen(ctx, trx, identity, client, seen);
+      });
     try {
       result = await attempt();
     } catch (err) {
@@ -113,6 +114,7 @@ function signInRefusal(err: ApiError, seen: Attempt, client: ClientInfo): AuditE
       method: 'idp',
       reason: err.code,
       detail: err.detail ?? null,
+      ...(err instanceof LinkRefused && { link_refusal: err.refusal }),
       ...(identity && { issuer: identity.issuer, subject: identity.subject, email: identity.email }),
     },
   };
@@ -144,6 +146,13 @@ async function mapAndOpen(
       await updateUser(trx, found.id, { email_verified: 1, updated_at: now });
       user = { ...found, email_verified: 1, updated_at: now };
     }
+    // REQUIRE_VERIFIED_EMAIL (docs/api.md §16): a provider that vouches for the account's own
+    // address verified it just above, in this transaction; one that does not is no way around it.
+    if (ctx.config.requireVerifiedEmail && user.email_verified !== 1) {
+      throw new ApiError('email_not_verified', {
+        detail: "Confirm your e-mail address first: the provider has not verified this account's address",
+      });
+    }
   } else {
     // An address the provider has not verified proves nothing: it neither links to an account nor
     // creates one (which would squat it before its owner comes). Refused before the address is
@@ -156,19 +165,10 @@ async function mapAndOpen(
     const holder = email === null ? undefined : await findUserByEmail(trx, email);
     if (holder) {
       seen.userId = holder.id;
-      if (!ctx.config.oidc.linkByEmail) {
-        throw new ApiError('email_taken', {
-          detail: 'An account with this email exists and linking by email is turned off',
-        });
-      }
-      // An account that got its (unverified) email from another identity may belong to whoever
-      // claimed that address first; handing it to this identity too would share it with them.
-      if (holder.email_verified !== 1 && (await hasIdentities(trx, holder.id))) {
-        throw new ApiError('email_taken', {
-          detail: 'An account with this email exists, but its email is not verified, so it cannot be linked',
-        });
-      }
+      // docs/api.md §16: a disabled (or invited) account answers 403 first; then the linking rules
+      // (verified or operator-vouched address, not an admin, linking on), else 409.
       assertMaySignIn(holder);
+      await assertMayLinkByEmail(trx, holder, ctx.config.oidc);
       const row = identityRow(holder.id, identity, email, now);
       await insertIdentity(trx, row);
       events.push({
@@ -196,6 +196,7 @@ async function mapAndOpen(
       }
       user = newUserRow(
         {
+          created_via: 'idp',
           email,
           name: truncate(identity.name ?? '', MAX_NAME_CHARS),
           email_verified: identity.emailVerified ? 1 : 0,

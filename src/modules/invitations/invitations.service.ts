@@ -78,7 +78,10 @@ export async function inviteUser(
         await updateUser(trx, existing.id, patch);
         user = { ...existing, ...patch };
       } else {
-        user = newUserRow({ email, name: name ?? '', role, status: 'invited' }, now);
+        user = newUserRow(
+          { created_via: 'invitation', email, name: name ?? '', role, status: 'invited' },
+          now,
+        );
         await insertUser(trx, user);
       }
       const invitation: InvitationRow = {

@@ -12,6 +12,7 @@ import { deleteExpiredMfaState } from './mfa.queries.ts';
 import {
   CodeBody,
   CurrentPasswordBody,
+  FreshProofBody,
   LoginMfaBody,
   MaybeRecoveryCodes,
   MfaStatus,
@@ -96,10 +97,10 @@ export function mfaEndpoints(ctx: AppContext): Endpoint[] {
       method: 'DELETE',
       path: '/api/v1/mfa/totp',
       access: 'authenticated',
-      summary: 'Remove TOTP with a TOTP or recovery code',
-      schema: { body: CodeBody, response: { 204: Type.Null() } },
+      summary: 'Remove TOTP after a fresh proof: current_password, code (TOTP or recovery code) or passkey',
+      schema: { body: FreshProofBody, response: { 204: Type.Null() } },
       handler: async (req, reply) => {
-        await removeTotp(ctx, requireAuth(req), req.body.code, clientInfo(req));
+        await removeTotp(ctx, requireAuth(req), req.body, clientInfo(req));
         return reply.status(204).send(null);
       },
     }),
@@ -109,9 +110,10 @@ export function mfaEndpoints(ctx: AppContext): Endpoint[] {
       method: 'POST',
       path: '/api/v1/mfa/recovery-codes',
       access: 'authenticated',
-      summary: 'Replace the recovery codes (a TOTP or recovery code required)',
-      schema: { body: CodeBody, response: { 200: RecoveryCodes } },
-      handler: (req) => newRecoveryCodeSet(ctx, requireAuth(req), req.body.code, clientInfo(req)),
+      summary:
+        'Replace the recovery codes after a fresh proof: current_password, code (TOTP or recovery code) or passkey',
+      schema: { body: FreshProofBody, response: { 200: RecoveryCodes } },
+      handler: (req) => newRecoveryCodeSet(ctx, requireAuth(req), req.body, clientInfo(req)),
     }),
     endpoint({
       group: 'users',

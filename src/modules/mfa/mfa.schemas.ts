@@ -16,6 +16,21 @@ export const PasskeyProof = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * A fresh proof (docs/api.md §16): one of the current password, a TOTP or recovery code, or a passkey
+ * assertion. Every field is optional here so that a body without a proof (or no body) reaches the
+ * service and answers 401 `reauthentication_required` rather than a 400.
+ */
+export const FreshProofFields = {
+  current_password: Type.Optional(Password),
+  code: Type.Optional(Code),
+  passkey: Type.Optional(PasskeyProof),
+};
+export const FreshProofBody = Type.Union([
+  Type.Object(FreshProofFields, { additionalProperties: false }),
+  Type.Null(),
+]);
+
 export const LoginMfaBody = Type.Union([
   Type.Object(
     { mfa_token: Type.String({ minLength: 1, maxLength: 128 }), code: Code },

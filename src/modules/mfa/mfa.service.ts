@@ -1,7 +1,7 @@
-import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { DB, UserRow } from '../../db/schema.ts';
+import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import { endOutstandingLinks } from '../../links/credential-events.ts';
 import type { AuthContext } from '../../security/guard.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
@@ -11,7 +11,6 @@ import {
   regenerateRecoveryCodes,
   requireSecretsKey,
   secondFactors,
-  spendCode,
   totpContext,
 } from './factors.ts';
 import {
@@ -24,7 +23,13 @@ import {
   findTotp,
   upsertPendingTotp,
 } from './mfa.queries.ts';
-import { confirmCurrentPassword, releaseLoginAttempt, reserveLoginAttempt } from './reauth.ts';
+import {
+  confirmCurrentPassword,
+  type FreshProof,
+  releaseLoginAttempt,
+  requireFreshProof,
+  reserveLoginAttempt,
+} from './reauth.ts';
 import { queueSecurityNotice } from './security-notices.ts';
 import { matchingStep, newTotpSecret, otpauthUrl, qrSvg, totpSecretText } from './totp.ts';
 
@@ -134,87 +139,86 @@ export async function confirmTotpEnrollment(
   return codes.issued === undefined ? {} : { recovery_codes: codes.issued };
 }
 
-/** DELETE /mfa/totp: removes TOTP after a TOTP or recovery code (and the recovery codes when no factor is left). */
+/**
+ * DELETE /mfa/totp: removes TOTP after a fresh proof (docs/api.md §16: the current password, a TOTP
+ * or recovery code, or a passkey), and the recovery codes when no factor is left.
+ */
 export async function removeTotp(
   ctx: AppContext,
   auth: AuthContext,
-  code: string,
+  proof: FreshProof | null | undefined,
   client: ClientInfo,
 ): Promise<void> {
   const { user } = auth;
-  const totp = await findTotp(ctx.db, user.id);
-  if (!totp || totp.confirmed_at === null) throw new ApiError('not_found', { detail: 'TOTP is not enabled' });
-  await spendOrThrow(ctx, user, code, client, async (trx) => {
-    await deleteTotp(trx, user.id);
-    // Recovery codes back up factors: they go with the last one, and stay while passkeys remain.
-    const passkeysLeft = await countPasskeys(trx, user.id);
-    if (passkeysLeft === 0) await deleteRecoveryCodes(trx, user.id);
-    await recordAudit(trx, {
-      action: 'mfa.totp_disable',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'user', id: user.id },
-      client,
-      details: { recovery_codes_removed: passkeysLeft === 0 },
-    });
-    await queueSecurityNotice(ctx, trx, user.email, 'totp_disabled');
-  });
+  const totpEnabled = async () => {
+    const totp = await findTotp(ctx.db, user.id);
+    if (!totp || totp.confirmed_at === null)
+      throw new ApiError('not_found', { detail: 'TOTP is not enabled' });
+  };
+  const removed = await requireFreshProof(
+    ctx,
+    user,
+    proof,
+    client,
+    'totp_disable',
+    async (trx, kind) => {
+      if (!(await deleteTotp(trx, user.id))) return false;
+      // Recovery codes back up factors: they go with the last one, and stay while passkeys remain.
+      const passkeysLeft = await countPasskeys(trx, user.id);
+      if (passkeysLeft === 0) await deleteRecoveryCodes(trx, user.id);
+      await recordAudit(trx, {
+        action: 'mfa.totp_disable',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        client,
+        details: { recovery_codes_removed: passkeysLeft === 0, proof: kind },
+      });
+      await queueSecurityNotice(ctx, trx, user.email, 'totp_disabled');
+      return true;
+    },
+    totpEnabled,
+  );
+  if (!removed) throw new ApiError('not_found', { detail: 'TOTP is not enabled' });
+  ctx.mail.outbox.nudge();
 }
 
-/** POST /mfa/recovery-codes: a new set after a TOTP or recovery code; the old set dies. */
+/** POST /mfa/recovery-codes: a new set after a fresh proof (docs/api.md §16); the old set dies. */
 export async function newRecoveryCodeSet(
   ctx: AppContext,
   auth: AuthContext,
-  code: string,
+  proof: FreshProof | null | undefined,
   client: ClientInfo,
 ) {
   const { user } = auth;
-  if ((await secondFactors(ctx, ctx.db, user.id)).length === 0) {
-    throw new ApiError('not_found', { detail: 'Recovery codes back up a second factor, and there is none' });
-  }
-  let codes: string[] = [];
-  await spendOrThrow(ctx, user, code, client, async (trx) => {
-    codes = await regenerateRecoveryCodes(ctx, trx, user.id);
-    await recordAudit(trx, {
-      action: 'mfa.recovery_codes_regenerate',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'user', id: user.id },
-      client,
-    });
-    await queueSecurityNotice(ctx, trx, user.email, 'recovery_codes_regenerated');
-  });
-  return { recovery_codes: codes };
-}
-
-/**
- * Spends a TOTP or recovery code and runs `change` in the same transaction. The attempt is reserved
- * on the login throttle first; a wrong code keeps it (401), a good one gives it back.
- */
-async function spendOrThrow(
-  ctx: AppContext,
-  user: UserRow,
-  code: string,
-  client: ClientInfo,
-  change: (trx: Transaction<DB>) => Promise<void>,
-): Promise<void> {
-  const reservation = await reserveLoginAttempt(ctx, user, client);
-  const done = await ctx.db.transaction().execute(async (trx) => {
-    if ((await spendCode(ctx, trx, user.id, code)) === null) return false;
-    await change(trx);
-    return true;
-  });
-  if (!done) {
-    await recordAudit(ctx.db, {
-      action: 'login.failure',
-      outcome: 'failure',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'user', id: user.id },
-      client,
-      details: { method: 'mfa_code', reason: 'mfa_code_invalid' },
-    });
-    throw codeInvalid();
-  }
-  await releaseLoginAttempt(ctx, reservation);
+  const hasFactor = async () => {
+    if ((await secondFactors(ctx, ctx.db, user.id)).length === 0) {
+      throw new ApiError('not_found', {
+        detail: 'Recovery codes back up a second factor, and there is none',
+      });
+    }
+  };
+  const codes = await requireFreshProof(
+    ctx,
+    user,
+    proof,
+    client,
+    'recovery_codes_regenerate',
+    async (trx, kind) => {
+      const issued = await regenerateRecoveryCodes(ctx, trx, user.id);
+      await recordAudit(trx, {
+        action: 'mfa.recovery_codes_regenerate',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        client,
+        details: { proof: kind },
+      });
+      await queueSecurityNotice(ctx, trx, user.email, 'recovery_codes_regenerated');
+      return issued;
+    },
+    hasFactor,
+  );
   ctx.mail.outbox.nudge();
+  return { recovery_codes: codes };
 }
 
 /** DELETE /users/<id>/mfa (admin): every second factor of the user goes, and every session. */
@@ -226,6 +230,8 @@ export async function resetUserMfa(ctx: AppContext, admin: AuthContext, userId: 
     const passkeys = await deleteUserPasskeys(trx, user.id);
     await deleteRecoveryCodes(trx, user.id);
     const revoked = await revokeUserSessions(trx, user.id, 'mfa_reset');
+    // docs/api.md §16: a link or mfa_token issued before the reset must not outlive it.
+    await endOutstandingLinks(trx, user.id);
     await recordAudit(trx, {
       action: 'mfa.reset',
       actor: { type: 'user', id: admin.user.id },

@@ -1,9 +1,19 @@
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { UserRow } from '../../db/schema.ts';
+import type { DB, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import { secretsKey } from '../../security/secrets-key.ts';
 import type { ThrottleTicket } from '../../security/throttle.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import type { ClientInfo } from '../auth/sessions.service.ts';
+import {
+  type CheckedAssertion,
+  checkAssertion,
+  type PasskeyProof,
+  recordAssertion,
+  refuseWhilePasskeysOff,
+} from '../passkeys/passkey-factor.ts';
+import { spendCode } from './factors.ts';
 import { loginThrottle, reserveLogin } from './mfa-login.service.ts';
 
 /**
@@ -36,18 +46,157 @@ export async function confirmCurrentPassword(
   purpose: string,
 ): Promise<void> {
   const reservation = await reserveLoginAttempt(ctx, user, client);
-  const ok = user.password_hash !== null && (await ctx.passwords.verify(user.password_hash, password));
-  if (!ok) {
-    if (user.password_hash === null) await ctx.passwords.verifyDummy(password);
-    await recordAudit(ctx.db, {
-      action: 'login.failure',
-      outcome: 'failure',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'user', id: user.id },
-      client,
-      details: { method: 'password', reason: 'invalid_credentials', purpose },
-    });
-    throw new ApiError('invalid_credentials', { detail: 'The current password is not correct' });
+  if (!(await passwordMatches(ctx, user, password))) {
+    await auditWrongProof(ctx, user, client, 'password', purpose);
+    throw wrongPassword();
   }
   await releaseLoginAttempt(ctx, reservation);
+}
+
+/**
+ * A fresh proof as the body carries it (docs/api.md §16): the current password, a TOTP or recovery
+ * code, or a passkey assertion over a challenge from `POST /passkeys/authentication/options` called
+ * with the caller's Bearer token (purpose `reauth`, bound to the caller).
+ */
+export interface FreshProof {
+  current_password?: string | undefined;
+  code?: string | undefined;
+  passkey?: PasskeyProof | undefined;
+}
+
+/** Which kind of proof was accepted; the change records it in its audit entry. */
+export type ProofKind = 'password' | 'code' | 'passkey';
+
+/**
+ * The kind of proof a body carries. None: 401 `reauthentication_required` (docs/api.md §16), before
+ * anything is reserved or looked at; more than one: 400 (one proof, so no attempt is spent twice).
+ */
+export function proofKind(proof: FreshProof | null | undefined): ProofKind {
+  const kinds: ProofKind[] = [];
+  if (proof?.current_password !== undefined) kinds.push('password');
+  if (proof?.code !== undefined) kinds.push('code');
+  if (proof?.passkey !== undefined) kinds.push('passkey');
+  const [kind, ...more] = kinds;
+  if (kind === undefined) {
+    throw new ApiError('reauthentication_required', {
+      detail: 'This change needs a fresh proof: current_password, code (TOTP or recovery code) or passkey',
+    });
+  }
+  if (more.length > 0) {
+    throw new ApiError('validation_failed', {
+      detail: 'body must carry one proof: current_password, code or passkey',
+      errors: [{ path: '', message: 'must carry one proof: current_password, code or passkey' }],
+    });
+  }
+  return kind;
+}
+
+/** Thrown inside the change's transaction when the proof fails there: rolls it back. */
+class ProofRefused extends Error {}
+
+/**
+ * docs/api.md §16 "Removing a factor needs a fresh proof": checks the proof of a signed-in user and
+ * runs `change` in the transaction that spends it (a recovery code or TOTP step, a passkey's counter),
+ * so a proof never outlives a change that did not happen, nor the other way round. The attempt is
+ * reserved on the account's login throttle first (spent: 429, nothing checked); a wrong proof keeps
+ * it (401 `invalid_credentials`, `mfa_code_invalid` or `passkey_invalid`, audited as a failed
+ * login); a good one gives it back (and resets nothing, like a correct password alone: §13).
+ * `before` runs after the proof's presence is established and before the attempt is reserved:
+ * the caller's 404s (nothing to remove) spend no attempt.
+ */
+export async function requireFreshProof<T>(
+  ctx: AppContext,
+  user: UserRow,
+  proof: FreshProof | null | undefined,
+  client: ClientInfo,
+  purpose: string,
+  change: (trx: Transaction<DB>, kind: ProofKind) => Promise<T>,
+  before?: () => Promise<void>,
+): Promise<T> {
+  const kind = proofKind(proof);
+  if (kind === 'passkey') refuseWhilePasskeysOff(ctx, 'prove yourself with current_password or code');
+  await before?.();
+  const reservation = await reserveLoginAttempt(ctx, user, client);
+  let assertion: CheckedAssertion | null = null;
+  try {
+    if (kind === 'password' && !(await passwordMatches(ctx, user, proof?.current_password as string))) {
+      throw new ProofRefused();
+    }
+    if (kind === 'passkey') {
+      assertion = await checkAssertion(ctx, proof?.passkey as PasskeyProof, 'reauth', false, user.id);
+      if (assertion === null) throw new ProofRefused();
+    }
+  } catch (err) {
+    if (!(err instanceof ProofRefused)) await releaseLoginAttempt(ctx, reservation).catch(() => undefined);
+    else await auditWrongProof(ctx, user, client, kind, purpose);
+    throw err instanceof ProofRefused ? refusal(kind) : err;
+  }
+  let result: T;
+  try {
+    result = await ctx.db.transaction().execute(async (trx) => {
+      if (kind === 'code' && !(await codeSpent(ctx, trx, user.id, proof?.code as string))) {
+        throw new ProofRefused();
+      }
+      if (assertion !== null && !(await recordAssertion(trx, assertion))) throw new ProofRefused();
+      return change(trx, kind);
+    });
+  } catch (err) {
+    if (err instanceof ProofRefused) {
+      await auditWrongProof(ctx, user, client, kind, purpose);
+      throw refusal(kind);
+    }
+    // The proof was good (or never judged) and the change refused: the attempt does not count.
+    await releaseLoginAttempt(ctx, reservation).catch(() => undefined);
+    throw err;
+  }
+  await releaseLoginAttempt(ctx, reservation);
+  return result;
+}
+
+/** A code can only be right where a key sealed the user's factors; without one, no code is. */
+async function codeSpent(ctx: AppContext, trx: Transaction<DB>, userId: string, code: string) {
+  if (secretsKey(ctx) === null) return false;
+  return (await spendCode(ctx, trx, userId, code)) !== null;
+}
+
+/** Whether the password is the user's; an account without one spends a dummy verification. */
+async function passwordMatches(ctx: AppContext, user: UserRow, password: string): Promise<boolean> {
+  if (user.password_hash === null) {
+    await ctx.passwords.verifyDummy(password);
+    return false;
+  }
+  return ctx.passwords.verify(user.password_hash, password);
+}
+
+function wrongPassword(): ApiError {
+  return new ApiError('invalid_credentials', { detail: 'The current password is not correct' });
+}
+
+function refusal(kind: ProofKind): ApiError {
+  if (kind === 'password') return wrongPassword();
+  if (kind === 'code') {
+    return new ApiError('mfa_code_invalid', { detail: 'The code is not correct, or was already used' });
+  }
+  return new ApiError('passkey_invalid', { detail: 'The passkey could not be verified' });
+}
+
+function auditWrongProof(
+  ctx: AppContext,
+  user: UserRow,
+  client: ClientInfo,
+  kind: ProofKind,
+  purpose: string,
+) {
+  const method = { password: 'password', code: 'mfa_code', passkey: 'passkey' }[kind];
+  const reason = { password: 'invalid_credentials', code: 'mfa_code_invalid', passkey: 'passkey_invalid' }[
+    kind
+  ];
+  return recordAudit(ctx.db, {
+    action: 'login.failure',
+    outcome: 'failure',
+    actor: { type: 'user', id: user.id },
+    target: { type: 'user', id: user.id },
+    client,
+    details: { method, reason, purpose },
+  });
 }

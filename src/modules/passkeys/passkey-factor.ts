@@ -65,7 +65,7 @@ export interface CheckedAssertion {
 export async function checkAssertion(
   ctx: AppContext,
   proof: PasskeyProof,
-  purpose: 'login' | 'mfa' | 'reset',
+  purpose: 'login' | 'mfa' | 'reset' | 'reauth',
   requireUserVerification: boolean,
   expectedUserId?: string,
 ): Promise<CheckedAssertion | null> {

@@ -1,12 +1,13 @@
 import { isIP } from 'node:net';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
-import { requireAuth } from '../../security/guard.ts';
+import { createAuthenticator, optionalCaller, requireAuth } from '../../security/guard.ts';
 import { TokenResponse } from '../auth/auth.schemas.ts';
 import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { CurrentPasswordBody } from '../mfa/mfa.schemas.ts';
+import { CurrentPasswordBody, FreshProofBody } from '../mfa/mfa.schemas.ts';
 import { requireForModule } from '../module-availability.ts';
+import { authenticationOptions } from './authentication-options.ts';
 import {
   AuthenticationOptionsBody,
   CeremonyOptions,
@@ -17,7 +18,6 @@ import {
   PasskeyProof,
 } from './passkeys.schemas.ts';
 import {
-  authenticationOptions,
   createPasskey,
   loginWithPasskey,
   passkeyList,
@@ -35,6 +35,8 @@ export function rpIdProblem(ctx: AppContext): string | null {
 /** The passkeys module (docs/api.md §13): registration, discoverable sign-in, list and delete. */
 export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
   requireForModule(ctx, 'passkeys', () => rpIdProblem(ctx));
+  // The options endpoint is public, but a Bearer caller with an empty body asks for a fresh proof.
+  const authenticate = createAuthenticator(ctx.accessTokens, ctx.sessions);
   return [
     endpoint({
       group: 'auth',
@@ -43,9 +45,12 @@ export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
       path: '/api/v1/passkeys/authentication/options',
       access: 'public',
       summary:
-        'Options for a passkey sign-in (discoverable), or for a passkey as second factor with mfa_token or reset_token',
+        'Options for a passkey sign-in (discoverable), for a passkey as second factor with mfa_token or reset_token, or (Bearer, empty body) for a fresh proof',
       schema: { body: AuthenticationOptionsBody, response: { 200: CeremonyOptions } },
-      handler: (req) => authenticationOptions(ctx, req.body ?? {}, clientInfo(req)),
+      handler: async (req) => {
+        const caller = await optionalCaller(req, authenticate);
+        return authenticationOptions(ctx, req.body ?? {}, clientInfo(req), caller?.user.id ?? null);
+      },
     }),
     endpoint({
       group: 'auth',
@@ -98,10 +103,11 @@ export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
       method: 'DELETE',
       path: '/api/v1/passkeys/:id',
       access: 'authenticated',
-      summary: 'Remove one of your passkeys',
-      schema: { params: PasskeyIdParams, response: { 204: Type.Null() } },
+      summary:
+        'Remove one of your passkeys after a fresh proof: current_password, code (TOTP or recovery code) or passkey',
+      schema: { params: PasskeyIdParams, body: FreshProofBody, response: { 204: Type.Null() } },
       handler: async (req, reply) => {
-        await removePasskey(ctx, requireAuth(req), req.params.id, clientInfo(req));
+        await removePasskey(ctx, requireAuth(req), req.params.id, req.body, clientInfo(req));
         return reply.status(204).send(null);
       },
     }),

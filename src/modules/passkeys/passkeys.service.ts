@@ -1,5 +1,4 @@
 import {
-  generateAuthenticationOptions,
   generateRegistrationOptions,
   type RegistrationResponseJSON,
   verifyRegistrationResponse,
@@ -8,16 +7,14 @@ import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import type { PasskeysTable } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
-import { peekLinkReserved } from '../../links/one-time-links.ts';
 import { singleLine } from '../../mail/templates.ts';
 import type { AuthContext } from '../../security/guard.ts';
-import { hashOpaqueToken } from '../../security/opaque-tokens.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, completeSignIn, type TokenResponse } from '../auth/sessions.service.ts';
 import { countLogin } from '../core/metrics.ts';
-import { MFA_TOKEN_MAX_TRIES, recoveryCodesForNewFactor } from '../mfa/factors.ts';
-import { deleteRecoveryCodes, findMfaToken, findTotp } from '../mfa/mfa.queries.ts';
-import { confirmCurrentPassword } from '../mfa/reauth.ts';
+import { recoveryCodesForNewFactor } from '../mfa/factors.ts';
+import { deleteRecoveryCodes, findTotp } from '../mfa/mfa.queries.ts';
+import { confirmCurrentPassword, type FreshProof, requireFreshProof } from '../mfa/reauth.ts';
 import { queueSecurityNotice } from '../mfa/security-notices.ts';
 import { findUserById } from '../users/users.queries.ts';
 import { type PasskeyProof, storeChallenge, verifyAssertion } from './passkey-factor.ts';
@@ -139,25 +136,47 @@ export async function createPasskey(
   return { ...toPublicPasskey(row), ...(codes !== undefined && { recovery_codes: codes }) };
 }
 
-/** DELETE /passkeys/<id>: own passkeys only (another's: 404); recovery codes go with the last factor. */
-export async function removePasskey(ctx: AppContext, auth: AuthContext, id: string, client: ClientInfo) {
+/**
+ * DELETE /passkeys/<id>: own passkeys only (another's: 404), after a fresh proof (docs/api.md §16);
+ * recovery codes go with the last factor. The proof may be this very passkey.
+ */
+export async function removePasskey(
+  ctx: AppContext,
+  auth: AuthContext,
+  id: string,
+  proof: FreshProof | null | undefined,
+  client: ClientInfo,
+) {
   const { user } = auth;
-  const removed = await ctx.db.transaction().execute(async (trx) => {
-    if (!(await deletePasskey(trx, user.id, id))) return false;
-    const left = (await listPasskeys(trx, user.id)).length;
-    const totp = await findTotp(trx, user.id);
-    const lastFactor = left === 0 && (totp === undefined || totp.confirmed_at === null);
-    if (lastFactor) await deleteRecoveryCodes(trx, user.id);
-    await recordAudit(trx, {
-      action: 'passkey.remove',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'passkey', id },
-      client,
-      details: { recovery_codes_removed: lastFactor },
-    });
-    await queueSecurityNotice(ctx, trx, user.email, 'passkey_removed');
-    return true;
-  });
+  const exists = async () => {
+    if (!(await listPasskeys(ctx.db, user.id)).some((p) => p.id === id)) {
+      throw new ApiError('not_found', { detail: 'No such passkey' });
+    }
+  };
+  const removed = await requireFreshProof(
+    ctx,
+    user,
+    proof,
+    client,
+    'passkey_remove',
+    async (trx, kind) => {
+      if (!(await deletePasskey(trx, user.id, id))) return false;
+      const left = (await listPasskeys(trx, user.id)).length;
+      const totp = await findTotp(trx, user.id);
+      const lastFactor = left === 0 && (totp === undefined || totp.confirmed_at === null);
+      if (lastFactor) await deleteRecoveryCodes(trx, user.id);
+      await recordAudit(trx, {
+        action: 'passkey.remove',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'passkey', id },
+        client,
+        details: { recovery_codes_removed: lastFactor, proof: kind },
+      });
+      await queueSecurityNotice(ctx, trx, user.email, 'passkey_removed');
+      return true;
+    },
+    exists,
+  );
   if (!removed) throw new ApiError('not_found', { detail: 'No such passkey' });
   ctx.mail.outbox.nudge();
 }
@@ -165,66 +184,6 @@ export async function removePasskey(ctx: AppContext, auth: AuthContext, id: stri
 /** GET /passkeys. */
 export async function passkeyList(ctx: AppContext, userId: string) {
   return { data: (await listPasskeys(ctx.db, userId)).map(toPublicPasskey) };
-}
-
-/**
- * POST /passkeys/authentication/options: for discoverable sign-in (no body fields), or as a second
- * factor (its credentials allowed, user verification preferred) for the user an `mfa_token` names
- * (challenge purpose `mfa`) or a live password reset link names (`reset_token`, purpose `reset`:
- * docs/api.md §11). A challenge serves only its purpose and its user.
- */
-export async function authenticationOptions(
-  ctx: AppContext,
-  input: { mfa_token?: string | undefined; reset_token?: string | undefined },
-  client: ClientInfo,
-) {
-  const { rpId } = ctx.config.webauthn;
-  if (input.mfa_token !== undefined && input.reset_token !== undefined) {
-    throw new ApiError('validation_failed', {
-      detail: 'body/reset_token must not be sent together with mfa_token',
-      errors: [{ path: '/reset_token', message: 'must not be sent together with mfa_token' }],
-    });
-  }
-  if (input.mfa_token === undefined && input.reset_token === undefined) {
-    const options = await generateAuthenticationOptions({ rpID: rpId, userVerification: 'required' });
-    return { challenge_id: await storeChallenge(ctx, options.challenge, 'login', null), options };
-  }
-  const [userId, purpose] =
-    input.reset_token !== undefined
-      ? [await resetLinkUser(ctx, input.reset_token, client), 'reset' as const]
-      : [await mfaTokenUser(ctx, input.mfa_token as string), 'mfa' as const];
-  const passkeys = await listPasskeys(ctx.db, userId);
-  const options = await generateAuthenticationOptions({
-    rpID: rpId,
-    userVerification: 'preferred',
-    allowCredentials: passkeys.map((p) => ({ id: p.credential_id, transports: JSON.parse(p.transports) })),
-  });
-  return { challenge_id: await storeChallenge(ctx, options.challenge, purpose, userId), options };
-}
-
-/** The user of a live mfa_token, or 401 `mfa_token_invalid`. */
-async function mfaTokenUser(ctx: AppContext, mfaToken: string): Promise<string> {
-  const token = await findMfaToken(ctx.db, hashOpaqueToken(mfaToken));
-  const now = Date.now();
-  if (!token || token.used_at !== null || token.expires_at <= now || token.tries >= MFA_TOKEN_MAX_TRIES) {
-    throw new ApiError('mfa_token_invalid', {
-      detail: 'The mfa_token is unknown, used, expired or out of tries',
-    });
-  }
-  return token.user_id;
-}
-
-/**
- * The user of a live password reset link, or 410 `link_invalid` (unknown, used, replaced, expired:
- * one answer), behind the same per-client budget of dead link attempts as opening the link. With
- * `recovery` off its links serve nothing: 404 `module_disabled`, as the reset itself answers.
- */
-async function resetLinkUser(ctx: AppContext, resetToken: string, client: ClientInfo): Promise<string> {
-  if (!ctx.modules.isEnabled('recovery')) {
-    throw new ApiError('module_disabled', { detail: 'Password recovery is switched off (module recovery)' });
-  }
-  const { user } = await peekLinkReserved(ctx.db, resetToken, ['password_reset'], client.ip);
-  return user.id;
 }
 
 /** POST /login/passkey: a user-verifying passkey is a complete sign-in (amr `[hwk|swk, user]`). */
@@ -258,6 +217,23 @@ export async function loginWithPasskey(
     });
     countLogin(ctx, 'failure');
     throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
+  }
+  if (ctx.config.requireVerifiedEmail && user.email_verified !== 1) {
+    // REQUIRE_VERIFIED_EMAIL (docs/api.md §16): a passkey is no way around the unproven address,
+    // as the password login is not. Said only after the assertion verified (no oracle).
+    await recordAudit(ctx.db, {
+      action: 'login.failure',
+      outcome: 'failure',
+      actor: { type: 'anonymous' },
+      target: { type: 'user', id: user.id },
+      client,
+      details: { method: 'passkey', reason: 'email_not_verified' },
+    });
+    countLogin(ctx, 'failure');
+    throw new ApiError('email_not_verified', {
+      detail:
+        'Confirm your e-mail address first (POST /api/v1/email/verification sends a new link; a password-reset link proves it too)',
+    });
   }
   const tokens = await ctx.db.transaction().execute((trx) =>
     completeSignIn(ctx, trx, user, client, [verified.amr, 'user'], {

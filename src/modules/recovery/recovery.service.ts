@@ -2,7 +2,8 @@ import type { AppContext } from '../../context.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { forgotBudget, mailBudget } from '../../links/budgets.ts';
-import { consumeLink, killLinks, linkInvalid, peekLinkReserved } from '../../links/one-time-links.ts';
+import { endOutstandingLinks } from '../../links/credential-events.ts';
+import { consumeLink, linkInvalid, peekLinkReserved } from '../../links/one-time-links.ts';
 import { enqueueNotice } from '../../mail/notices.ts';
 import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
@@ -84,7 +85,7 @@ export async function viewResetLink(
 /**
  * POST /password/reset/<token>. A weak password (422) leaves the link usable. On success, in one
  * transaction: the link used up (exactly one of concurrent uses wins), the new hash and
- * `email_verified`, every session revoked, every other recovery link dead, the account's failed
+ * `email_verified`, every session revoked, every other live link and mfa_token ended (§16), the account's failed
  * logins cleared (from every client address), an audit entry and the "password changed" notice.
  */
 export async function resetPassword(
@@ -122,7 +123,8 @@ export async function resetPassword(
     // Disabled or re-addressed since the link was opened: the link died with that change.
     if (!(await setPasswordFromReset(trx, user.id, link.email, passwordHash, now))) throw linkInvalid();
     const sessionsRevoked = await revokeUserSessions(trx, user.id, 'password_reset');
-    await killLinks(trx, user.id, ['password_reset'], now);
+    // docs/api.md §16: every other live link and every outstanding mfa_token of the user ends here.
+    await endOutstandingLinks(trx, user.id, now);
     await clearAccountCounters(trx, user.email);
     await recordAudit(trx, {
       action: 'password.reset',

@@ -72,7 +72,10 @@ export async function signup(
         });
         return;
       }
-      const user = newUserRow({ email, name: input.name?.trim() ?? '', password_hash: passwordHash }, now);
+      const user = newUserRow(
+        { created_via: 'signup', email, name: input.name?.trim() ?? '', password_hash: passwordHash },
+        now,
+      );
       await insertUser(trx, user);
       const mailed = await mailVerificationLink(ctx, trx, user, 'signup');
       await recordAudit(trx, {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, NewUserRow, Role, UserRow, UserStatus } from '../../db/schema.ts';
 import { quoted } from '../../quoted.ts';
-import { isVerifiableHash } from '../../security/passwords.ts';
+import { hashRefusal } from '../../security/passwords.ts';
 import { type AuditEvent, recordAudits } from '../audit/audit.queries.ts';
 import { normalizeEmail } from './email.ts';
 import {
@@ -182,12 +182,11 @@ export function toUserRow(
 
   let passwordHash: string | null = null;
   if (!blank(f.password_hash)) {
-    if (typeof f.password_hash !== 'string' || !isVerifiableHash(f.password_hash)) {
-      return {
-        error:
-          'password_hash is not a supported hash (argon2id/argon2i PHC, bcrypt $2a/$2b/$2y, $scrypt$ln=…) or its cost is over the limits',
-      };
-    }
+    // Refused before anything is stored: a planted cost would make every sign-in of that account
+    // occupy a hashing slot for seconds (src/security/passwords.ts, the ceilings verify applies).
+    const refusal = typeof f.password_hash === 'string' ? hashRefusal(f.password_hash) : 'not a string';
+    if (refusal !== null || typeof f.password_hash !== 'string')
+      return { error: `password_hash is not a supported hash: ${refusal}` };
     passwordHash = f.password_hash;
   }
 
@@ -201,6 +200,7 @@ export function toUserRow(
 
   const row = newUserRow(
     {
+      created_via: 'import',
       email,
       name,
       role: role as Role,

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { DialectName } from '../../db/dialect.ts';
-import type { Db, NewUserRow, Role, UserRow, UserStatus, UserUpdate } from '../../db/schema.ts';
+import type { Db, NewUserRow, Role, UserOrigin, UserRow, UserStatus, UserUpdate } from '../../db/schema.ts';
 
 /** One user by id. */
 export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
@@ -32,9 +32,14 @@ export async function hasUser(db: Db, role?: Role): Promise<boolean> {
   return (await query.limit(1).executeTakeFirst()) !== undefined;
 }
 
-/** A new user's row, made `now`: active, unverified, a `user` without a password unless `fields` say otherwise. */
+/**
+ * A new user's row, made `now`: active, unverified, a `user` without a password unless `fields` say
+ * otherwise. Every creating path names its origin (docs/api.md §16: it decides whether an unknown
+ * provider identity may link to the account by e-mail).
+ */
 export function newUserRow(
   fields: {
+    created_via: UserOrigin;
     email: string;
     name?: string;
     role?: Role;
@@ -55,6 +60,7 @@ export function newUserRow(
     created_at: now,
     updated_at: now,
     last_login_at: null,
+    created_via: fields.created_via,
   };
 }
 
@@ -162,6 +168,7 @@ export const JOINED_USER_COLUMNS = [
   'u.created_at',
   'u.updated_at',
   'u.last_login_at',
+  'u.created_via',
 ] as const;
 
 /** The user fields of a joined row (selected with JOINED_USER_COLUMNS). */
@@ -177,5 +184,6 @@ export function pickUser(row: UserRow): UserRow {
     created_at: row.created_at,
     updated_at: row.updated_at,
     last_login_at: row.last_login_at,
+    created_via: row.created_via,
   };
 }

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import type { Db, UserRow, UserUpdate } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import { endOutstandingLinks } from '../../links/credential-events.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { type AuditActor, type AuditEvent, recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
@@ -100,6 +101,17 @@ export async function updateUser(
     } else if (patch.password_hash !== undefined) {
       passwordRevoked = await revokeUserSessions(trx, id, 'password_set_by_admin');
     }
+    // docs/api.md §16: a disable, a password set or an address change by an admin ends every
+    // outstanding link and mfa_token of the user (a re-enabled account gets none of them back; a
+    // pending address-change link must not move the account again after the admin chose its address).
+    const addressChanged = patch.email !== undefined && patch.email !== before.email;
+    if (
+      (patch.status === 'disabled' && before.status !== 'disabled') ||
+      patch.password_hash !== undefined ||
+      addressChanged
+    ) {
+      await endOutstandingLinks(trx, id);
+    }
     // One entry per action, each its own insert, all in this transaction (docs/operations.md).
     const entry = (action: AuditEvent['action'], details: Record<string, unknown>) =>
       recordAudit(trx, { action, actor: by.actor, target: { type: 'user', id }, client: by.client, details });
@@ -139,7 +151,13 @@ export async function createUser(ctx: AppContext, body: CreateBody, by: ChangedB
   }
   const now = Date.now();
   const row = newUserRow(
-    { email, name: body.name?.trim() ?? '', role: body.role ?? 'user', password_hash: passwordHash },
+    {
+      created_via: 'admin',
+      email,
+      name: body.name?.trim() ?? '',
+      role: body.role ?? 'user',
+      password_hash: passwordHash,
+    },
     now,
   );
   await ctx.db.transaction().execute(async (trx) => {

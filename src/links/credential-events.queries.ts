@@ -1,0 +1,31 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../db/schema.ts';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/**
+ * Marks every still-usable one-time link of a user as replaced, whatever its purpose (invitations
+ * live in their own table and are not touched). No purpose filter on purpose: a purpose added
+ * later is ended by credential events without anyone remembering to list it here.
+ */
+export async function endLiveLinksOfUser(db: Db, userId: string, now: number): Promise<number> {
+  const result = await db
+    .updateTable('one_time_links')
+    .set({ replaced_at: now })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .where('replaced_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Marks every unused `mfa_token` of a user as used (a half-finished sign-in cannot be completed). */
+export async function endMfaTokensOfUser(db: Db, userId: string, now: number): Promise<number> {
+  const result = await db
+    .updateTable('mfa_tokens')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
