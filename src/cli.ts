@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { type CliCommand, CliError, commandHelp, commandList, UsageError, usageLine } from './cli/command.ts';
 import { COMMANDS } from './cli/commands.ts';
 import { ConfigError, loadConfig, readEnvironment } from './config.ts';
+import { quoted } from './quoted.ts';
 
 export { CliError } from './cli/command.ts';
 
@@ -16,6 +17,12 @@ export { CliError } from './cli/command.ts';
  */
 export async function runCli(argv: string[]): Promise<void> {
   const label = argv.find((a) => !a.startsWith('-')) ?? 'serve';
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0] === 'version')) {
+    // Loaded here only: the version is read from package.json, which no other command needs.
+    const { VERSION } = await import('./version.ts');
+    console.log(`gatehouse ${VERSION}`);
+    return;
+  }
   try {
     const found = findCommand(argv);
     if (wantsHelp(argv)) {
@@ -28,7 +35,7 @@ export async function runCli(argv: string[]): Promise<void> {
       throw new UsageError(
         found.group && found.words.length < 2
           ? `${found.group} needs a command\n\n${list}`
-          : `unknown command "${name}"\n\n${list}`,
+          : `unknown command ${quoted(name ?? '')}\n\n${list}`,
       );
     }
     const { command, rest } = found;
@@ -116,7 +123,7 @@ function parseCommandArgs(command: CliCommand, args: string[]) {
   if (parsed.positionals.length < min || parsed.positionals.length > declaredPositionals.length) {
     const expected = declaredPositionals.map((p) => `<${p.name}>`).join(' ') || 'no arguments';
     throw new UsageError(
-      `${command.name} takes ${expected}, got "${parsed.positionals.join(' ')}"\n${usage}`,
+      `${command.name} takes ${expected}, got ${quoted(parsed.positionals.join(' '))}\n${usage}`,
     );
   }
   return parsed;

@@ -16,9 +16,13 @@ import {
   webauthnSettings,
 } from './config/sections.ts';
 import type { Config } from './config/types.ts';
+import { quoted } from './quoted.ts';
 
 export { ConfigError, type Env, redactUrl } from './config/reader.ts';
 export type { ApiForm, Config } from './config/types.ts';
+
+/** APP_NAME's limit (docs/configuration.md, docs/email.md; test/app/docs-match-code.test.ts). */
+export const APP_NAME_MAX_LENGTH = 80;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -45,9 +49,10 @@ export function loadConfig(env: Env): Config {
   const host = str('HOST') ?? '127.0.0.1';
   const { databaseUrl, databaseListenUrl } = databaseSettings(r);
 
-  const form = (str('API_FORM') ?? 'A').toUpperCase();
+  const formGiven = str('API_FORM') ?? 'A';
+  const form = formGiven.toUpperCase();
   if (form !== 'A' && form !== 'B' && form !== 'FULL') {
-    throw new ConfigError(`API_FORM must be A, B or full, got "${form}"`);
+    throw new ConfigError(`API_FORM must be A, B or full, got ${quoted(formGiven)}`);
   }
 
   const publicUrl = url('PUBLIC_URL', str('PUBLIC_URL') ?? `http://localhost:${port}`, [
@@ -57,7 +62,7 @@ export function loadConfig(env: Env): Config {
 
   const accessTokenAlg = str('ACCESS_TOKEN_ALG') ?? 'ES256';
   if (accessTokenAlg !== 'ES256' && accessTokenAlg !== 'RS256' && accessTokenAlg !== 'EdDSA') {
-    throw new ConfigError(`ACCESS_TOKEN_ALG must be ES256, RS256 or EdDSA, got "${accessTokenAlg}"`);
+    throw new ConfigError(`ACCESS_TOKEN_ALG must be ES256, RS256 or EdDSA, got ${quoted(accessTokenAlg)}`);
   }
   const { adminEmail, adminPassword } = adminAccount(r, env);
 
@@ -77,8 +82,10 @@ export function loadConfig(env: Env): Config {
   const appName = (str('APP_NAME') ?? 'Gatehouse').replace(/\s+/g, ' ');
   // It goes into mail subjects: no control characters, bounded.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-  if (/[\u0000-\u001f\u007f]/.test(appName) || appName.length > 80) {
-    throw new ConfigError('APP_NAME must be at most 80 characters without control characters');
+  if (/[\u0000-\u001f\u007f]/.test(appName) || appName.length > APP_NAME_MAX_LENGTH) {
+    throw new ConfigError(
+      `APP_NAME must be at most ${APP_NAME_MAX_LENGTH} characters without control characters`,
+    );
   }
 
   const oidc = oidcProvider(r);
@@ -90,9 +97,10 @@ export function loadConfig(env: Env): Config {
   if (!/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(mailFrom)) {
     throw new ConfigError('MAIL_FROM must be an address like "Gatehouse <id@example.com>"');
   }
-  const logLevel = (str('LOG_LEVEL') ?? 'info').toLowerCase();
+  const logLevelGiven = str('LOG_LEVEL') ?? 'info';
+  const logLevel = logLevelGiven.toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${quoted(logLevelGiven)}`);
   }
   const { requestTimeoutMs, headersTimeoutMs } = timeouts(r);
 

@@ -109,6 +109,7 @@ export function commandList(commands: readonly CliCommand[], group?: string): st
   lines.push(
     '',
     `Run "gatehouse <command> --help" for a command's options; --help never changes anything.`,
+    'gatehouse --version prints the version.',
     'Configuration comes from the environment and ./.env (docs/configuration.md).',
   );
   return lines.join('\n');

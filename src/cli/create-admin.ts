@@ -6,7 +6,9 @@ export const createAdminCommand = defineCommand({
   summary: 'create an admin, or reset an existing account to admin with a new password',
   details:
     'The password comes from ADMIN_PASSWORD, or a prompt in a terminal. An existing account with\n' +
-    'that address gets the new password and the admin role (the way back in when a password is lost).',
+    'that address gets the new password and the admin role (the way back in when a password is lost).\n' +
+    'When this makes another admin, the admin@example.com that the first start created is removed\n' +
+    'if it never signed in.',
   options: {
     email: { type: 'string', value: 'address', description: "the admin's e-mail address", required: true },
   },
@@ -20,7 +22,9 @@ export const createAdminCommand = defineCommand({
       const { createLogger } = await import('../logger.ts');
       const log = createLogger('silent');
       const { closeContext, createContext } = await import('../context.ts');
-      const { createOrPromoteAdmin } = await import('../modules/auth/first-admin.ts');
+      const { createOrPromoteAdmin, DEFAULT_ADMIN_EMAIL, removeUnusedFirstAdmin } = await import(
+        '../modules/auth/first-admin.ts'
+      );
       const ctx = await createContext(config, database, log);
       try {
         const { checkPasswordPolicy } = await import('../security/password-policy.ts');
@@ -28,6 +32,9 @@ export const createAdminCommand = defineCommand({
         if (!policy.ok) throw new CliError(`password refused: ${policy.reason}`);
         const id = await createOrPromoteAdmin(ctx, email, password, 'cli.create_admin');
         console.log(`admin ${email} ready (id ${id})`);
+        if (await removeUnusedFirstAdmin(ctx, email)) {
+          console.log(`removed ${DEFAULT_ADMIN_EMAIL}, the admin created at first start: it never signed in`);
+        }
       } finally {
         await closeContext(ctx);
       }

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { createReadStream, statSync } from 'node:fs';
+import { quoted } from '../quoted.ts';
 import { CliError, defineCommand } from './command.ts';
 import { withDatabase } from './database.ts';
 
@@ -73,7 +74,7 @@ export const usersExportCommand = defineCommand({
     const { exportUsers } = await import('../modules/users/user-transfer.service.ts');
     const format = values.format ?? 'jsonl';
     if (format !== 'jsonl' && format !== 'csv')
-      throw new CliError(`unknown format "${format}": use jsonl or csv`);
+      throw new CliError(`unknown format ${quoted(format)}: use jsonl or csv`);
     console.error('gatehouse: warning: the export holds password hashes; store and move it like a secret');
     // A reader that stops early (`| head`) closes the pipe: stop quietly rather than crash on EPIPE.
     process.stdout.on('error', (err: NodeJS.ErrnoException) => {

@@ -1,3 +1,4 @@
+import { quoted } from '../quoted.ts';
 import { CliError, defineCommand } from './command.ts';
 import { withDatabase } from './database.ts';
 
@@ -12,7 +13,7 @@ export const usersUnlockCommand = defineCommand({
     if (typeof raw !== 'string' || raw === '') throw new CliError('users unlock needs --email <address>');
     const { normalizeEmail } = await import('../modules/users/email.ts');
     const email = normalizeEmail(raw);
-    if (email === null) throw new CliError(`"${raw}" is not a valid e-mail address`);
+    if (email === null) throw new CliError(`${quoted(raw)} is not a valid e-mail address`);
     await withDatabase(config, async ({ db }) => {
       const { unlockUserByEmail } = await import('../modules/users/unlock.service.ts');
       const cleared = await unlockUserByEmail(db, email, {

@@ -1,3 +1,4 @@
+import { quoted } from '../quoted.ts';
 /** A configuration problem: its message is the one line printed before the process exits. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -28,16 +29,16 @@ export function envReader(env: Env): EnvReader {
     int(name, def, min, max) {
       const raw = str(name);
       if (raw === undefined) return def;
-      if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+      if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got ${quoted(raw)}`);
       const n = Number(raw);
       if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
       return n;
     },
     bool(name, def) {
-      const raw = str(name)?.toLowerCase();
+      const raw = str(name);
       if (raw === undefined) return def;
-      const value = booleanWord(raw);
-      if (value === undefined) throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+      const value = booleanWord(raw.toLowerCase());
+      if (value === undefined) throw new ConfigError(`${name} must be true or false, got ${quoted(raw)}`);
       return value;
     },
     url(name, value, protocols) {
@@ -45,10 +46,10 @@ export function envReader(env: Env): EnvReader {
       try {
         parsed = new URL(value);
       } catch {
-        throw new ConfigError(`${name} must be a URL, got "${redactUrl(value)}"`);
+        throw new ConfigError(`${name} must be a URL, got ${quoted(redactUrl(value))}`);
       }
       if (!protocols.includes(parsed.protocol)) {
-        throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+        throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got ${quoted(parsed.protocol)}`);
       }
       return value;
     },

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { quoted } from '../quoted.ts';
 import { booleanWord, ConfigError, commaList, type Env, type EnvReader } from './reader.ts';
 
 /*
@@ -122,7 +123,7 @@ export function corsOrigins(r: EnvReader): string[] {
     const parsed = new URL(r.url('CORS_ORIGINS', origin, ['http:', 'https:']));
     if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '' || parsed.username !== '') {
       throw new ConfigError(
-        `CORS_ORIGINS entries must be origins like https://app.example.com, got "${origin}"`,
+        `CORS_ORIGINS entries must be origins like https://app.example.com, got ${quoted(origin)}`,
       );
     }
     return parsed.origin;
@@ -150,7 +151,7 @@ export function isKey32(value: string): boolean {
 export function singleLineName(value: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
   if (/[\u0000-\u001f\u007f]/.test(value) || value.length > 64) {
-    throw new ConfigError('APP_NAME and WEBAUTHN_RP_NAME must be one line of at most 64 characters');
+    throw new ConfigError('WEBAUTHN_RP_NAME must be one line of at most 64 characters');
   }
   return value;
 }
@@ -161,15 +162,18 @@ export function singleLineName(value: string): string {
  * the RP ID is an IP address is checked only when `passkeys` is enabled (src/modules/passkeys/).
  */
 export function webauthnSettings(r: EnvReader, publicUrl: string): { rpId: string; origins: string[] } {
-  const rpId = (r.str('WEBAUTHN_RP_ID') ?? new URL(publicUrl).hostname).toLowerCase().replace(/^\[|\]$/g, '');
+  const rpIdGiven = r.str('WEBAUTHN_RP_ID') ?? new URL(publicUrl).hostname;
+  const rpId = rpIdGiven.toLowerCase().replace(/^\[|\]$/g, '');
   if (!/^[a-z0-9.:-]+$/.test(rpId) || rpId.length > 253) {
-    throw new ConfigError(`WEBAUTHN_RP_ID must be a domain name such as example.com, got "${rpId}"`);
+    throw new ConfigError(
+      `WEBAUTHN_RP_ID must be a domain name such as example.com, got ${quoted(rpIdGiven)}`,
+    );
   }
   const origins = commaList(r.str('WEBAUTHN_ORIGINS') ?? new URL(publicUrl).origin).map((origin) => {
     const parsed = URL.parse(origin);
     if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.pathname !== '/') {
       throw new ConfigError(
-        `WEBAUTHN_ORIGINS entries must be origins like https://app.example.com, got "${origin}"`,
+        `WEBAUTHN_ORIGINS entries must be origins like https://app.example.com, got ${quoted(origin)}`,
       );
     }
     const host = parsed.hostname.replace(/^\[|\]$/g, '');
@@ -193,7 +197,7 @@ export function branding(r: EnvReader): { logoUrl: string | null; accentColor: s
   }
   const accentColor = r.str('APP_ACCENT_COLOR') ?? null;
   if (accentColor !== null && !/^#[0-9a-fA-F]{6}$/.test(accentColor)) {
-    throw new ConfigError(`APP_ACCENT_COLOR must be a colour like #1f6feb, got "${accentColor}"`);
+    throw new ConfigError(`APP_ACCENT_COLOR must be a colour like #1f6feb, got ${quoted(accentColor)}`);
   }
   return { logoUrl, accentColor };
 }

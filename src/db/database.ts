@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely';
@@ -41,7 +41,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
 
 function openSqlite(path: string): Database {
   const memory = path === ':memory:';
-  if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
+  if (!memory) ensureDirectory(path);
   const connection = sqliteConnection(path, memory);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: connection.database }) });
   return {
@@ -53,6 +53,41 @@ function openSqlite(path: string): Database {
     close: () => db.destroy(),
     ...(memory ? {} : { dropConnection: connection.drop }),
   };
+}
+
+/**
+ * Creates the missing directories above an SQLite file one level at a time. Node's recursive
+ * mkdir spins at full CPU forever under /proc, and names a file in the way only as EEXIST: both
+ * now stop the start at once with one line naming the directory.
+ */
+function ensureDirectory(file: string): void {
+  const fail = (why: string) =>
+    new Error(`cannot use the SQLite file ${resolve(file)}: ${why} (DATABASE_URL)`);
+  const missing: string[] = [];
+  let dir = dirname(resolve(file));
+  for (;;) {
+    try {
+      if (!statSync(dir).isDirectory()) throw fail(`${dir} is not a directory`);
+      break;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === undefined) throw err;
+      // ENOTDIR: a file further up is in the way; the walk up names it.
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw fail(`${dir}: ${code}`);
+    }
+    missing.unshift(dir);
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  for (const level of missing) {
+    try {
+      mkdirSync(level);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST') throw fail(`cannot create the directory ${level} (${code ?? String(err)})`);
+    }
+  }
 }
 
 // Errors that mean the file under the handle failed (gone, unreadable, replaced), not the query.
@@ -68,7 +103,14 @@ function sqliteConnection(
   path: string,
   memory: boolean,
 ): { database: SqliteDatabase; drop: () => void; authWrites: AuthWrites } {
-  let handle: SQLite.Database | null = configureSqlite(new SQLite(memory ? ':memory:' : path));
+  let handle: SQLite.Database | null;
+  try {
+    handle = configureSqlite(new SQLite(memory ? ':memory:' : path));
+  } catch (err) {
+    // SQLite's own words ("unable to open database file") do not say which file.
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(`cannot open the SQLite file ${resolve(path)}: ${reason} (DATABASE_URL)`);
+  }
   let broken = false;
   let closed = false;
   const auth = createAuthWrites();

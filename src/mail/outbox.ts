@@ -173,7 +173,8 @@ export function createOutbox(opts: OutboxOptions): Outbox {
       log.error({ err, outbox_id: row.id }, 'mail sent but not yet marked; retrying the mark');
       return;
     }
-    log.info({ outbox_id: row.id, kind: row.kind, attempts }, 'mail sent');
+    // The log transport has just said "mail not sent" for this message: "mail sent" would contradict it.
+    if (transport.name !== 'log') log.info({ outbox_id: row.id, kind: row.kind, attempts }, 'mail sent');
   };
 
   const pass = async (): Promise<void> => {

@@ -3,13 +3,6 @@ import { createRequire } from 'node:module';
 /** Longest password accepted (docs/api.md §5); longer ones are rejected, never truncated. */
 export const PASSWORD_MAX_LENGTH = 256;
 
-/**
- * Local parts shorter than this are not checked: a one- or two-character fragment ("jo",
- * "al") occurs by chance in a large share of good passphrases, so rejecting on it would turn
- * away strong passwords while adding almost nothing against guessing.
- */
-export const EMAIL_LOCAL_PART_MIN_CHECK_LENGTH = 3;
-
 export type PasswordPolicyResult = { ok: true } | { ok: false; reason: string };
 
 export interface PasswordPolicyOptions {
@@ -23,7 +16,7 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
  * Checks a new password against docs/api.md §5 (NIST SP 800-63B rev. 4, single-factor): length in
- * code points within [minLength, 256], not commonly used, not containing the email's local part.
+ * code points within [minLength, 256], not commonly used, not built around the email address.
  * The password is taken as given: no trimming, no normalisation. No composition rules.
  */
 export function checkPasswordPolicy(password: string, opts: PasswordPolicyOptions): PasswordPolicyResult {
@@ -41,11 +34,31 @@ export function checkPasswordPolicy(password: string, opts: PasswordPolicyOption
   if (commonPasswords().has(lowered)) {
     return fail('Password is too common: it appears in a list of frequently used passwords. Choose another.');
   }
-  const localPart = emailLocalPart(opts.email);
-  if (localPart && lowered.includes(localPart)) {
-    return fail('Password must not contain the part of your email address before the @.');
+  if (opts.email && builtAroundAddress(lowered, opts.email.trim().toLowerCase(), opts.minLength)) {
+    return fail(
+      `Password is built around your email address: without the address and the part before the @ it must still be at least ${opts.minLength} characters long.`,
+    );
   }
   return { ok: true };
+}
+
+/**
+ * docs/api.md §5, context-specific words: a password built around the address is refused, however
+ * long or short its local part. Every occurrence of the address and of its local part is taken out
+ * (case-insensitively); what is left (runs of spaces as one, ends trimmed) must still be a password
+ * of the minimum length, and not a common one. So "ada", "ada@example.com", "ada2024ada2024!" and
+ * "ada + a short suffix" are refused for ada@example.com, while "ada lovelace analytical engine
+ * 1843" (the name one word among many) passes; and a one- or two-letter local part is held to the
+ * same rule instead of being skipped.
+ */
+function builtAroundAddress(lowered: string, email: string, minLength: number): boolean {
+  const at = email.lastIndexOf('@');
+  const local = at === -1 ? email : email.slice(0, at);
+  let rest = lowered;
+  for (const part of [email, local]) if (part) rest = rest.split(part).join(' ');
+  if (rest === lowered) return false;
+  const left = rest.replace(/\s+/g, ' ').trim();
+  return countCodePoints(left, minLength) < minLength || commonPasswords().has(left);
 }
 
 function fail(reason: string): PasswordPolicyResult {
@@ -60,15 +73,6 @@ function countCodePoints(value: string, stopAt: number): number {
     if (count >= stopAt) break;
   }
   return count;
-}
-
-function emailLocalPart(email: string | undefined): string | null {
-  if (!email) return null;
-  const at = email.lastIndexOf('@');
-  const local = (at === -1 ? email : email.slice(0, at)).toLowerCase();
-  return countCodePoints(local, EMAIL_LOCAL_PART_MIN_CHECK_LENGTH) >= EMAIL_LOCAL_PART_MIN_CHECK_LENGTH
-    ? local
-    : null;
 }
 
 /** A fixed word list that answers membership: the common-password list's shape in memory. */

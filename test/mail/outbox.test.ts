@@ -186,6 +186,15 @@ for (const dialect of DIALECTS) {
       } finally {
         await t.destroy();
       }
+      // Regression: one message logged "mail not sent" (the log transport) and then "mail sent"
+      // (the outbox). Read after destroy(), which waits for the outbox's pass to end.
+      const about = logLines
+        .map((l) => JSON.parse(l) as { msg: string; mail?: { to: string }; outbox_id?: string })
+        .filter((l) => l.mail?.to === 'log@example.com' || /^mail /.test(l.msg));
+      assert.deepEqual(
+        about.map((l) => l.msg),
+        ['mail not sent: no SMTP_URL configured (log transport, development only)'],
+      );
     });
   });
 }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import { quoted } from '../../quoted.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { requestActor } from '../audit/audit.service.ts';
 import { clientInfo } from '../auth/sessions.service.ts';
@@ -13,7 +14,7 @@ import { ModuleList, ModuleObject, ModuleParams, ToggleBody } from './admin.sche
 export function adminEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): Endpoint[] {
   const describe = (name: string) => {
     const entry = catalog().find((m) => m.name === name);
-    if (!entry) throw new ApiError('not_found', { detail: `There is no module named "${name}"` });
+    if (!entry) throw new ApiError('not_found', { detail: `There is no module named ${quoted(name)}` });
     return { ...entry, enabled: ctx.modules.isEnabled(entry.name) };
   };
   return [

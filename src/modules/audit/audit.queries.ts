@@ -126,6 +126,22 @@ function redact(value: unknown, depth: number): unknown {
   return out;
 }
 
+/** Every entry about one target, oldest first: its action and details (JSON text). */
+export async function auditEntriesOfTarget(
+  db: Db,
+  targetType: AuditTargetType,
+  targetId: string,
+): Promise<{ action: string; details: string }[]> {
+  return db
+    .selectFrom('audit_log')
+    .select(['action', 'details'])
+    .where('target_type', '=', targetType)
+    .where('target_id', '=', targetId)
+    .orderBy('at')
+    .orderBy('id')
+    .execute();
+}
+
 /** Filters of the audit listing; all optional, combined with AND. */
 export interface AuditFilter {
   actorId?: string;

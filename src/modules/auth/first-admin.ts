@@ -3,9 +3,16 @@ import { ConfigError } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { endOutstandingLinks } from '../../links/credential-events.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
+import { auditEntriesOfTarget, recordAudit } from '../audit/audit.queries.ts';
 import { normalizeEmail } from '../users/email.ts';
-import { findUserByEmail, hasUser, insertUser, newUserRow, updateUser } from '../users/users.queries.ts';
+import {
+  deleteUserById,
+  findUserByEmail,
+  hasUser,
+  insertUser,
+  newUserRow,
+  updateUser,
+} from '../users/users.queries.ts';
 import { revokeUserSessions } from './sessions.service.ts';
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
@@ -124,4 +131,46 @@ export async function createOrPromoteAdmin(
     await entry('user.create', row.id, { role: 'admin' });
     return row.id;
   });
+}
+
+/**
+ * `create-admin` made another admin: the first admin that the service created at start
+ * (`admin@example.com`, docs/api.md §10) is removed when nobody ever used it: it never signed in,
+ * and its audit trail holds nothing but its creation at start (and failed sign-ins). A generated
+ * password printed once in a log should not stay a way in. Returns whether it was removed.
+ */
+export async function removeUnusedFirstAdmin(ctx: AppContext, keptEmail: string): Promise<boolean> {
+  if (normalizeEmail(keptEmail) === DEFAULT_ADMIN_EMAIL) return false;
+  return ctx.db.transaction().execute(async (trx) => {
+    const first = await findUserByEmail(trx, DEFAULT_ADMIN_EMAIL);
+    if (first?.role !== 'admin' || first.last_login_at !== null) return false;
+    const history = await auditEntriesOfTarget(trx, 'user', first.id);
+    const createdAtStart = history.some(
+      (e) => e.action === 'user.create' && detailsVia(e.details) === 'bootstrap',
+    );
+    const untouched = history.every((e) => e.action === 'user.create' || e.action === 'login.failure');
+    if (!createdAtStart || !untouched) return false;
+    // Foreign keys cascade to whatever hangs on the account (it has no sessions: it never signed in).
+    await deleteUserById(trx, first.id);
+    await recordAudit(trx, {
+      action: 'user.delete',
+      actor: { type: 'system' },
+      target: { type: 'user', id: first.id },
+      details: {
+        email: first.email,
+        role: first.role,
+        via: 'cli.create_admin',
+        reason: 'first_admin_never_used',
+      },
+    });
+    return true;
+  });
+}
+
+function detailsVia(details: string): unknown {
+  try {
+    return (JSON.parse(details) as { via?: unknown }).via;
+  } catch {
+    return undefined;
+  }
 }

@@ -102,6 +102,8 @@ export async function inviteUser(
         inviterName: inviter.name.trim() || null,
         inviteUrl: url,
         expiresAt: new Date(expiresAt),
+        // APP_NAME names the product in the mail, as in the resend (invitation-resend.ts).
+        productName: ctx.config.appName,
       });
       await ctx.mail.outbox.enqueue(trx, mail, 'invitation');
       await recordAudit(trx, {

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { quoted } from '../../quoted.ts';
 
 /** The two file formats of `gatehouse users import|export`. */
 export type TransferFormat = 'jsonl' | 'csv';
@@ -32,7 +33,7 @@ export function formatFor(path: string, explicit: string | undefined): TransferF
   if (f === 'csv' || f === 'jsonl') return f;
   if (f === undefined)
     throw new TransferFileError(`cannot tell the format of ${path}: use --format jsonl|csv`);
-  throw new TransferFileError(`unknown format "${f}": use jsonl or csv`);
+  throw new TransferFileError(`unknown format ${quoted(f)}: use jsonl or csv`);
 }
 
 /** Reads records from a JSONL or CSV stream, one at a time (files of any size). */

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB, NewUserRow, Role, UserRow, UserStatus } from '../../db/schema.ts';
+import { quoted } from '../../quoted.ts';
 import { hashRefusal } from '../../security/passwords.ts';
 import { type AuditEvent, recordAudits } from '../audit/audit.queries.ts';
 import { normalizeEmail } from './email.ts';
@@ -164,7 +165,7 @@ export function toUserRow(
 
   if (typeof f.email !== 'string') return { error: 'email is missing' };
   const email = normalizeEmail(f.email);
-  if (email === null) return { error: `email "${f.email.slice(0, 100)}" is not a valid address` };
+  if (email === null) return { error: `email ${quoted(f.email)} is not a valid address` };
 
   const name = f.name ?? '';
   if (typeof name !== 'string') return { error: 'name must be text' };
