@@ -41,7 +41,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
 
 function openSqlite(path: string): Database {
   const memory = path === ':memory:';
-  if (!memory) ensureDirectory(path);
+  if (!memory) ensureSqliteDirectory(path);
   const connection = sqliteConnection(path, memory);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: connection.database }) });
   return {
@@ -60,7 +60,7 @@ function openSqlite(path: string): Database {
  * mkdir spins at full CPU forever under /proc, and names a file in the way only as EEXIST: both
  * now stop the start at once with one line naming the directory.
  */
-function ensureDirectory(file: string): void {
+export function ensureSqliteDirectory(file: string): void {
   const fail = (why: string) =>
     new Error(`cannot use the SQLite file ${resolve(file)}: ${why} (DATABASE_URL)`);
   const missing: string[] = [];

@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, realpathSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
+import { ensureSqliteDirectory } from './database.ts';
 import { beginLock, endLock, readHolder, recordHolder } from './serve-lock.queries.ts';
 
 /** Another process serves the file: its one line names it. */
@@ -22,9 +23,11 @@ export function acquireServeLock(databaseUrl: string): () => void {
   if (!databaseUrl.startsWith('sqlite:')) return () => {};
   const path = databaseUrl.slice('sqlite:'.length);
   if (path === ':memory:') return () => {};
+  // The database's own checks (a file in the way, a path under /proc): the same one line, at once.
+  ensureSqliteDirectory(path);
   // The same file by another path (a symlink) still finds the same lock.
   const file = `${existsSync(path) ? realpathSync(path) : resolve(path)}.lock`;
-  mkdirSync(dirname(file), { recursive: true });
+
   const handle = new SQLite(file, { timeout: 0 });
   try {
     beginLock(handle);
