@@ -84,7 +84,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildSerializer: sharedSerializerFactory() } },
   });
   app.server.headersTimeout = ctx.config.headersTimeoutMs;
-  // Before any route: the log's URL rule reads the routes' parameters (src/log-url.ts).
+  // Before any route: the patterns, for the log test's sweep of every token route (src/log-url.ts).
   recordRoutes(app);
 
   app.setValidatorCompiler(createValidatorCompiler());

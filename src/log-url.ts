@@ -6,9 +6,9 @@
  * `version`, `file`) AND its value has that shape (a UUID, a short lowercase slug); an identifier
  * of another shape is written `:<its name>`. The rule is default-deny on the parameter's name, so a
  * route added later with `:token`, `:code`, `:uid` or a wildcard is covered without a list of paths.
- * A request no route serves for its method (404, 405) is matched against every route of any
- * method; a path no route matches keeps only its segments that are short lowercase words (`api`,
- * `v1`, `jwks.json`) or UUIDs, every other segment becomes `:token`. The query string never
+ * A request no route served (404, 405) keeps only its path segments that are short lowercase words
+ * (`api`, `v1`, `jwks.json`) or UUIDs; every other segment becomes `:token` (no token Gatehouse
+ * issues has such a shape). The query string never
  * appears: only the names of its parameters (`?code&state`), each a short plain word.
  */
 
@@ -18,13 +18,6 @@ export interface LoggableRequest {
   url?: string;
   routeOptions?: { url?: string };
   params?: unknown;
-  server?: object;
-}
-
-interface KnownRoute {
-  pattern: string;
-  match: RegExp;
-  names: string[];
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -34,26 +27,22 @@ const SLUG_PARAMS = new Set(['name', 'version', 'file']);
 const WORD = /^[a-z0-9._-]{1,20}$/;
 const QUERY_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/;
 
-const routeTables = new WeakMap<object, KnownRoute[]>();
+const routeTables = new WeakMap<object, string[]>();
 
-/**
- * Records every route the app registers (Fastify's onRoute), so a 404 or 405 on a token route's
- * path is still written with that route's parameters. Call before any route is added.
- */
+/** Records every route pattern the app registers (Fastify's onRoute), for the log test's sweep. */
 export function recordRoutes(app: {
   addHook(name: 'onRoute', hook: (route: { url: string }) => void): unknown;
 }): void {
-  const table: KnownRoute[] = [];
+  const table: string[] = [];
   routeTables.set(app, table);
   app.addHook('onRoute', (route) => {
-    if (table.some((r) => r.pattern === route.url)) return;
-    table.push(compile(route.url));
+    if (!table.includes(route.url)) table.push(route.url);
   });
 }
 
 /** The route patterns an app registered (for the log test's sweep), in registration order. */
 export function recordedRoutes(app: object): readonly string[] {
-  return (routeTables.get(app) ?? []).map((r) => r.pattern);
+  return routeTables.get(app) ?? [];
 }
 
 /** The URL to log for a request: its route's path with secrets replaced, and query names only. */
@@ -69,9 +58,6 @@ function loggablePath(req: LoggableRequest, path: string): string {
   const pattern = req.routeOptions?.url;
   const params = (req.params ?? {}) as Record<string, unknown>;
   if (typeof pattern === 'string' && pattern !== '*' && pattern !== '/*') return fromPattern(pattern, params);
-  const table = req.server ? routeTables.get(req.server) : undefined;
-  const known = table ? bestMatch(table, path) : undefined;
-  if (known) return fromPattern(known.route.pattern, known.params);
   return unexplained(path);
 }
 
@@ -111,55 +97,4 @@ function queryNames(query: string): string {
     if (names.size === 16) break;
   }
   return names.size === 0 ? '' : `?${[...names].join('&')}`;
-}
-
-function compile(pattern: string): KnownRoute {
-  const names: string[] = [];
-  const source = pattern
-    .split('/')
-    .map((segment) => {
-      if (segment === '*') {
-        names.push('*');
-        return '(.*)';
-      }
-      const name = /^:(\w+)$/.exec(segment)?.[1];
-      if (name !== undefined) {
-        names.push(name);
-        return '([^/]+)';
-      }
-      if (segment.includes(':') || segment.includes('*')) {
-        names.push('');
-        return '([^/]+)';
-      }
-      return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    })
-    .join('/');
-  return { pattern, match: new RegExp(`^${source}$`), names };
-}
-
-/** The route a path belongs to, whatever the method; a static route wins over a parametric one. */
-function bestMatch(
-  table: readonly KnownRoute[],
-  path: string,
-): { route: KnownRoute; params: Record<string, unknown> } | undefined {
-  let best: { route: KnownRoute; params: Record<string, unknown> } | undefined;
-  for (const route of table) {
-    const m = route.match.exec(path);
-    if (m === null) continue;
-    if (best !== undefined && best.route.names.length <= route.names.length) continue;
-    const params: Record<string, unknown> = {};
-    route.names.forEach((name, i) => {
-      params[name] = safeDecode(m[i + 1] ?? '');
-    });
-    best = { route, params };
-  }
-  return best;
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
 }

@@ -95,7 +95,7 @@ for (const dialect of DIALECTS) {
         .map((l) => l.req?.url);
       assert.deepEqual(urls, [
         '/account/reset-password/:token?token&lang',
-        // A 404 (trailing slash) keeps only plain words; a 405 is written with the route it missed.
+        // A 404 (trailing slash) and a 405 (wrong method) keep only plain words and UUIDs.
         '/api/v1/password/reset/:token/',
         '/api/v1/invite/:token/set-password',
         `/api/v1/users/${admin.id}`,
