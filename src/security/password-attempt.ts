@@ -5,6 +5,28 @@ import { isVerifiableHash } from './passwords.ts';
 import { createLoginThrottle } from './throttle.ts';
 
 /**
+ * Checks `password` against the user's stored hash. No account, no password, an invited account or
+ * a stored hash the hasher would refuse unread (malformed, over the cost ceilings) spends the same
+ * dummy verification and answers false: an instant refusal would tell that the account exists.
+ */
+export async function verifyUserPassword(
+  ctx: AppContext,
+  user: UserRow | undefined,
+  password: string,
+): Promise<boolean> {
+  if (
+    !user ||
+    user.password_hash === null ||
+    user.status === 'invited' ||
+    !isVerifiableHash(user.password_hash)
+  ) {
+    await ctx.passwords.verifyDummy(password);
+    return false;
+  }
+  return ctx.passwords.verify(user.password_hash, password);
+}
+
+/**
  * A password check outside login (e-mail change, unauthenticated verification request), throttled
  * like login on login's own counters (src/security/throttle.ts): the attempt is reserved against
  * the account-and-address and the address budgets **before** argon2 runs (429 `rate_limited` when
@@ -25,17 +47,7 @@ export async function checkPasswordReserved(
   const ticket = await throttle.reserve(email, ip);
   let ok = false;
   try {
-    // An unverifiable stored hash (malformed, over the ceilings) costs the same as no account.
-    if (
-      !user ||
-      user.password_hash === null ||
-      user.status === 'invited' ||
-      !isVerifiableHash(user.password_hash)
-    ) {
-      await ctx.passwords.verifyDummy(password);
-    } else {
-      ok = await ctx.passwords.verify(user.password_hash, password);
-    }
+    ok = await verifyUserPassword(ctx, user, password);
   } catch (err) {
     // No password was judged (hashing at capacity, database down): the attempt must not count.
     await throttle.release(ticket).catch(() => undefined);

@@ -3,7 +3,8 @@ import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { endOutstandingLinks } from '../../links/credential-events.ts';
 import type { AuthContext } from '../../security/guard.ts';
-import { HashCapacityError, isVerifiableHash } from '../../security/passwords.ts';
+import { verifyUserPassword } from '../../security/password-attempt.ts';
+import { HashCapacityError } from '../../security/passwords.ts';
 import type { LoginThrottle, ThrottleTicket } from '../../security/throttle.ts';
 import { type AuditEvent, recordAudit } from '../audit/audit.queries.ts';
 import { countLogin } from '../core/metrics.ts';
@@ -54,18 +55,7 @@ export async function login(
   let verified = false;
   try {
     user = email === null ? undefined : await findUserByEmail(ctx.db, email);
-    // A stored hash the hasher would refuse unread (malformed, over the cost ceilings) spends the
-    // same dummy verification as no account: an instant 401 would tell that the account exists.
-    if (
-      !user ||
-      user.password_hash === null ||
-      user.status === 'invited' ||
-      !isVerifiableHash(user.password_hash)
-    ) {
-      await ctx.passwords.verifyDummy(input.password);
-    } else {
-      verified = await ctx.passwords.verify(user.password_hash, input.password);
-    }
+    verified = await verifyUserPassword(ctx, user, input.password);
   } catch (err) {
     // No password was judged (hashing at capacity, database down): the attempt must not count.
     await throttle.release(ticket).catch(() => undefined);
