@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import { verifyUserPassword } from '../../security/password-attempt.ts';
 import { secretsKey } from '../../security/secrets-key.ts';
 import type { ThrottleTicket } from '../../security/throttle.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
@@ -46,7 +47,7 @@ export async function confirmCurrentPassword(
   purpose: string,
 ): Promise<void> {
   const reservation = await reserveLoginAttempt(ctx, user, client);
-  if (!(await passwordMatches(ctx, user, password))) {
+  if (!(await verifyUserPassword(ctx, user, password))) {
     await auditWrongProof(ctx, user, client, 'password', purpose);
     throw wrongPassword();
   }
@@ -119,7 +120,7 @@ export async function requireFreshProof<T>(
   const reservation = await reserveLoginAttempt(ctx, user, client);
   let assertion: CheckedAssertion | null = null;
   try {
-    if (kind === 'password' && !(await passwordMatches(ctx, user, proof?.current_password as string))) {
+    if (kind === 'password' && !(await verifyUserPassword(ctx, user, proof?.current_password as string))) {
       throw new ProofRefused();
     }
     if (kind === 'passkey') {
@@ -160,14 +161,6 @@ async function codeSpent(ctx: AppContext, trx: Transaction<DB>, userId: string, 
 }
 
 /** Whether the password is the user's; an account without one spends a dummy verification. */
-async function passwordMatches(ctx: AppContext, user: UserRow, password: string): Promise<boolean> {
-  if (user.password_hash === null) {
-    await ctx.passwords.verifyDummy(password);
-    return false;
-  }
-  return ctx.passwords.verify(user.password_hash, password);
-}
-
 function wrongPassword(): ApiError {
   return new ApiError('invalid_credentials', { detail: 'The current password is not correct' });
 }
