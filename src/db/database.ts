@@ -1,13 +1,14 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, type SqliteDatabase } from 'kysely';
 import type pg from 'pg';
 import { type AuthWrites, createAuthWrites, watchPgClient } from './auth-writes.ts';
 import { configureSqlite, prepareDataVersion, selectOne } from './database.queries.ts';
 import { type DialectName, dialectOf } from './dialect.ts';
 import { pgDriver } from './pg-driver.ts';
 import type { DB } from './schema.ts';
+import { ImmediateSqliteDialect } from './sqlite-dialect.ts';
 
 /** An open database: the Kysely instance plus what health checks and shutdown need. */
 export interface Database {
@@ -43,7 +44,7 @@ function openSqlite(path: string): Database {
   const memory = path === ':memory:';
   if (!memory) ensureSqliteDirectory(path);
   const connection = sqliteConnection(path, memory);
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: connection.database }) });
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: connection.database }) });
   return {
     db,
     dialect: 'sqlite',
