@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
+import { clientInfo } from '../../identity/index.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { ConfigResponse, VerifyBody, VerifyResponse } from './idp.schemas.ts';
 import { idpConfig, signInWithIdToken } from './idp.service.ts';

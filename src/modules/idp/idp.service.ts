@@ -4,19 +4,26 @@ import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
-import { type AuditEvent, recordAudit, recordAudits } from '../audit/audit.queries.ts';
 import {
+  type AuditEvent,
   type ClientInfo,
+  completeSignIn,
   FEDERATED_LOGIN,
-  startSession,
+  findUserByEmail,
+  findUserById,
+  hasCompatibilityCharacters,
+  insertUser,
+  newUserRow,
+  normalizeEmail,
+  recordAudit,
+  recordAudits,
   type TokenResponse,
-} from '../auth/sessions.service.ts';
-import { countLogin } from '../core/metrics.ts';
-import { issueMfaToken, mfaRequired, type SecondFactorMethod, secondFactors } from '../mfa/factors.ts';
-import { hasCompatibilityCharacters, normalizeEmail } from '../users/email.ts';
-import { findUserByEmail, findUserById, insertUser, newUserRow, updateUser } from '../users/users.queries.ts';
+  updateUser,
+} from '../../identity/index.ts';
+import { countLogin } from '../core/index.ts';
+import { issueMfaToken, mfaRequired, type SecondFactorMethod, secondFactors } from '../mfa/index.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
-import { findIdentity, insertIdentity, touchLastLogin, updateIdentityEmail } from './idp.queries.ts';
+import { findIdentity, insertIdentity, updateIdentityEmail } from './idp.queries.ts';
 import { assertMayLinkByEmail, LinkRefused } from './linking.ts';
 import type { Discovery } from './oidc-client.ts';
 import { reserveIdToken } from './replay.ts';
@@ -70,7 +77,7 @@ export async function signInWithIdToken(
     const identity = await verifyIdToken(oidc, input.idToken, input.nonce);
     seen.identity = identity;
     if (identity.email !== null && hasCompatibilityCharacters(identity.email)) {
-      // Refused, never folded: `\u212Aate@…` must not become `kate@…` (issue 17.2, docs/api.md §5).
+      // Refused, never folded: `\u212Aate@…` must not become `kate@…` (docs/api.md §5).
       throw new ApiError('validation_failed', {
         detail:
           "The identity provider's e-mail address contains compatibility characters (NFKC would change it); it is refused, not folded",
@@ -156,7 +163,8 @@ async function mapAndOpen(
   } else {
     // An address the provider has not verified proves nothing: it neither links to an account nor
     // creates one (which would squat it before its owner comes). Refused before the address is
-    // looked up, so the answer is the same whether or not it is taken (issue 17.3, docs/api.md §12).
+    // looked up, so the answer is the same whether or not it is taken (no account
+    // enumeration, docs/api.md §12).
     if (email !== null && !identity.emailVerified) {
       throw new ApiError('idp_token_invalid', {
         detail: 'The provider has not verified this e-mail address',
@@ -241,23 +249,20 @@ async function mapAndOpen(
     return { mfa: { methods, token: await issueMfaToken(trx, user.id, 'fed') } };
   }
 
-  await touchLastLogin(trx, user.id, now);
-  const { sessionId, tokens } = await startSession(
-    ctx,
-    { ...user, last_login_at: now },
-    client,
-    FEDERATED_LOGIN,
-    trx,
-  );
-  events.push({
-    action: 'login.success',
-    actor: { type: 'user', id: user.id },
-    target: { type: 'user', id: user.id },
-    client,
-    details: { method: 'idp', session_id: sessionId, issuer, subject, created },
+  // This sign-in's entries (provisioning, linking, then login.success) in one statement; its
+  // login.success names no amr, as it always has.
+  const tokens = await completeSignIn(ctx, trx, user, client, FEDERATED_LOGIN.amr, { method: 'idp' }, null, {
+    audit: (sessionId) => [
+      ...events,
+      {
+        action: 'login.success',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        client,
+        details: { method: 'idp', session_id: sessionId, issuer, subject, created },
+      },
+    ],
   });
-  // One statement for all of this sign-in's entries.
-  await recordAudits(trx, events);
   return { ...tokens, created };
 }
 
