@@ -47,6 +47,7 @@ export function consoleEndpoints(ctx: AppContext, catalog: () => ModuleCatalog):
       summary: 'Admin console',
       // The page holds no data: it signs in through the API and asks it for everything (admin only).
       schema: { hide: true },
+      ownsReply: true,
       handler: (_req, reply) =>
         renderer.send(reply, {
           title: 'Admin console',

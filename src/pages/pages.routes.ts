@@ -117,6 +117,8 @@ export function assetEndpoint(
     hidden: true,
     summary: 'Static files of the hosted pages',
     schema: { hide: true, params: AssetParams },
+    // A static file: its own content type, ETag and 304.
+    ownsReply: true,
     handler: (req, reply) => {
       const asset: Asset | undefined =
         req.params.version === assets.version ? assets.get(req.params.file) : undefined;
@@ -151,6 +153,8 @@ export function pagesEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): E
         hidden: true,
         summary: page.title,
         schema: page.withToken ? { hide: true, params: TokenParams } : { hide: true },
+        // An HTML page, sent by the renderer.
+        ownsReply: true,
         handler: (_req, reply) => {
           if (page.flow !== undefined && !usable(page.flow)) {
             throw ctx.modules.isEnabled(page.flow)

@@ -6,13 +6,13 @@ import type { AuthContext } from '../../security/guard.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import type { LoginThrottle } from '../../security/throttle.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
+import type { TokenResponse } from '../auth/auth.schemas.ts';
 import { invalidCredentials } from '../auth/auth.service.ts';
 import {
   type ClientInfo,
   openSession,
   PASSWORD_LOGIN,
   revokeUserSessions,
-  type TokenResponse,
 } from '../auth/sessions.service.ts';
 import { mfaStatus } from '../mfa/mfa.service.ts';
 import { listLiveSessions } from '../sessions/session-list.queries.ts';

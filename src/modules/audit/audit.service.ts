@@ -10,29 +10,11 @@ import {
   listAudit,
   pruneAudit,
 } from './audit.queries.ts';
+import type { AuditEntry, AuditPage } from './audit.schemas.ts';
 
 /** The actor of a request: the authenticated user, else anonymous. */
 export function requestActor(request: { auth: { user: { id: string } } | null }): AuditActor {
   return request.auth ? { type: 'user', id: request.auth.user.id } : { type: 'anonymous' };
-}
-
-/** An audit entry as the API returns it. */
-export interface PublicAuditEntry {
-  id: string;
-  at: string;
-  action: string;
-  outcome: 'success' | 'failure';
-  actor_type: 'user' | 'system' | 'anonymous';
-  actor_id: string | null;
-  /** The actor's current address, so a person reads names, not ids; null once the account is gone. */
-  actor_email: string | null;
-  target_type: string | null;
-  target_id: string | null;
-  /** The target user's current address (target_type `user`); null otherwise or once it is gone. */
-  target_email: string | null;
-  ip: string | null;
-  user_agent: string | null;
-  details: Record<string, unknown>;
 }
 
 /** One page of the listing plus the cursor of the next (null on the last page). */
@@ -41,7 +23,7 @@ export async function auditPage(
   filter: AuditFilter,
   limit: number,
   cursor: string | undefined,
-): Promise<{ data: PublicAuditEntry[]; next_cursor: string | null }> {
+): Promise<AuditPage> {
   if (filter.from !== undefined && filter.to !== undefined && filter.from > filter.to) {
     throw new ApiError('validation_failed', {
       detail: 'from must not be after to',
@@ -69,7 +51,7 @@ function userIdsOf(rows: readonly AuditRow[]): string[] {
   return [...ids];
 }
 
-function toPublicEntry(row: AuditRow, emails: ReadonlyMap<string, string>): PublicAuditEntry {
+function toPublicEntry(row: AuditRow, emails: ReadonlyMap<string, string>): AuditEntry {
   let details: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(row.details);

@@ -51,9 +51,9 @@ export function authEndpoints(ctx: AppContext): Endpoint[] {
       access: 'authenticated',
       summary: 'End this session, or every session of the user with {"scope":"global"}',
       schema: { body: LogoutBody, response: { 204: Type.Null() } },
-      handler: async (req, reply) => {
+      status: 204,
+      handler: async (req) => {
         await logout(ctx, requireAuth(req), req.body?.scope ?? 'local', clientInfo(req));
-        return reply.status(204).send(null);
       },
     }),
     endpoint({
@@ -95,10 +95,8 @@ export function authEndpoints(ctx: AppContext): Endpoint[] {
       hidden: true,
       summary: 'Public keys that verify Gatehouse access tokens',
       schema: { response: { 200: JwksResponse } },
-      handler: (_req, reply) => {
-        reply.header('cache-control', 'public, max-age=300');
-        return ctx.keys.jwks();
-      },
+      cacheControl: 'public, max-age=300',
+      handler: () => ctx.keys.jwks(),
     }),
     ...discoveryEndpoints(ctx),
   ];

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { UserSchema } from '../users/users.schemas.ts';
 
 /** Every claim of a Gatehouse access token (docs/api.md §14); the optional ones are missing only from older tokens. */
@@ -17,6 +17,7 @@ export const ClaimsSchema = Type.Object({
   email: Type.Optional(Type.String()),
   email_verified: Type.Optional(Type.Boolean()),
 });
+export type ClaimsSchema = Static<typeof ClaimsSchema>;
 
 export const VerifyTokenResponse = Type.Object({
   valid: Type.Literal(true),
@@ -25,10 +26,12 @@ export const VerifyTokenResponse = Type.Object({
   expires_at: Type.String({ format: 'date-time' }),
   claims: ClaimsSchema,
 });
+export type VerifyTokenResponse = Static<typeof VerifyTokenResponse>;
 
 export const JwksResponse = Type.Object({
   keys: Type.Array(Type.Object({}, { additionalProperties: true })),
 });
+export type JwksResponse = Static<typeof JwksResponse>;
 
 /** The token response of docs/api.md §5 (login, refresh, invitation set-password, idp verify). */
 export const TokenResponse = Type.Object({
@@ -39,6 +42,7 @@ export const TokenResponse = Type.Object({
   refresh_expires_in: Type.Integer(),
   user: UserSchema,
 });
+export type TokenResponse = Static<typeof TokenResponse>;
 
 /**
  * Passwords longer than the policy's 256 allow (docs/api.md §5) cannot be anyone's password, so they are
@@ -51,11 +55,13 @@ export const LoginBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type LoginBody = Static<typeof LoginBody>;
 
 export const RefreshBody = Type.Object(
   { refresh_token: Type.String({ minLength: 1, maxLength: 512 }) },
   { additionalProperties: false },
 );
+export type RefreshBody = Static<typeof RefreshBody>;
 
 /** Logout's body is optional: an absent body reaches the validator as null. */
 export const LogoutBody = Type.Union([
@@ -65,3 +71,4 @@ export const LogoutBody = Type.Union([
   ),
   Type.Null(),
 ]);
+export type LogoutBody = Static<typeof LogoutBody>;

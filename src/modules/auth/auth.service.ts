@@ -12,13 +12,13 @@ import { issueMfaToken, mfaRequired, secondFactors } from '../mfa/factors.ts';
 import { normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, updateUser } from '../users/users.queries.ts';
 import { deleteExpiredRefreshTokens } from './auth.queries.ts';
+import type { TokenResponse } from './auth.schemas.ts';
 import {
   type ClientInfo,
   completeSignIn,
   PASSWORD_LOGIN,
   revokeSession,
   revokeUserSessions,
-  type TokenResponse,
 } from './sessions.service.ts';
 
 /** The one refusal for every wrong-credential case, so none of them can be told apart. */

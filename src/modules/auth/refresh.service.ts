@@ -12,7 +12,8 @@ import {
   markRotated,
   touchSession,
 } from './auth.queries.ts';
-import { type ClientInfo, revokeSession, type TokenResponse } from './sessions.service.ts';
+import type { TokenResponse } from './auth.schemas.ts';
+import { type ClientInfo, revokeSession } from './sessions.service.ts';
 
 type RotationOutcome =
   | {

@@ -4,22 +4,15 @@ import type { AppContext } from '../../context.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
-import { type PublicUser, toPublicUser } from '../users/users.schemas.ts';
+import { toPublicUser } from '../users/users.schemas.ts';
 import { insertRefreshToken, recordLogin } from './auth.queries.ts';
+import type { TokenResponse } from './auth.schemas.ts';
 import { insertSession } from './sessions.queries.ts';
 
+// The token response's type is the schema's (auth.schemas.ts); re-exported for the callers of completeSignIn.
+export type { TokenResponse } from './auth.schemas.ts';
 // Many services revoke sessions; the statements live with the other session SQL.
 export { revokeSession, revokeUserSessions } from './sessions.queries.ts';
-
-/** The token response of docs/api.md §5. */
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  refresh_token: string;
-  refresh_expires_in: number;
-  user: PublicUser;
-}
 
 /** Where a session was opened from (shown in the profile's session list, kept for audit). */
 export interface ClientInfo {

@@ -20,8 +20,9 @@ import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts
 import { type FreshProof, requireFreshProof } from '../mfa/reauth.ts';
 import { emailOr400 } from '../recovery/recovery.service.ts';
 import { findUserByEmail, findUserById } from '../users/users.queries.ts';
-import { iso, type PublicUser, toPublicUser } from '../users/users.schemas.ts';
+import { iso, toPublicUser } from '../users/users.schemas.ts';
 import { markEmailVerified, switchEmail } from './email.queries.ts';
+import type { EmailLinkView, MessageResponse, UserEnvelope } from './email.schemas.ts';
 
 export const VERIFICATION_MESSAGE = 'We have sent a link to confirm your address.';
 export const CHANGE_MESSAGE = 'We have sent a link to the new address; nothing changes until it is used.';
@@ -63,7 +64,7 @@ export async function requestVerification(
   ctx: AppContext,
   user: UserRow,
   client: ClientInfo,
-): Promise<{ message: string }> {
+): Promise<MessageResponse> {
   if (user.email_verified === 1) {
     throw new ApiError('email_already_verified', { detail: 'This address is already verified' });
   }
@@ -94,7 +95,7 @@ export async function requestVerificationWithPassword(
   ctx: AppContext,
   input: { email: string; password: string },
   client: ClientInfo,
-): Promise<{ message: string }> {
+): Promise<MessageResponse> {
   const email = emailOr400(input.email);
   const user = await findUserByEmail(ctx.db, email);
   if (!(await checkPasswordReserved(ctx, user, email, input.password, client.ip)) || !user) {
@@ -111,7 +112,7 @@ export async function viewEmailLink(
   ctx: AppContext,
   token: string,
   client: ClientInfo,
-): Promise<{ email: string; purpose: 'verify' | 'change'; expires_at: string }> {
+): Promise<EmailLinkView> {
   const { link } = await peekLinkReserved(ctx.db, token, ['email_verify', 'email_change'], client.ip);
   return {
     email: link.email,
@@ -130,7 +131,7 @@ export async function useEmailLink(
   ctx: AppContext,
   token: string,
   client: ClientInfo,
-): Promise<{ user: PublicUser }> {
+): Promise<UserEnvelope> {
   const { link, user } = await peekLinkReserved(ctx.db, token, ['email_verify', 'email_change'], client.ip);
   const updated = await ctx.db.transaction().execute(async (trx): Promise<UserRow> => {
     const now = Date.now();
@@ -191,7 +192,7 @@ export async function requestEmailChange(
   user: UserRow,
   input: { new_email: string } & FreshProof,
   client: ClientInfo,
-): Promise<{ message: string }> {
+): Promise<MessageResponse> {
   const newEmail = emailOr400(input.new_email, '/new_email');
   const sameAddress = async () => {
     if (newEmail === user.email) {

@@ -5,27 +5,20 @@ import { isUniqueViolation } from '../../db/dialect.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { type AuditEvent, recordAudit, recordAudits } from '../audit/audit.queries.ts';
-import {
-  type ClientInfo,
-  FEDERATED_LOGIN,
-  startSession,
-  type TokenResponse,
-} from '../auth/sessions.service.ts';
+import { type ClientInfo, FEDERATED_LOGIN, startSession } from '../auth/sessions.service.ts';
 import { countLogin } from '../core/metrics.ts';
 import { issueMfaToken, mfaRequired, type SecondFactorMethod, secondFactors } from '../mfa/factors.ts';
 import { hasCompatibilityCharacters, normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, findUserById, insertUser, newUserRow, updateUser } from '../users/users.queries.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
 import { findIdentity, insertIdentity, touchLastLogin, updateIdentityEmail } from './idp.queries.ts';
+import type { VerifyResponse } from './idp.schemas.ts';
 import { assertMayLinkByEmail, LinkRefused } from './linking.ts';
 import type { Discovery } from './oidc-client.ts';
 import { reserveIdToken } from './replay.ts';
 
 /** `GET /api/v1/idp/config` (docs/api.md §7). */
 export type IdpConfig = { enabled: false } | ({ enabled: true; client_id: string } & Discovery);
-
-/** The token response of docs/api.md §5 plus whether the account was created by this sign-in. */
-export type IdpSignInResponse = TokenResponse & { created: boolean };
 
 /** A verified sign-in of an account with second factors: committed, and answered 403 `mfa_required`. */
 interface SecondFactorDue {
@@ -57,7 +50,7 @@ export async function signInWithIdToken(
   ctx: AppContext,
   input: { idToken: string; nonce?: string | undefined },
   client: ClientInfo,
-): Promise<IdpSignInResponse> {
+): Promise<VerifyResponse> {
   if (!ctx.oidc) {
     throw new ApiError('idp_not_configured', {
       detail: 'No identity provider is configured (OIDC_ISSUER, OIDC_CLIENT_ID)',
@@ -65,7 +58,7 @@ export async function signInWithIdToken(
   }
   const oidc = ctx.oidc;
   const seen: Attempt = { identity: null, userId: null };
-  let result: IdpSignInResponse | SecondFactorDue;
+  let result: VerifyResponse | SecondFactorDue;
   try {
     const identity = await verifyIdToken(oidc, input.idToken, input.nonce);
     seen.identity = identity;
@@ -126,7 +119,7 @@ async function mapAndOpen(
   identity: VerifiedIdentity,
   client: ClientInfo,
   seen: Attempt,
-): Promise<IdpSignInResponse | SecondFactorDue> {
+): Promise<VerifyResponse | SecondFactorDue> {
   const now = Date.now();
   const email = identity.email === null ? null : normalizeEmail(identity.email);
   const { issuer, subject } = identity;

@@ -8,12 +8,8 @@ import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { HashCapacityError } from '../../security/passwords.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
-import {
-  type ClientInfo,
-  openSession,
-  PASSWORD_LOGIN,
-  type TokenResponse,
-} from '../auth/sessions.service.ts';
+import type { TokenResponse } from '../auth/auth.schemas.ts';
+import { type ClientInfo, openSession, PASSWORD_LOGIN } from '../auth/sessions.service.ts';
 import { normalizeEmail } from '../users/email.ts';
 import { findUserById, insertUser, newUserRow, updateUser } from '../users/users.queries.ts';
 import { iso, toPublicUser } from '../users/users.schemas.ts';
@@ -27,7 +23,7 @@ import {
   insertInvitation,
   replacePendingInvitations,
 } from './invitations.queries.ts';
-import type { InvitationViewResult, InviteInput, InviteResult } from './invitations.schemas.ts';
+import type { InvitationView, InviteBody, InviteResponse } from './invitations.schemas.ts';
 
 // newOpaqueToken: 32 random bytes, base64url without padding. Anything else cannot be ours and is
 // answered without touching the database.
@@ -45,9 +41,9 @@ export function inviteUrl(template: string, token: string): string {
 export async function inviteUser(
   ctx: AppContext,
   inviter: UserRow,
-  input: InviteInput,
+  input: InviteBody,
   client: ClientInfo,
-): Promise<InviteResult> {
+): Promise<InviteResponse> {
   const email = normalizeEmail(input.email);
   if (email === null) {
     throw new ApiError('validation_failed', {
@@ -140,7 +136,7 @@ export async function inviteUser(
 }
 
 /** What an invitation link shows (docs/api.md §6). Reads only: mail scanners open links too. */
-export async function viewInvitation(ctx: AppContext, token: string): Promise<InvitationViewResult> {
+export async function viewInvitation(ctx: AppContext, token: string): Promise<InvitationView> {
   const invitation = await usableInvitation(ctx, token);
   const inviter = invitation.inviter_name?.trim();
   return {

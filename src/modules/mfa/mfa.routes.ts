@@ -101,10 +101,8 @@ export function mfaEndpoints(ctx: AppContext): Endpoint[] {
       access: 'authenticated',
       summary: 'Remove TOTP after a fresh proof: current_password, code (TOTP or recovery code) or passkey',
       schema: { body: FreshProofBody, response: { 204: Type.Null() } },
-      handler: async (req, reply) => {
-        await removeTotp(ctx, requireAuth(req), req.body, clientInfo(req));
-        return reply.status(204).send(null);
-      },
+      status: 204,
+      handler: (req) => removeTotp(ctx, requireAuth(req), req.body, clientInfo(req)),
     }),
     endpoint({
       group: 'auth',
@@ -125,10 +123,8 @@ export function mfaEndpoints(ctx: AppContext): Endpoint[] {
       access: 'admin',
       summary: "Remove every second factor of a user and end the user's sessions",
       schema: { params: IdParams, response: { 204: Type.Null() } },
-      handler: async (req, reply) => {
-        await resetUserMfa(ctx, requireAuth(req), req.params.id, clientInfo(req));
-        return reply.status(204).send(null);
-      },
+      status: 204,
+      handler: (req) => resetUserMfa(ctx, requireAuth(req), req.params.id, clientInfo(req)),
     }),
   ];
 }

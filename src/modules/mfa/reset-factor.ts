@@ -3,20 +3,13 @@ import type { Db, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import type { ThrottleTicket } from '../../security/throttle.ts';
 import type { ClientInfo } from '../auth/sessions.service.ts';
-import {
-  checkAssertion,
-  type PasskeyProof,
-  recordAssertion,
-  refuseWhilePasskeysOff,
-} from '../passkeys/passkey-factor.ts';
+import { checkAssertion, recordAssertion, refuseWhilePasskeysOff } from '../passkeys/passkey-factor.ts';
+import type { ResetBody } from '../recovery/recovery.schemas.ts';
 import { mfaRequired, secondFactors, spendCode } from './factors.ts';
 import { releaseLoginAttempt, reserveLoginAttempt } from './reauth.ts';
 
 /** What a password reset may carry as its second factor (docs/api.md §11). */
-export interface ResetFactorInput {
-  mfa_code?: string | undefined;
-  passkey?: PasskeyProof | undefined;
-}
+export type ResetFactorInput = Pick<ResetBody, 'mfa_code' | 'passkey'>;
 
 /** A second factor checked for a reset: `spend` runs inside the reset's transaction. */
 export interface ResetFactor {

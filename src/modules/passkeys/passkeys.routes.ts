@@ -84,10 +84,9 @@ export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
       access: 'authenticated',
       summary: 'Register a passkey from the authenticator response',
       schema: { body: CreatePasskeyBody, response: { 201: CreatedPasskey } },
-      handler: async (req, reply) => {
-        const created = await createPasskey(ctx, requireAuth(req), req.body, clientInfo(req));
-        return reply.status(201).header('location', `/api/v1/passkeys/${created.id}`).send(created);
-      },
+      status: 201,
+      location: (created) => `/api/v1/passkeys/${created.id}`,
+      handler: (req) => createPasskey(ctx, requireAuth(req), req.body, clientInfo(req)),
     }),
     endpoint({
       group: 'auth',
@@ -98,10 +97,8 @@ export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
       summary:
         'Remove one of your passkeys after a fresh proof: current_password, code (TOTP or recovery code) or passkey',
       schema: { params: PasskeyIdParams, body: FreshProofBody, response: { 204: Type.Null() } },
-      handler: async (req, reply) => {
-        await removePasskey(ctx, requireAuth(req), req.params.id, req.body, clientInfo(req));
-        return reply.status(204).send(null);
-      },
+      status: 204,
+      handler: (req) => removePasskey(ctx, requireAuth(req), req.params.id, req.body, clientInfo(req)),
     }),
   ];
 }

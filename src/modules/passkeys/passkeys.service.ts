@@ -10,14 +10,16 @@ import { ApiError } from '../../errors.ts';
 import { singleLine } from '../../mail/templates.ts';
 import type { AuthContext } from '../../security/guard.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
-import { type ClientInfo, completeSignIn, type TokenResponse } from '../auth/sessions.service.ts';
+import type { TokenResponse } from '../auth/auth.schemas.ts';
+import { type ClientInfo, completeSignIn } from '../auth/sessions.service.ts';
 import { countLogin } from '../core/metrics.ts';
 import { recoveryCodesForNewFactor } from '../mfa/factors.ts';
 import { deleteRecoveryCodes, findTotp } from '../mfa/mfa.queries.ts';
+import type { PasskeyProof } from '../mfa/mfa.schemas.ts';
 import { confirmCurrentPassword, type FreshProof, requireFreshProof } from '../mfa/reauth.ts';
 import { queueSecurityNotice } from '../mfa/security-notices.ts';
 import { findUserById } from '../users/users.queries.ts';
-import { type PasskeyProof, storeChallenge, verifyAssertion } from './passkey-factor.ts';
+import { storeChallenge, verifyAssertion } from './passkey-factor.ts';
 import {
   consumeChallenge,
   deletePasskey,

@@ -51,8 +51,8 @@ export function recoveryEndpoints(ctx: AppContext): Endpoint[] {
       access: 'public',
       summary: 'Ask for a password reset link (always 202, whatever the address)',
       schema: { body: ForgotBody, response: { 202: MessageResponse } },
-      handler: async (req, reply) =>
-        reply.status(202).send(await forgotPassword(ctx, req.body.email, clientInfo(req))),
+      status: 202,
+      handler: (req) => forgotPassword(ctx, req.body.email, clientInfo(req)),
     }),
     endpoint({
       group: 'auth',
@@ -62,11 +62,9 @@ export function recoveryEndpoints(ctx: AppContext): Endpoint[] {
       access: 'public',
       summary: 'Show a reset link (reads only: opening a link never uses it up)',
       schema: { params: LinkTokenParams, response: { 200: ResetView } },
-      handler: async (req, reply) => {
-        // About a bearer secret: kept out of shared caches and history.
-        reply.header('cache-control', 'no-store');
-        return viewResetLink(ctx, req.params.token, clientInfo(req));
-      },
+      // About a bearer secret: kept out of shared caches and history.
+      cacheControl: 'no-store',
+      handler: (req) => viewResetLink(ctx, req.params.token, clientInfo(req)),
     }),
     endpoint({
       group: 'auth',
@@ -76,10 +74,8 @@ export function recoveryEndpoints(ctx: AppContext): Endpoint[] {
       access: 'public',
       summary: 'Set a new password with a reset link; ends every session of the account',
       schema: { params: LinkTokenParams, body: ResetBody, response: { 200: UserEnvelope } },
-      handler: async (req, reply) => {
-        reply.header('cache-control', 'no-store');
-        return resetPassword(ctx, req.params.token, req.body, clientInfo(req));
-      },
+      cacheControl: 'no-store',
+      handler: (req) => resetPassword(ctx, req.params.token, req.body, clientInfo(req)),
     }),
     endpoint({
       group: 'users',
@@ -89,10 +85,8 @@ export function recoveryEndpoints(ctx: AppContext): Endpoint[] {
       access: 'admin',
       summary: 'Mail a user a password reset link (the link is not shown to the admin)',
       schema: { params: IdParams, body: EmptyBody, response: { 202: ExpiresResponse } },
-      handler: async (req, reply) =>
-        reply
-          .status(202)
-          .send(await adminSendResetLink(ctx, requireAuth(req).user, req.params.id, clientInfo(req))),
+      status: 202,
+      handler: (req) => adminSendResetLink(ctx, requireAuth(req).user, req.params.id, clientInfo(req)),
     }),
   ];
 }

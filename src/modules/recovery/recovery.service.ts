@@ -11,12 +11,13 @@ import { clearAccountCounters } from '../../security/throttle.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
 import { resendInvitation } from '../invitations/invitation-resend.ts';
-import { type SecondFactorMethod, secondFactors } from '../mfa/factors.ts';
-import { prepareResetFactor, type ResetFactorInput, refuseUnservedResetFactor } from '../mfa/reset-factor.ts';
+import { secondFactors } from '../mfa/factors.ts';
+import { prepareResetFactor, refuseUnservedResetFactor } from '../mfa/reset-factor.ts';
 import { normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, findUserById } from '../users/users.queries.ts';
-import { iso, type PublicUser, toPublicUser } from '../users/users.schemas.ts';
+import { iso, toPublicUser } from '../users/users.schemas.ts';
 import { setPasswordFromReset } from './recovery.queries.ts';
+import type { MessageResponse, ResetBody, ResetView, UserEnvelope } from './recovery.schemas.ts';
 import { mailResetLink } from './reset-links.ts';
 
 /** The one answer of forgot-password, whatever the address (docs/api.md §11). */
@@ -34,7 +35,7 @@ export async function forgotPassword(
   ctx: AppContext,
   rawEmail: string,
   client: ClientInfo,
-): Promise<{ message: string }> {
+): Promise<MessageResponse> {
   await reserveOrThrow(
     ctx.db,
     [forgotBudget(client.ip)],
@@ -71,11 +72,7 @@ export async function forgotPassword(
  * (`methods`, as the reset's own 403 lists them: a page offers the code field or the passkey before
  * the first submit). Reads only (mail scanners open links).
  */
-export async function viewResetLink(
-  ctx: AppContext,
-  token: string,
-  client: ClientInfo,
-): Promise<{ email: string; expires_at: string; mfa_required: boolean; methods: SecondFactorMethod[] }> {
+export async function viewResetLink(ctx: AppContext, token: string, client: ClientInfo): Promise<ResetView> {
   const { link, user } = await peekLinkReserved(ctx.db, token, ['password_reset'], client.ip);
   // The same "which factors does this user have?" that login asks (empty while `mfa` is off).
   const methods = await secondFactors(ctx, ctx.db, user.id);
@@ -91,9 +88,9 @@ export async function viewResetLink(
 export async function resetPassword(
   ctx: AppContext,
   token: string,
-  input: { password: string } & ResetFactorInput,
+  input: ResetBody,
   client: ClientInfo,
-): Promise<{ user: PublicUser }> {
+): Promise<UserEnvelope> {
   refuseUnservedResetFactor(ctx, input);
   const { link, user } = await peekLinkReserved(ctx.db, token, ['password_reset'], client.ip);
   const policy = checkPasswordPolicy(input.password, {

@@ -7,6 +7,7 @@ import { normalizeEmail } from '../users/email.ts';
 import { findUserByEmail, findUserById } from '../users/users.queries.ts';
 import { iso } from '../users/users.schemas.ts';
 import { parseUserId } from '../users/users-list.service.ts';
+import type { ExpiresResponse } from './recovery.schemas.ts';
 import { issueResetLink, mailResetLink } from './reset-links.ts';
 
 function notActive(): ApiError {
@@ -24,7 +25,7 @@ export async function adminSendResetLink(
   admin: UserRow,
   rawId: string,
   client: ClientInfo,
-): Promise<{ expires_at: string }> {
+): Promise<ExpiresResponse> {
   const id = parseUserId(rawId);
   const user = id === null ? undefined : await findUserById(ctx.db, id);
   if (!user) throw new ApiError('not_found', { detail: 'No such user' });

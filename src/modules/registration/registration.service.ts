@@ -9,6 +9,7 @@ import { recordAudit } from '../audit/audit.queries.ts';
 import type { ClientInfo } from '../auth/sessions.service.ts';
 import { mailVerificationLink } from '../email/email.service.ts';
 import { resendInvitation } from '../invitations/invitation-resend.ts';
+import type { MessageResponse } from '../recovery/recovery.schemas.ts';
 import { emailOr400 } from '../recovery/recovery.service.ts';
 import { issueResetLink } from '../recovery/reset-links.ts';
 import { findUserByEmail, insertUser, newUserRow } from '../users/users.queries.ts';
@@ -28,7 +29,7 @@ export async function signup(
   ctx: AppContext,
   input: { email: string; password: string; name?: string | undefined },
   client: ClientInfo,
-): Promise<{ message: string }> {
+): Promise<MessageResponse> {
   await reserveOrThrow(
     ctx.db,
     [signupBudget(client.ip)],

@@ -23,9 +23,9 @@ export function unlockEndpoints(ctx: AppContext): Endpoint[] {
       access: 'admin',
       summary: "Clear a user's failed-login counts so they can sign in again at once",
       schema: { params: IdParams, body: UnlockBody, response: { 204: Type.Null() } },
-      handler: async (req, reply) => {
+      status: 204,
+      handler: async (req) => {
         await unlockUserById(ctx.db, req.params.id, { actor: requestActor(req), client: clientInfo(req) });
-        return reply.code(204).send(null);
       },
     }),
   ];

@@ -16,6 +16,7 @@ export const UserSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+export type UserSchema = Static<typeof UserSchema>;
 
 export type PublicUser = Static<typeof UserSchema>;
 
@@ -98,6 +99,7 @@ export const UserPage = Type.Object({
   next_cursor: Type.Union([Type.String(), Type.Null()]),
   total: Type.Integer({ minimum: 0 }),
 });
+export type UserPage = Static<typeof UserPage>;
 
 const Window = Type.Object({
   last_24h: Type.Integer(),
@@ -119,6 +121,7 @@ export type StatsResponse = Static<typeof StatsResponse>;
  * schema. 512 is the router's own limit on a path parameter (longer never reaches the schema).
  */
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 512 }) });
+export type IdParams = Static<typeof IdParams>;
 
 export const UpdateBody = Type.Object(
   {
