@@ -115,39 +115,7 @@ export function decodeCursor(cursor: string): AuditPosition {
   return { at, id };
 }
 
-const PRUNE_EVERY_MS = 60 * 60 * 1000;
-const FIRST_PRUNE_AFTER_MS = 30_000;
-
 /** Deletes entries past AUDIT_RETENTION_DAYS; returns how many. */
 export function pruneExpiredAudit(ctx: AppContext, now = Date.now()): Promise<number> {
   return pruneAudit(ctx.db, now - ctx.config.auditRetentionDays * 86_400_000);
-}
-
-/**
- * Prunes in the background: shortly after start, then hourly. Every instance may run it; the
- * deletes are idempotent. Registered in ctx.closers, which waits for a prune in progress.
- */
-export function startAuditRetention(ctx: AppContext): void {
-  let running: Promise<void> | null = null;
-  const run = () => {
-    if (running) return;
-    running = pruneExpiredAudit(ctx)
-      .then((n) => {
-        if (n > 0)
-          ctx.log.info({ deleted: n, retention_days: ctx.config.auditRetentionDays }, 'audit entries pruned');
-      })
-      .catch((err: unknown) => ctx.log.warn({ err }, 'audit pruning failed'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const first = setTimeout(run, FIRST_PRUNE_AFTER_MS);
-  const every = setInterval(run, PRUNE_EVERY_MS);
-  first.unref();
-  every.unref();
-  ctx.closers.push(async () => {
-    clearTimeout(first);
-    clearInterval(every);
-    await running;
-  });
 }

@@ -12,25 +12,16 @@ import {
   TokenResponse,
   VerifyTokenResponse,
 } from './auth.schemas.ts';
-import { login, logout, pruneAuthState } from './auth.service.ts';
+import { login, logout } from './auth.service.ts';
 import { discoveryEndpoints } from './discovery.routes.ts';
 import { refresh } from './refresh.service.ts';
 import { clientInfo } from './sessions.service.ts';
-
-// Spent counters and expired refresh tokens linger at most this long before they are deleted.
-const PRUNE_INTERVAL_MS = 10 * 60_000;
 
 /** The auth module (docs/api.md §5): login, logout, refresh, token verification and the public keys. */
 export function authEndpoints(ctx: AppContext): Endpoint[] {
   const throttle = createLoginThrottle(ctx.db, {
     failuresPerAddressPerMin: ctx.config.loginFailuresPerAddressPerMin,
   });
-  const prune = setInterval(() => {
-    pruneAuthState(ctx, throttle).catch((err: unknown) => ctx.log.warn({ err }, 'auth state pruning failed'));
-  }, PRUNE_INTERVAL_MS);
-  prune.unref();
-  ctx.closers.push(() => clearInterval(prune));
-
   return [
     endpoint({
       group: 'auth',

@@ -1,14 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { requireAuth } from '../../security/guard.ts';
-import { secretsKey } from '../../security/secrets-key.ts';
 import { TokenResponse } from '../auth/auth.schemas.ts';
 import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { requireForModule } from '../module-availability.ts';
 import { passkeyFactor } from '../passkeys/passkey-factor.ts';
 import { IdParams } from '../users/users.schemas.ts';
-import { deleteExpiredMfaState } from './mfa.queries.ts';
 import {
   CodeBody,
   CurrentPasswordBody,
@@ -29,21 +26,8 @@ import {
 } from './mfa.service.ts';
 import { completeMfaLogin } from './mfa-login.service.ts';
 
-const PRUNE_INTERVAL_MS = 10 * 60_000;
-
 /** The mfa module (docs/api.md §13): TOTP, recovery codes, the second step of sign-in, the admin reset. */
 export function mfaEndpoints(ctx: AppContext): Endpoint[] {
-  requireForModule(ctx, 'mfa');
-  // On SQLite without SECRETS_KEY: the key file is made (and its warning logged) at start, not at the first enrolment.
-  if (ctx.modules.isEnabled('mfa')) secretsKey(ctx);
-  const prune = setInterval(() => {
-    deleteExpiredMfaState(ctx.db, Date.now()).catch((err: unknown) =>
-      ctx.log.warn({ err }, 'second-factor state pruning failed'),
-    );
-  }, PRUNE_INTERVAL_MS);
-  prune.unref();
-  ctx.closers.push(() => clearInterval(prune));
-
   return [
     endpoint({
       group: 'auth',

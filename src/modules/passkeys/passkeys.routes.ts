@@ -5,7 +5,6 @@ import { TokenResponse } from '../auth/auth.schemas.ts';
 import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { CurrentPasswordBody, FreshProofBody } from '../mfa/mfa.schemas.ts';
-import { requireForModule } from '../module-availability.ts';
 import { authenticationOptions } from './authentication-options.ts';
 import {
   AuthenticationOptionsBody,
@@ -26,7 +25,6 @@ import {
 
 /** The passkeys module (docs/api.md §13): registration, discoverable sign-in, list and delete. */
 export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
-  requireForModule(ctx, 'passkeys');
   // The options endpoint is public, but a Bearer caller with an empty body asks for a fresh proof.
   const authenticate = createAuthenticator(ctx.accessTokens, ctx.sessions);
   return [

@@ -1,7 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import { deleteLinksExpiredBefore } from '../../links/one-time-links.queries.ts';
 import { requireAuth } from '../../security/guard.ts';
-import { deleteCountersBefore } from '../../security/throttle.queries.ts';
 import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { IdParams } from '../users/users.schemas.ts';
@@ -18,30 +16,8 @@ import {
 import { forgotPassword, resetPassword, viewResetLink } from './recovery.service.ts';
 import { adminSendResetLink } from './reset-link-admin.service.ts';
 
-const PRUNE_INTERVAL_MS = 10 * 60_000;
-const HOUR_MS = 3_600_000;
-// The hourly budgets of src/links/budgets.ts; login's own counters are pruned by the auth module.
-const BUDGET_PREFIXES = ['mail:', 'forgot:', 'signup:', 'verify:', 'link:'];
-// Used and dead links are kept a week past their expiry, for investigations; then deleted.
-const LINK_KEEP_MS = 7 * 24 * HOUR_MS;
-
-/** Housekeeping of the mailed-link flows: spent hourly budgets and long-expired links. */
-function startPruning(ctx: AppContext): void {
-  const prune = async () => {
-    const now = Date.now();
-    for (const prefix of BUDGET_PREFIXES) await deleteCountersBefore(ctx.db, now - HOUR_MS, prefix);
-    await deleteLinksExpiredBefore(ctx.db, now - LINK_KEEP_MS);
-  };
-  const timer = setInterval(() => {
-    prune().catch((err: unknown) => ctx.log.warn({ err }, 'link and budget pruning failed'));
-  }, PRUNE_INTERVAL_MS);
-  timer.unref();
-  ctx.closers.push(() => clearInterval(timer));
-}
-
 /** The recovery module (docs/api.md §11): forgot, open and use a reset link; admins mail one. */
 export function recoveryEndpoints(ctx: AppContext): Endpoint[] {
-  startPruning(ctx);
   return [
     endpoint({
       group: 'auth',

@@ -3,10 +3,12 @@ import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { forgotBudget, mailBudget } from '../../links/budgets.ts';
 import { endOutstandingLinks } from '../../links/credential-events.ts';
+import { deleteLinksExpiredBefore } from '../../links/one-time-links.queries.ts';
 import { consumeLink, linkInvalid, peekLinkReserved } from '../../links/one-time-links.ts';
 import { enqueueNotice } from '../../mail/notices.ts';
 import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
+import { deleteCountersBefore } from '../../security/throttle.queries.ts';
 import { clearAccountCounters } from '../../security/throttle.ts';
 import { recordAudit } from '../audit/audit.queries.ts';
 import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
@@ -159,4 +161,16 @@ export function emailOr400(raw: string, path = '/email'): string {
     });
   }
   return email;
+}
+
+const HOUR_MS = 3_600_000;
+// The hourly budgets of src/links/budgets.ts; login's own counters are pruned by the auth module.
+const BUDGET_PREFIXES = ['mail:', 'forgot:', 'signup:', 'verify:', 'link:'];
+// Used and dead links are kept a week past their expiry, for investigations; then deleted.
+const LINK_KEEP_MS = 7 * 24 * HOUR_MS;
+
+/** Housekeeping of the mailed-link flows (the `recovery.prune` job): spent hourly budgets and long-expired links. */
+export async function pruneLinksAndBudgets(ctx: AppContext, now = Date.now()): Promise<void> {
+  for (const prefix of BUDGET_PREFIXES) await deleteCountersBefore(ctx.db, now - HOUR_MS, prefix);
+  await deleteLinksExpiredBefore(ctx.db, now - LINK_KEEP_MS);
 }

@@ -3,8 +3,8 @@ import type { AppContext } from '../../context.ts';
 import { requestActor } from '../audit/audit.service.ts';
 import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { unlockUserById } from './unlock.service.ts';
-import { IdParams } from './users.schemas.ts';
+import { unlockUserById } from '../users/unlock.service.ts';
+import { IdParams } from '../users/users.schemas.ts';
 
 /** A bodiless POST: no body, or `{}` (docs/api.md §11), and nothing else. */
 const UnlockBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()]);

@@ -1,17 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../context.ts';
-import { listIdentities } from '../modules/account/account.queries.ts';
-import { type Endpoint, endpoint } from '../modules/endpoint.ts';
-import { MODULE_NAMES } from '../modules/module-state.ts';
-import { IdParams } from '../modules/users/users.schemas.ts';
-import { getUser } from '../modules/users/users.service.ts';
-import { requireAuth } from '../security/guard.ts';
-import { loadPageAssets } from './assets.ts';
-import { assetEndpoint, pageModules } from './pages.routes.ts';
-import { createPageRenderer } from './shell.ts';
-
-/** What the console needs of the module catalog (declared here: the registry imports this file). */
-type ModuleCatalog = ReadonlyArray<{ readonly endpoints: readonly string[] }>;
+import type { AppContext } from '../../context.ts';
+import { loadPageAssets } from '../../pages/assets.ts';
+import { assetEndpoint, pageModules, usableModules } from '../../pages/page-routes.ts';
+import { createPageRenderer } from '../../pages/shell.ts';
+import { requireAuth } from '../../security/guard.ts';
+import { listIdentities } from '../account/account.queries.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import type { ModuleDirectory } from '../module.ts';
+import { IdParams } from '../users/users.schemas.ts';
+import { getUser } from '../users/users.service.ts';
 
 export const CONSOLE_ASSET_PATH = '/admin/assets';
 
@@ -31,8 +28,8 @@ const IdentityList = Type.Object({
  * identities. Everything else the console shows or changes goes through the documented endpoints.
  * All are hidden: the module list shows `console` with `endpoints: []` and the forms' index stays exact.
  */
-export function consoleEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): Endpoint[] {
-  const usable = pageModules(ctx, catalog);
+export function consoleEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpoint[] {
+  const usable = pageModules(ctx, modules);
   const assets = loadPageAssets(ctx.config);
   const renderer = createPageRenderer(ctx.config, assets, CONSOLE_ASSET_PATH);
   return [
@@ -54,7 +51,7 @@ export function consoleEndpoints(ctx: AppContext, catalog: () => ModuleCatalog):
           fragment: 'admin',
           script: 'admin.js',
           stylesheet: 'admin.css',
-          modules: MODULE_NAMES.filter(usable),
+          modules: usableModules(modules, usable),
         }),
     }),
     endpoint({
