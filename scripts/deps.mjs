@@ -2,9 +2,10 @@
 // rule"), checked by dependency-cruiser. dependency-cruiser reads TypeScript through the TypeScript
 // compiler's JavaScript API (typescript <7), which TypeScript 7 no longer has; so this script hands
 // it the same tree as JavaScript: every src/ file with its types erased by Node's own
-// `stripTypeScriptTypes` (positions kept), each type-only import kept as a bare import (a type-only
-// dependency counts like any other), `.ts` specifiers and names turned into `.mjs`, in a temporary
-// folder. The report names the .ts files again. Exit status: dependency-cruiser's (non-zero on a
+// `stripTypeScriptTypes` (positions kept), each type-only import kept as a call
+// `typeOnlyImport('<specifier>')` (which .dependency-cruiser.cjs declares as an exotic require, so a
+// type-only dependency obeys every rule like any other and the no-circular rule can tell it apart),
+// `.ts` specifiers and names turned into `.mjs`, in a temporary folder. The report names the .ts files again. Exit status: dependency-cruiser's (non-zero on a
 // violation).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,8 +27,12 @@ function mirrorTree(dir) {
       mirrorTree(path);
     } else if (entry.name.endsWith('.ts')) {
       const source = readFileSync(join(root, path), 'utf8');
-      const typeOnly = [...source.matchAll(TYPE_ONLY)].map((m) => `import '${m[1]}';`);
-      const code = `${stripTypeScriptTypes(source, { mode: 'strip' })}\n${typeOnly.join('\n')}\n`;
+      const stripped = stripTypeScriptTypes(source, { mode: 'strip' });
+      // A module also imported for a value keeps only that (plain) dependency.
+      const typeOnly = [...new Set([...source.matchAll(TYPE_ONLY)].map((m) => m[1]))]
+        .filter((specifier) => !stripped.includes(`'${specifier}'`))
+        .map((specifier) => `typeOnlyImport('${specifier}');`);
+      const code = `${stripped}\n${typeOnly.join('\n')}\n`;
       mkdirSync(join(mirror, dir), { recursive: true });
       writeFileSync(join(mirror, path.replace(/\.ts$/, '.mjs')), code.replace(TS_SPECIFIER, '$1$2.mjs$1'));
     }

@@ -7,8 +7,9 @@ import type { HealthCheck } from './health-check.ts';
 import { createMailTransport, type MailTransport } from './mail/mailer.ts';
 import { createOutbox, type Outbox } from './mail/outbox.ts';
 import { createOidcClient, type OidcClient } from './modules/idp/oidc-client.ts';
-import { MODULE_INFO } from './modules/module-info.ts';
 import { createModuleState, followModuleNotifications, type ModuleState } from './modules/module-state.ts';
+import { MODULES, moduleHealthChecks } from './modules/registry.ts';
+import { createScheduler, type Scheduler } from './scheduler.ts';
 import { type AccessTokens, createAccessTokens } from './security/access-tokens.ts';
 import { createPasswordHasher, type PasswordHasher } from './security/passwords.ts';
 import { createSessionReader, type SessionReader } from './security/session-cache.ts';
@@ -38,6 +39,11 @@ export interface AppContext {
   readonly startedAt: number;
   /** Optional dependency checks (mailer, idp); each reports `disabled` until its module wires it. */
   readonly healthChecks: Map<string, () => Promise<HealthCheck>>;
+  /**
+   * The one scheduler of background jobs (src/scheduler.ts): the modules' jobs, started with the
+   * service (`startJobs` in registry.ts), each reported in `/health/detailed`.
+   */
+  readonly jobs: Scheduler;
   /** Called on shutdown, in reverse order of registration (timers, workers, listeners). */
   readonly closers: Array<() => Promise<void> | void>;
 }
@@ -45,7 +51,7 @@ export interface AppContext {
 /** Builds the context on an open, migrated database. */
 export async function createContext(config: Config, database: Database, log: Logger): Promise<AppContext> {
   const { db } = database;
-  const modules = await createModuleState(db, config.apiForm, MODULE_INFO, {
+  const modules = await createModuleState(db, config.apiForm, MODULES, {
     announce: database.dialect === 'postgres' && config.databaseListenUrl !== null,
   });
   const keys = await createKeyStore(db, {
@@ -95,34 +101,17 @@ export async function createContext(config: Config, database: Database, log: Log
     mail: { transport, outbox },
     oidc,
     startedAt: Date.now(),
-    healthChecks: new Map([
-      ['mailer', () => outbox.health()],
-      // A provider nobody may sign in with (module off) does not count against the service's health.
-      [
-        'idp',
-        async () => (oidc && modules.isEnabled('idp') ? oidc.probe() : { status: 'disabled' as const }),
-      ],
-    ]),
+    healthChecks: new Map([['mailer', () => outbox.health()]]),
+    jobs: createScheduler(log),
     closers: [],
   };
-  // Toggles made by other instances arrive within the 5 s of docs/api.md §2 (PostgreSQL also pushes them).
-  // A revoked signing key (`gatehouse rotate-keys --revoke`) is dropped on the same beat
-  // (docs/operations.md, "A compromised signing key").
-  const poll = setInterval(() => {
-    modules.refresh().catch((err: unknown) => log.warn({ err }, 'module state refresh failed'));
-    keys.dropRevoked().catch((err: unknown) => log.warn({ err }, 'signing key revocation check failed'));
-  }, 2000);
-  poll.unref();
-  // A key added by `gatehouse rotate-keys` (or another instance) starts signing here within a minute.
-  const keyReload = setInterval(() => {
-    keys.reload().catch((err: unknown) => log.warn({ err }, 'signing key reload failed'));
-  }, 60_000);
-  keyReload.unref();
+  // The modules' own checks (the identity provider's), after the mailer, in module order.
+  for (const [name, check] of moduleHealthChecks()) ctx.healthChecks.set(name, () => check(ctx));
   ctx.closers.push(
     () => ctx.sessions.close(),
     () => transport.close(),
-    () => clearInterval(poll),
-    () => clearInterval(keyReload),
+    // Clears every job's timer and waits for the runs in progress.
+    () => ctx.jobs.stop(),
   );
   if (database.dialect === 'postgres' && config.databaseListenUrl !== null) {
     ctx.closers.push(followModuleNotifications(modules, config.databaseListenUrl, log));

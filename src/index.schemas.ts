@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
 /** The index of docs/api.md §3. */
 export const IndexResponse = Type.Object({
@@ -7,3 +7,4 @@ export const IndexResponse = Type.Object({
   version: Type.Literal('v1'),
   documentation: Type.Record(Type.String(), Type.Record(Type.String(), Type.String())),
 });
+export type IndexResponse = Static<typeof IndexResponse>;

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { ERROR_CODES } from './errors.ts';
 
 /** The problem+json body of docs/api.md §9, as OpenAPI documents every error response. */
@@ -14,3 +14,4 @@ export const ProblemSchema = Type.Object({
   mfa_token: Type.Optional(Type.String()),
   methods: Type.Optional(Type.Array(Type.String())),
 });
+export type ProblemSchema = Static<typeof ProblemSchema>;

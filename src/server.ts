@@ -5,12 +5,12 @@ import { type Config, ConfigError } from './config.ts';
 import { type AppContext, closeContext, createContext } from './context.ts';
 import { checkConnection } from './db/connection-check.ts';
 import { migrateAtStart, openDatabase } from './db/database.ts';
-import { startAuditRetention } from './modules/audit/audit.service.ts';
 import { ensureFirstAdmin } from './modules/auth/first-admin.ts';
 import {
   checkPreconditionsBeforeOpen,
   checkPreconditionsWithSwitches,
 } from './modules/module-availability.ts';
+import { startJobs } from './modules/registry.ts';
 
 /** A running service's parts, for main.ts and the end-to-end tests. */
 export interface Service {
@@ -53,8 +53,9 @@ export async function startService(config: Config, log: Logger): Promise<Service
       );
     }
     await ensureFirstAdmin(ctx);
-    startAuditRetention(ctx);
     const app = await buildApp(ctx);
+    // The background jobs of every module (the module switches' refresh among them), from now on.
+    startJobs(ctx);
     // Closed before the database (closers run newest first); pending mail goes out from here on.
     ctx.closers.push(ctx.mail.outbox.start());
     let closed = false;

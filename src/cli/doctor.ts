@@ -129,13 +129,13 @@ function sqliteFileMissing(url: string): string | null {
 /** The modules' switches as the service sees them: the form's defaults under the stored overrides. */
 async function moduleSwitches(form: ApiForm, database: Database | null): Promise<Enabled> {
   const { createModuleState } = await import('../modules/module-state.ts');
-  const { MODULE_INFO } = await import('../modules/module-info.ts');
+  const { MODULES } = await import('../modules/registry.ts');
   try {
     if (!database) throw new Error('no database');
-    const state = await createModuleState(database.db, form, MODULE_INFO);
+    const state = await createModuleState(database.db, form, MODULES);
     return (name) => state.isEnabled(name);
   } catch {
     // No overrides table yet (an empty database): the form's defaults.
-    return (name) => MODULE_INFO.some((m) => m.name === name && (m.required || m.enabledIn.includes(form)));
+    return (name) => MODULES.some((m) => m.name === name && (m.required || m.forms.includes(form)));
   }
 }

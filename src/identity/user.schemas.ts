@@ -16,6 +16,7 @@ export const UserSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+export type UserSchema = Static<typeof UserSchema>;
 
 export type PublicUser = Static<typeof UserSchema>;
 

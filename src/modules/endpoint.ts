@@ -1,4 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type {
   ContextConfigDefault,
   FastifyReply,
@@ -33,11 +34,27 @@ export type TypedReply<S extends FastifySchema> = FastifyReply<
   TypeBoxTypeProvider
 >;
 
+/** The statuses a data handler's answer may be declared with. */
+export type SuccessStatus = 200 | 201 | 202 | 204;
+
+type Awaitable<T> = T | Promise<T>;
+type Responses<S> = S extends { response: infer R } ? R : Record<never, never>;
+
 /**
- * One endpoint, declared once. Routing, the index `documentation`, the admin module list, the
- * module-disabled check and OpenAPI are all derived from these declarations.
+ * What a data handler must return for status `St`: the TypeBox `Static` of that status's response
+ * schema; nothing for 204. A status without a response schema makes every return a type error.
  */
-export interface Endpoint<S extends FastifySchema = FastifySchema> {
+export type ResponseBody<S extends FastifySchema, St extends number> = St extends 204
+  ? // biome-ignore lint/suspicious/noConfusingVoidType: a 204 handler returns nothing (an async function's Promise<void>)
+    void
+  : St extends keyof Responses<S>
+    ? Responses<S>[St] extends TSchema
+      ? Static<Responses<S>[St]>
+      : never
+    : never;
+
+/** What every endpoint declares, whatever its handler. */
+interface EndpointBase<S extends FastifySchema> {
   /** Index group and label (docs/api.md §3), e.g. `auth` / `login`. */
   group: string;
   label: string;
@@ -50,16 +67,85 @@ export interface Endpoint<S extends FastifySchema = FastifySchema> {
   /** Served but not listed in the index (e.g. `/.well-known/jwks.json`). */
   hidden?: boolean;
   /**
-   * The response carries tokens: `Cache-Control: no-store` (RFC 6749 §5.1). Every endpoint that
-   * is not public gets it anyway — its responses are about the caller.
+   * The response carries tokens: `Cache-Control: no-store` on every answer, refusals of the
+   * schema and the guard included (RFC 6749 §5.1). Every endpoint that is not public gets it
+   * anyway — its responses are about the caller.
    */
   issuesTokens?: boolean;
-  handler: (request: TypedRequest<S>, reply: TypedReply<S>) => unknown;
 }
 
-/** Declares an endpoint with its handler typed from its schemas. */
-export function endpoint<const S extends FastifySchema>(definition: Endpoint<S>): Endpoint {
-  return definition as unknown as Endpoint;
+/** The usual endpoint: the handler returns data; the status and headers are declared here. */
+export interface DataEndpoint<S extends FastifySchema, St extends SuccessStatus> extends EndpointBase<S> {
+  /** The success status (default 200); its response schema types the handler's result. */
+  status?: St;
+  /** Only where the status depends on the answer (the health checks: 200 or 503). */
+  statusOf?: (body: ResponseBody<S, St>) => keyof Responses<S> & number;
+  /** The `Location` of a created resource (201). */
+  location?: (body: ResponseBody<S, St>) => string;
+  /**
+   * `Cache-Control` of the handler's answers, refusals the handler throws included (e.g. `no-store`
+   * on a public answer about a bearer secret, `public, max-age=300` on the JWKS).
+   */
+  cacheControl?: string;
+  handler: (request: TypedRequest<S>) => Awaitable<ResponseBody<S, St>>;
+  ownsReply?: never;
+}
+
+/**
+ * The escape for a handler that truly needs the reply (a page, a static file with its ETag, a
+ * non-JSON body): it must send the answer itself. docs/architecture.md lists the ones there are.
+ */
+export interface ReplyEndpoint<S extends FastifySchema> extends EndpointBase<S> {
+  ownsReply: true;
+  handler: (request: TypedRequest<S>, reply: TypedReply<S>) => Awaitable<FastifyReply>;
+}
+
+/** A declared endpoint, as the app registers it: the handler is ready for Fastify. */
+export interface Endpoint extends EndpointBase<FastifySchema> {
+  handler: (request: FastifyRequest, reply: FastifyReply) => unknown;
+}
+
+/**
+ * Declares an endpoint with its handler typed from its schemas: the request from `params`,
+ * `querystring` and `body`; a data handler's result from the response schema of its `status`.
+ */
+export function endpoint<const S extends FastifySchema>(definition: ReplyEndpoint<S>): Endpoint;
+export function endpoint<const S extends FastifySchema, const St extends SuccessStatus = 200>(
+  definition: DataEndpoint<S, St>,
+): Endpoint;
+export function endpoint(
+  definition: DataEndpoint<FastifySchema, SuccessStatus> | ReplyEndpoint<FastifySchema>,
+): Endpoint {
+  if (definition.ownsReply === true) {
+    const { ownsReply: _, ...rest } = definition;
+    return rest as unknown as Endpoint;
+  }
+  const {
+    status = 200,
+    statusOf,
+    location,
+    cacheControl,
+    handler,
+    ...rest
+  } = definition as unknown as DataEndpoint<FastifySchema, SuccessStatus>;
+  const finish = (reply: FastifyReply, body: unknown): unknown => {
+    if (statusOf !== undefined) reply.status(statusOf(body as never));
+    else if (status !== 200) reply.status(status);
+    if (location !== undefined) reply.header('location', location(body as never));
+    if (status === 204) return reply.send(null);
+    return body;
+  };
+  return {
+    ...rest,
+    handler: (request, reply) => {
+      if (cacheControl !== undefined) reply.header('cache-control', cacheControl);
+      const out = handler(request as never);
+      if (out instanceof Promise) return out.then((body) => finish(reply, body));
+      const answer = finish(reply, out);
+      // A sync handler's sent reply is not handed back to Fastify (it would be sent twice).
+      return answer === reply ? undefined : answer;
+    },
+  };
 }
 
 /** `GET /api/v1/users/<id>`: how the index and the module list write an endpoint. */

@@ -5,41 +5,20 @@ import { dialectOf } from '../db/dialect.ts';
 import { startListener } from '../db/notifications.ts';
 import type { DB } from '../db/schema.ts';
 import { notify, readModuleOverrides, upsertModuleOverride } from './module-state.queries.ts';
+import type { ModuleName } from './registry.ts';
 
 /** The PostgreSQL channel a module toggle is announced on (payload: the module's name). */
 export const MODULES_CHANNEL = 'gatehouse_modules';
 
-/** The modules of docs/api.md §2, in that order. Later optional modules are appended and start disabled. */
-export const MODULE_NAMES = [
-  'core',
-  'health',
-  'admin',
-  'auth',
-  'users',
-  'account',
-  'user_admin',
-  'idp',
-  'invitations',
-  'audit',
-  'recovery',
-  'email',
-  'registration',
-  'mfa',
-  'passkeys',
-  'sessions',
-  'pages',
-  'console',
-] as const;
+// The names come from the module list (registry.ts); the state only needs them as a type.
+export type { ModuleName };
 
-export type ModuleName = (typeof MODULE_NAMES)[number];
-
-/** What the registry says about a module, apart from its endpoints. */
+/** What the state needs of a module: its name, whether it is required, the forms it starts on in. */
 export interface ModuleInfo {
   name: ModuleName;
   required: boolean;
-  description: string;
   /** Forms in which the module starts enabled (required modules: always). */
-  enabledIn: readonly ApiForm[];
+  forms: readonly ApiForm[];
 }
 
 /** A module's public description, as the admin module list and the index show it. */
@@ -75,7 +54,7 @@ export async function createModuleState(
   modules: readonly ModuleInfo[],
   options: { announce?: boolean } = {},
 ): Promise<ModuleState> {
-  const defaults = new Map(modules.map((m) => [m.name, m.required || m.enabledIn.includes(form)]));
+  const defaults = new Map(modules.map((m) => [m.name, m.required || m.forms.includes(form)]));
   const required = new Set(modules.filter((m) => m.required).map((m) => m.name));
   const announce = options.announce === true && dialectOf(db) === 'postgres';
   let current = new Map(defaults);

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { loggableUrl, recordedRoutes, recordRoutes } from '../../src/log-url.ts';
 import { createLogger } from '../../src/logger.ts';
-import { MODULE_NAMES } from '../../src/modules/module-state.ts';
+import { MODULE_NAMES } from '../../src/modules/registry.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { authHeaders, firstAdmin } from '../helpers/users.ts';

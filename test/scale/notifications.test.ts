@@ -4,12 +4,12 @@ import pg from 'pg';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { startListener } from '../../src/db/notifications.ts';
 import { createLogger } from '../../src/logger.ts';
-import { MODULE_INFO } from '../../src/modules/module-info.ts';
 import {
   createModuleState,
   followModuleNotifications,
   MODULES_CHANNEL,
 } from '../../src/modules/module-state.ts';
+import { MODULES } from '../../src/modules/registry.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
@@ -152,7 +152,7 @@ describe('LISTEN/NOTIFY [postgres]', { skip: base ? false : 'needs TEST_DATABASE
     const t = await buildTestApp('postgres');
     // A second module state on the same database with nothing but the notification follower: no
     // polling timer exists here, so only NOTIFY can carry the change.
-    const follower = await createModuleState(t.ctx.db, 'A', MODULE_INFO);
+    const follower = await createModuleState(t.ctx.db, 'A', MODULES);
     let connects = 0;
     const stop = followModuleNotifications(follower, t.databaseUrl, log);
     try {

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { UserSchema } from '../../identity/index.ts';
 import { MfaStatus } from '../mfa/index.ts';
 
@@ -14,6 +14,7 @@ export const ChangePasswordBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type ChangePasswordBody = Static<typeof ChangePasswordBody>;
 
 export const ProfileResponse = Type.Object(
   {
@@ -44,3 +45,4 @@ export const ProfileResponse = Type.Object(
   },
   { additionalProperties: false },
 );
+export type ProfileResponse = Static<typeof ProfileResponse>;

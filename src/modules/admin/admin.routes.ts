@@ -5,14 +5,13 @@ import { quoted } from '../../quoted.ts';
 import { requestActor } from '../audit/index.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { checkFactorModuleOff } from '../mfa/index.ts';
-import { moduleUnavailable } from '../module-availability.ts';
-import type { ModuleCatalog } from '../module-state.ts';
+import type { ModuleDirectory } from '../module.ts';
 import { ModuleList, ModuleObject, ModuleParams, ToggleBody } from './admin.schemas.ts';
 
 /** admin.modules and admin.module_toggle (docs/api.md §8). The catalog is the registry's own derivation. */
-export function adminEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): Endpoint[] {
+export function adminEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpoint[] {
   const describe = (name: string) => {
-    const entry = catalog().find((m) => m.name === name);
+    const entry = modules.catalog().find((m) => m.name === name);
     if (!entry) throw new ApiError('not_found', { detail: `There is no module named ${quoted(name)}` });
     return { ...entry, enabled: ctx.modules.isEnabled(entry.name) };
   };
@@ -25,7 +24,7 @@ export function adminEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): E
       access: 'admin',
       summary: 'List the modules with their state and endpoints',
       schema: { response: { 200: ModuleList } },
-      handler: () => ({ data: catalog().map((m) => describe(m.name)) }),
+      handler: () => ({ data: modules.catalog().map((m) => describe(m.name)) }),
     }),
     endpoint({
       group: 'admin',
@@ -42,7 +41,7 @@ export function adminEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): E
             detail: `The ${module.name} module is required and cannot be disabled`,
           });
         }
-        const unavailable = req.body.enabled && !module.enabled ? moduleUnavailable(ctx, module.name) : null;
+        const unavailable = req.body.enabled && !module.enabled ? modules.unavailable(module.name) : null;
         if (unavailable !== null) throw new ApiError('module_unavailable', { detail: unavailable });
         const force = req.body.force === true;
         await ctx.modules.set(module.name, req.body.enabled, async (trx) => {

@@ -1,4 +1,4 @@
-import { type TLiteral, Type } from '@sinclair/typebox';
+import { type Static, type TLiteral, Type } from '@sinclair/typebox';
 import { AUDIT_ACTIONS, type AuditAction } from '../../identity/index.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -23,6 +23,7 @@ export const AuditQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+export type AuditQuery = Static<typeof AuditQuery>;
 
 export const AuditEntry = Type.Object({
   id: Type.String(),
@@ -43,8 +44,10 @@ export const AuditEntry = Type.Object({
   user_agent: Nullable(Type.String()),
   details: Type.Record(Type.String(), Type.Unknown()),
 });
+export type AuditEntry = Static<typeof AuditEntry>;
 
 export const AuditPage = Type.Object({
   data: Type.Array(AuditEntry),
   next_cursor: Type.Union([Type.String(), Type.Null()]),
 });
+export type AuditPage = Static<typeof AuditPage>;

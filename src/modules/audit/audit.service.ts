@@ -9,29 +9,11 @@ import {
   listAudit,
   pruneAudit,
 } from './audit.queries.ts';
+import type { AuditEntry, AuditPage } from './audit.schemas.ts';
 
 /** The actor of a request: the authenticated user, else anonymous. */
 export function requestActor(request: { auth: { user: { id: string } } | null }): AuditActor {
   return request.auth ? { type: 'user', id: request.auth.user.id } : { type: 'anonymous' };
-}
-
-/** An audit entry as the API returns it. */
-export interface PublicAuditEntry {
-  id: string;
-  at: string;
-  action: string;
-  outcome: 'success' | 'failure';
-  actor_type: 'user' | 'system' | 'anonymous';
-  actor_id: string | null;
-  /** The actor's current address, so a person reads names, not ids; null once the account is gone. */
-  actor_email: string | null;
-  target_type: string | null;
-  target_id: string | null;
-  /** The target user's current address (target_type `user`); null otherwise or once it is gone. */
-  target_email: string | null;
-  ip: string | null;
-  user_agent: string | null;
-  details: Record<string, unknown>;
 }
 
 /** One page of the listing plus the cursor of the next (null on the last page). */
@@ -40,7 +22,7 @@ export async function auditPage(
   filter: AuditFilter,
   limit: number,
   cursor: string | undefined,
-): Promise<{ data: PublicAuditEntry[]; next_cursor: string | null }> {
+): Promise<AuditPage> {
   if (filter.from !== undefined && filter.to !== undefined && filter.from > filter.to) {
     throw new ApiError('validation_failed', {
       detail: 'from must not be after to',
@@ -68,7 +50,7 @@ function userIdsOf(rows: readonly AuditRow[]): string[] {
   return [...ids];
 }
 
-function toPublicEntry(row: AuditRow, emails: ReadonlyMap<string, string>): PublicAuditEntry {
+function toPublicEntry(row: AuditRow, emails: ReadonlyMap<string, string>): AuditEntry {
   let details: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(row.details);
@@ -132,39 +114,7 @@ export function decodeCursor(cursor: string): AuditPosition {
   return { at, id };
 }
 
-const PRUNE_EVERY_MS = 60 * 60 * 1000;
-const FIRST_PRUNE_AFTER_MS = 30_000;
-
 /** Deletes entries past AUDIT_RETENTION_DAYS; returns how many. */
 export function pruneExpiredAudit(ctx: AppContext, now = Date.now()): Promise<number> {
   return pruneAudit(ctx.db, now - ctx.config.auditRetentionDays * 86_400_000);
-}
-
-/**
- * Prunes in the background: shortly after start, then hourly. Every instance may run it; the
- * deletes are idempotent. Registered in ctx.closers, which waits for a prune in progress.
- */
-export function startAuditRetention(ctx: AppContext): void {
-  let running: Promise<void> | null = null;
-  const run = () => {
-    if (running) return;
-    running = pruneExpiredAudit(ctx)
-      .then((n) => {
-        if (n > 0)
-          ctx.log.info({ deleted: n, retention_days: ctx.config.auditRetentionDays }, 'audit entries pruned');
-      })
-      .catch((err: unknown) => ctx.log.warn({ err }, 'audit pruning failed'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const first = setTimeout(run, FIRST_PRUNE_AFTER_MS);
-  const every = setInterval(run, PRUNE_EVERY_MS);
-  first.unref();
-  every.unref();
-  ctx.closers.push(async () => {
-    clearTimeout(first);
-    clearInterval(every);
-    await running;
-  });
 }

@@ -5,24 +5,15 @@ import { requireAuth } from '../../security/guard.ts';
 import { createLoginThrottle } from '../../security/throttle.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { JwksResponse, LoginBody, LogoutBody, RefreshBody, VerifyTokenResponse } from './auth.schemas.ts';
-import { login, logout, pruneAuthState } from './auth.service.ts';
+import { login, logout } from './auth.service.ts';
 import { discoveryEndpoints } from './discovery.routes.ts';
 import { refresh } from './refresh.service.ts';
-
-// Spent counters and expired refresh tokens linger at most this long before they are deleted.
-const PRUNE_INTERVAL_MS = 10 * 60_000;
 
 /** The auth module (docs/api.md §5): login, logout, refresh, token verification and the public keys. */
 export function authEndpoints(ctx: AppContext): Endpoint[] {
   const throttle = createLoginThrottle(ctx.db, {
     failuresPerAddressPerMin: ctx.config.loginFailuresPerAddressPerMin,
   });
-  const prune = setInterval(() => {
-    pruneAuthState(ctx, throttle).catch((err: unknown) => ctx.log.warn({ err }, 'auth state pruning failed'));
-  }, PRUNE_INTERVAL_MS);
-  prune.unref();
-  ctx.closers.push(() => clearInterval(prune));
-
   return [
     endpoint({
       group: 'auth',
@@ -43,9 +34,9 @@ export function authEndpoints(ctx: AppContext): Endpoint[] {
       access: 'authenticated',
       summary: 'End this session, or every session of the user with {"scope":"global"}',
       schema: { body: LogoutBody, response: { 204: Type.Null() } },
-      handler: async (req, reply) => {
+      status: 204,
+      handler: async (req) => {
         await logout(ctx, requireAuth(req), req.body?.scope ?? 'local', clientInfo(req));
-        return reply.status(204).send(null);
       },
     }),
     endpoint({
@@ -87,10 +78,8 @@ export function authEndpoints(ctx: AppContext): Endpoint[] {
       hidden: true,
       summary: 'Public keys that verify Gatehouse access tokens',
       schema: { response: { 200: JwksResponse } },
-      handler: (_req, reply) => {
-        reply.header('cache-control', 'public, max-age=300');
-        return ctx.keys.jwks();
-      },
+      cacheControl: 'public, max-age=300',
+      handler: () => ctx.keys.jwks(),
     }),
     ...discoveryEndpoints(ctx),
   ];

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { TokenResponse, UserSchema } from '../../identity/index.ts';
 
 export { TokenResponse };
@@ -19,6 +19,7 @@ export const ClaimsSchema = Type.Object({
   email: Type.Optional(Type.String()),
   email_verified: Type.Optional(Type.Boolean()),
 });
+export type ClaimsSchema = Static<typeof ClaimsSchema>;
 
 export const VerifyTokenResponse = Type.Object({
   valid: Type.Literal(true),
@@ -27,10 +28,12 @@ export const VerifyTokenResponse = Type.Object({
   expires_at: Type.String({ format: 'date-time' }),
   claims: ClaimsSchema,
 });
+export type VerifyTokenResponse = Static<typeof VerifyTokenResponse>;
 
 export const JwksResponse = Type.Object({
   keys: Type.Array(Type.Object({}, { additionalProperties: true })),
 });
+export type JwksResponse = Static<typeof JwksResponse>;
 
 /**
  * Passwords longer than the policy's 256 allow (docs/api.md §5) cannot be anyone's password, so they are
@@ -43,11 +46,13 @@ export const LoginBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type LoginBody = Static<typeof LoginBody>;
 
 export const RefreshBody = Type.Object(
   { refresh_token: Type.String({ minLength: 1, maxLength: 512 }) },
   { additionalProperties: false },
 );
+export type RefreshBody = Static<typeof RefreshBody>;
 
 /** Logout's body is optional: an absent body reaches the validator as null. */
 export const LogoutBody = Type.Union([
@@ -57,3 +62,4 @@ export const LogoutBody = Type.Union([
   ),
   Type.Null(),
 ]);
+export type LogoutBody = Static<typeof LogoutBody>;

@@ -30,10 +30,8 @@ export function discoveryEndpoints(ctx: AppContext): Endpoint[] {
       hidden: true,
       summary: 'RFC 8414 metadata: the issuer of Gatehouse access tokens and its JWKS',
       schema: { response: { 200: Metadata } },
-      handler: (_req, reply) => {
-        reply.header('cache-control', CACHE);
-        return base();
-      },
+      cacheControl: CACHE,
+      handler: () => base(),
     }),
     endpoint({
       group: 'auth',
@@ -44,14 +42,12 @@ export function discoveryEndpoints(ctx: AppContext): Endpoint[] {
       hidden: true,
       summary: 'OpenID discovery document: the issuer, its JWKS and the signing algorithms in it',
       schema: { response: { 200: Metadata } },
-      handler: (_req, reply) => {
-        reply.header('cache-control', CACHE);
-        return {
-          ...base(),
-          subject_types_supported: ['public'],
-          id_token_signing_alg_values_supported: ctx.keys.algorithms(),
-        };
-      },
+      cacheControl: CACHE,
+      handler: () => ({
+        ...base(),
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ctx.keys.algorithms(),
+      }),
     }),
   ];
 }

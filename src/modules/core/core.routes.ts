@@ -22,10 +22,8 @@ export function coreEndpoints(ctx: AppContext): Endpoint[] {
       access: 'public',
       summary: 'Database reachability and migration state',
       schema: { response: { 200: Core, 503: Core } },
-      handler: async (_req, reply) => {
-        const body = await coreHealth(ctx);
-        return reply.status(body.status === 'ok' ? 200 : 503).send(body);
-      },
+      statusOf: (body) => (body.status === 'ok' ? 200 : 503),
+      handler: () => coreHealth(ctx),
     }),
     ...metricsEndpoints(ctx),
   ];

@@ -19,6 +19,8 @@ export function metricsEndpoints(ctx: AppContext): Endpoint[] {
       access: 'public',
       hidden: true,
       summary: 'Prometheus metrics (Bearer METRICS_TOKEN; anonymous only with METRICS_PUBLIC=true)',
+      // Not JSON: the handler sets the exposition format's content type and sends the text itself.
+      ownsReply: true,
       schema: { response: { 200: Type.String({ description: 'Prometheus text exposition format 0.0.4' }) } },
       handler: async (req, reply) => {
         // Anonymous metrics only when the operator opens them on purpose (docs/api.md §10):

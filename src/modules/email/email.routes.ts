@@ -35,11 +35,13 @@ export function emailEndpoints(ctx: AppContext): Endpoint[] {
       access: 'public',
       summary: 'Mail the caller a link that confirms their address',
       schema: { body: VerificationBody, response: { 202: MessageResponse } },
-      handler: async (req, reply) => {
+      status: 202,
+      cacheControl: 'no-store',
+      handler: async (req) => {
         const client = clientInfo(req);
         const body = req.body && 'email' in req.body ? req.body : null;
         const token = bearerToken(req);
-        let result: { message: string };
+        let result: MessageResponse;
         if (token !== null) {
           if (body) throw new ApiError('validation_failed', { detail: 'With a token, send no body' });
           const auth = await createAuthenticator(
@@ -62,7 +64,7 @@ export function emailEndpoints(ctx: AppContext): Endpoint[] {
             headers: { 'www-authenticate': CHALLENGE },
           });
         }
-        return reply.status(202).header('cache-control', 'no-store').send(result);
+        return result;
       },
     }),
     endpoint({
@@ -73,10 +75,8 @@ export function emailEndpoints(ctx: AppContext): Endpoint[] {
       access: 'public',
       summary: 'Show a verification or change link (reads only: opening never uses it up)',
       schema: { params: LinkTokenParams, response: { 200: EmailLinkView } },
-      handler: async (req, reply) => {
-        reply.header('cache-control', 'no-store');
-        return viewEmailLink(ctx, req.params.token, clientInfo(req));
-      },
+      cacheControl: 'no-store',
+      handler: (req) => viewEmailLink(ctx, req.params.token, clientInfo(req)),
     }),
     endpoint({
       group: 'auth',
@@ -86,10 +86,8 @@ export function emailEndpoints(ctx: AppContext): Endpoint[] {
       access: 'public',
       summary: 'Use a verification or change link: the address is proven (and switched, for a change)',
       schema: { params: LinkTokenParams, body: EmptyBody, response: { 200: UserEnvelope } },
-      handler: async (req, reply) => {
-        reply.header('cache-control', 'no-store');
-        return useEmailLink(ctx, req.params.token, clientInfo(req));
-      },
+      cacheControl: 'no-store',
+      handler: (req) => useEmailLink(ctx, req.params.token, clientInfo(req)),
     }),
     endpoint({
       group: 'auth',
@@ -99,10 +97,8 @@ export function emailEndpoints(ctx: AppContext): Endpoint[] {
       access: 'authenticated',
       summary: 'Ask to change the address: a link to the new one, a notice to the current one',
       schema: { body: ChangeBody, response: { 202: MessageResponse } },
-      handler: async (req, reply) =>
-        reply
-          .status(202)
-          .send(await requestEmailChange(ctx, requireAuth(req).user, req.body, clientInfo(req))),
+      status: 202,
+      handler: (req) => requestEmailChange(ctx, requireAuth(req).user, req.body, clientInfo(req)),
     }),
   ];
 }

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { FreshProofFields } from '../mfa/index.ts';
 import { EmailInput, PasswordInput } from '../recovery/index.ts';
 
@@ -13,6 +13,7 @@ export const VerificationBody = Type.Union([
   Type.Object({}, { additionalProperties: false }),
   Type.Null(),
 ]);
+export type VerificationBody = Static<typeof VerificationBody>;
 
 export const EmailLinkView = Type.Object(
   {
@@ -22,6 +23,7 @@ export const EmailLinkView = Type.Object(
   },
   { additionalProperties: false },
 );
+export type EmailLinkView = Static<typeof EmailLinkView>;
 
 /**
  * POST /email/change: the new address and a fresh proof (docs/api.md §16: `current_password`,
@@ -32,3 +34,4 @@ export const ChangeBody = Type.Object(
   { new_email: EmailInput, ...FreshProofFields, current_password: Type.Optional(PasswordInput) },
   { additionalProperties: false },
 );
+export type ChangeBody = Static<typeof ChangeBody>;

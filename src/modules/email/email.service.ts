@@ -7,7 +7,6 @@ import {
   findUserByEmail,
   findUserById,
   iso,
-  type PublicUser,
   recordAudit,
   revokeUserSessions,
   toPublicUser,
@@ -28,6 +27,7 @@ import { checkPasswordReserved, wrongPassword } from '../../security/password-at
 import { type FreshProof, requireFreshProof } from '../mfa/index.ts';
 import { emailOr400 } from '../recovery/index.ts';
 import { markEmailVerified, switchEmail } from './email.queries.ts';
+import type { EmailLinkView, MessageResponse, UserEnvelope } from './email.schemas.ts';
 
 export const VERIFICATION_MESSAGE = 'We have sent a link to confirm your address.';
 export const CHANGE_MESSAGE = 'We have sent a link to the new address; nothing changes until it is used.';
@@ -69,7 +69,7 @@ export async function requestVerification(
   ctx: AppContext,
   user: UserRow,
   client: ClientInfo,
-): Promise<{ message: string }> {
+): Promise<MessageResponse> {
   if (user.email_verified === 1) {
     throw new ApiError('email_already_verified', { detail: 'This address is already verified' });
   }
@@ -100,7 +100,7 @@ export async function requestVerificationWithPassword(
   ctx: AppContext,
   input: { email: string; password: string },
   client: ClientInfo,
-): Promise<{ message: string }> {
+): Promise<MessageResponse> {
   const email = emailOr400(input.email);
   const user = await findUserByEmail(ctx.db, email);
   if (!(await checkPasswordReserved(ctx, user, email, input.password, client.ip)) || !user) {
@@ -117,7 +117,7 @@ export async function viewEmailLink(
   ctx: AppContext,
   token: string,
   client: ClientInfo,
-): Promise<{ email: string; purpose: 'verify' | 'change'; expires_at: string }> {
+): Promise<EmailLinkView> {
   const { link } = await peekLinkReserved(ctx.db, token, ['email_verify', 'email_change'], client.ip);
   return {
     email: link.email,
@@ -136,7 +136,7 @@ export async function useEmailLink(
   ctx: AppContext,
   token: string,
   client: ClientInfo,
-): Promise<{ user: PublicUser }> {
+): Promise<UserEnvelope> {
   const { link, user } = await peekLinkReserved(ctx.db, token, ['email_verify', 'email_change'], client.ip);
   const updated = await ctx.db.transaction().execute(async (trx): Promise<UserRow> => {
     const now = Date.now();
@@ -197,7 +197,7 @@ export async function requestEmailChange(
   user: UserRow,
   input: { new_email: string } & FreshProof,
   client: ClientInfo,
-): Promise<{ message: string }> {
+): Promise<MessageResponse> {
   const newEmail = emailOr400(input.new_email, '/new_email');
   const sameAddress = async () => {
     if (newEmail === user.email) {

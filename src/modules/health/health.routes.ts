@@ -38,10 +38,8 @@ export function healthEndpoints(ctx: AppContext): Endpoint[] {
       access: 'public',
       summary: 'Dependency checks, module switches, version and uptime',
       schema: { response: { 200: Detailed, 503: Detailed } },
-      handler: async (_req, reply) => {
-        const body = await detailedHealth(ctx, VERSION);
-        return reply.status(body.status === 'ok' ? 200 : 503).send(body);
-      },
+      statusOf: (body) => (body.status === 'ok' ? 200 : 503),
+      handler: () => detailedHealth(ctx, VERSION),
     }),
   ];
 }

@@ -3,20 +3,9 @@ import { clientInfo } from '../../identity/index.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { ConfigResponse, VerifyBody, VerifyResponse } from './idp.schemas.ts';
 import { idpConfig, signInWithIdToken } from './idp.service.ts';
-import { pruneIdTokenUses } from './replay.ts';
-
-// Used ID tokens past their expiry linger at most this long before they are deleted.
-const PRUNE_INTERVAL_MS = 10 * 60_000;
 
 /** idp.config and idp.verify (docs/api.md §7): sign-in through an external OpenID Connect provider. */
 export function idpEndpoints(ctx: AppContext): Endpoint[] {
-  // Idempotent, so every instance runs it; only expired rows go, which no longer guard anything.
-  const prune = setInterval(() => {
-    pruneIdTokenUses(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'used ID token pruning failed'));
-  }, PRUNE_INTERVAL_MS);
-  prune.unref();
-  ctx.closers.push(() => clearInterval(prune));
-
   return [
     endpoint({
       group: 'idp',

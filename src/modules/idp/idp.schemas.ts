@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { TokenResponse } from '../../identity/index.ts';
 
 /** `POST /api/v1/idp/verify` body: the provider's ID token and the nonce of the authentication request. */
@@ -9,11 +9,13 @@ export const VerifyBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type VerifyBody = Static<typeof VerifyBody>;
 
 export const VerifyResponse = Type.Object({
   ...TokenResponse.properties,
   created: Type.Boolean(),
 });
+export type VerifyResponse = Static<typeof VerifyResponse>;
 
 const EnabledConfig = Type.Object({
   enabled: Type.Literal(true),
@@ -28,3 +30,4 @@ const EnabledConfig = Type.Object({
 
 /** `GET /api/v1/idp/config`: the provider's endpoints, or `{"enabled": false}`. */
 export const ConfigResponse = Type.Union([EnabledConfig, Type.Object({ enabled: Type.Literal(false) })]);
+export type ConfigResponse = Static<typeof ConfigResponse>;

@@ -17,22 +17,19 @@ import {
   normalizeEmail,
   recordAudit,
   recordAudits,
-  type TokenResponse,
   updateUser,
 } from '../../identity/index.ts';
 import { countLogin } from '../core/index.ts';
 import { issueMfaToken, mfaRequired, type SecondFactorMethod, secondFactors } from '../mfa/index.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
 import { findIdentity, insertIdentity, updateIdentityEmail } from './idp.queries.ts';
+import type { VerifyResponse } from './idp.schemas.ts';
 import { assertMayLinkByEmail, LinkRefused } from './linking.ts';
 import type { Discovery } from './oidc-client.ts';
 import { reserveIdToken } from './replay.ts';
 
 /** `GET /api/v1/idp/config` (docs/api.md §7). */
 export type IdpConfig = { enabled: false } | ({ enabled: true; client_id: string } & Discovery);
-
-/** The token response of docs/api.md §5 plus whether the account was created by this sign-in. */
-export type IdpSignInResponse = TokenResponse & { created: boolean };
 
 /** A verified sign-in of an account with second factors: committed, and answered 403 `mfa_required`. */
 interface SecondFactorDue {
@@ -64,7 +61,7 @@ export async function signInWithIdToken(
   ctx: AppContext,
   input: { idToken: string; nonce?: string | undefined },
   client: ClientInfo,
-): Promise<IdpSignInResponse> {
+): Promise<VerifyResponse> {
   if (!ctx.oidc) {
     throw new ApiError('idp_not_configured', {
       detail: 'No identity provider is configured (OIDC_ISSUER, OIDC_CLIENT_ID)',
@@ -72,7 +69,7 @@ export async function signInWithIdToken(
   }
   const oidc = ctx.oidc;
   const seen: Attempt = { identity: null, userId: null };
-  let result: IdpSignInResponse | SecondFactorDue;
+  let result: VerifyResponse | SecondFactorDue;
   try {
     const identity = await verifyIdToken(oidc, input.idToken, input.nonce);
     seen.identity = identity;
@@ -133,7 +130,7 @@ async function mapAndOpen(
   identity: VerifiedIdentity,
   client: ClientInfo,
   seen: Attempt,
-): Promise<IdpSignInResponse | SecondFactorDue> {
+): Promise<VerifyResponse | SecondFactorDue> {
   const now = Date.now();
   const email = identity.email === null ? null : normalizeEmail(identity.email);
   const { issuer, subject } = identity;

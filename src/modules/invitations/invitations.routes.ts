@@ -23,11 +23,9 @@ export function invitationEndpoints(ctx: AppContext): Endpoint[] {
       access: 'public',
       summary: 'Show an invitation (reads only: opening a link never uses it up)',
       schema: { params: TokenParams, response: { 200: InvitationView } },
-      handler: async (req, reply) => {
-        // The answer is about a bearer secret: keep it out of shared caches and history.
-        reply.header('cache-control', 'no-store');
-        return viewInvitation(ctx, req.params.token);
-      },
+      // The answer is about a bearer secret: keep it out of shared caches and history.
+      cacheControl: 'no-store',
+      handler: (req) => viewInvitation(ctx, req.params.token),
     }),
     endpoint({
       group: 'auth',
@@ -37,10 +35,8 @@ export function invitationEndpoints(ctx: AppContext): Endpoint[] {
       access: 'public',
       summary: 'Accept an invitation: set the password, activate the account, sign in',
       schema: { params: TokenParams, body: SetPasswordBody, response: { 200: TokenResponse } },
-      handler: async (req, reply) => {
-        reply.header('cache-control', 'no-store');
-        return acceptInvitation(ctx, req.params.token, req.body.password, clientInfo(req));
-      },
+      cacheControl: 'no-store',
+      handler: (req) => acceptInvitation(ctx, req.params.token, req.body.password, clientInfo(req)),
     }),
     endpoint({
       group: 'users',
@@ -50,11 +46,8 @@ export function invitationEndpoints(ctx: AppContext): Endpoint[] {
       access: 'admin',
       summary: 'Invite someone by e-mail (replaces a pending invitation of the same address)',
       schema: { body: InviteBody, response: { 201: InviteResponse } },
-      handler: async (req, reply) => {
-        const { user } = requireAuth(req);
-        const result = await inviteUser(ctx, user, req.body, clientInfo(req));
-        return reply.status(201).header('cache-control', 'no-store').send(result);
-      },
+      status: 201,
+      handler: (req) => inviteUser(ctx, requireAuth(req).user, req.body, clientInfo(req)),
     }),
   ];
 }

@@ -12,7 +12,7 @@ export const InviteBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export type InviteInput = Static<typeof InviteBody>;
+export type InviteBody = Static<typeof InviteBody>;
 
 /** `POST /api/v1/users/invite` 201 response. */
 export const InviteResponse = Type.Object(
@@ -31,10 +31,11 @@ export const InviteResponse = Type.Object(
   },
   { additionalProperties: false },
 );
-export type InviteResult = Static<typeof InviteResponse>;
+export type InviteResponse = Static<typeof InviteResponse>;
 
 /** The token of an invitation link, as a path parameter (its format is checked by the service). */
 export const TokenParams = Type.Object({ token: Type.String({ maxLength: 512 }) });
+export type TokenParams = Static<typeof TokenParams>;
 
 /** `GET /api/v1/invite/<token>` 200 response. */
 export const InvitationView = Type.Object(
@@ -50,7 +51,7 @@ export const InvitationView = Type.Object(
   },
   { additionalProperties: false },
 );
-export type InvitationViewResult = Static<typeof InvitationView>;
+export type InvitationView = Static<typeof InvitationView>;
 
 /** `POST /api/v1/invite/<token>/set-password` body. */
 export const SetPasswordBody = Type.Object(
@@ -59,5 +60,6 @@ export const SetPasswordBody = Type.Object(
   { password: Type.String({ maxLength: 4096 }) },
   { additionalProperties: false },
 );
+export type SetPasswordBody = Static<typeof SetPasswordBody>;
 
 export { TokenResponse };

@@ -31,7 +31,7 @@ import {
   insertInvitation,
   replacePendingInvitations,
 } from './invitations.queries.ts';
-import type { InvitationViewResult, InviteInput, InviteResult } from './invitations.schemas.ts';
+import type { InvitationView, InviteBody, InviteResponse } from './invitations.schemas.ts';
 
 // newOpaqueToken: 32 random bytes, base64url without padding. Anything else cannot be ours and is
 // answered without touching the database.
@@ -49,9 +49,9 @@ export function inviteUrl(template: string, token: string): string {
 export async function inviteUser(
   ctx: AppContext,
   inviter: UserRow,
-  input: InviteInput,
+  input: InviteBody,
   client: ClientInfo,
-): Promise<InviteResult> {
+): Promise<InviteResponse> {
   const email = normalizeEmail(input.email);
   if (email === null) {
     throw new ApiError('validation_failed', {
@@ -144,7 +144,7 @@ export async function inviteUser(
 }
 
 /** What an invitation link shows (docs/api.md §6). Reads only: mail scanners open links too. */
-export async function viewInvitation(ctx: AppContext, token: string): Promise<InvitationViewResult> {
+export async function viewInvitation(ctx: AppContext, token: string): Promise<InvitationView> {
   const invitation = await usableInvitation(ctx, token);
   const inviter = invitation.inviter_name?.trim();
   return {

@@ -12,7 +12,7 @@ import { createLoginThrottle, type LoginThrottle, type ThrottleTicket } from '..
 import { countLogin } from '../core/index.ts';
 import { refuseWhilePasskeysOff } from '../passkeys/index.ts';
 import { MFA_TOKEN_MAX_TRIES, spendCode } from './factors.ts';
-import { consumeMfaToken, countMfaTokenTry, findMfaToken } from './mfa.queries.ts';
+import { consumeMfaToken, countMfaTokenTry, deleteExpiredMfaState, findMfaToken } from './mfa.queries.ts';
 
 /** A second factor presented to `POST /login/mfa`: a code, or a passkey assertion checked by `verifyPasskey`. */
 export type PresentedFactor =
@@ -125,4 +125,9 @@ export async function completeMfaLogin(
   }
   countLogin(ctx, 'success');
   return outcome;
+}
+
+/** Housekeeping (the `mfa.prune` job): MFA tokens, WebAuthn challenges and pending TOTP enrolments past their end. */
+export function pruneMfaState(ctx: AppContext, now = Date.now()): Promise<void> {
+  return deleteExpiredMfaState(ctx.db, now);
 }

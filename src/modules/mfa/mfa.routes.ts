@@ -2,12 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { clientInfo, TokenResponse } from '../../identity/index.ts';
 import { requireAuth } from '../../security/guard.ts';
-import { secretsKey } from '../../security/secrets-key.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { requireForModule } from '../module-availability.ts';
 import { passkeyFactor } from '../passkeys/index.ts';
 import { IdParams } from '../users/index.ts';
-import { deleteExpiredMfaState } from './mfa.queries.ts';
 import {
   CodeBody,
   CurrentPasswordBody,
@@ -28,21 +25,8 @@ import {
 } from './mfa.service.ts';
 import { completeMfaLogin } from './mfa-login.service.ts';
 
-const PRUNE_INTERVAL_MS = 10 * 60_000;
-
 /** The mfa module (docs/api.md §13): TOTP, recovery codes, the second step of sign-in, the admin reset. */
 export function mfaEndpoints(ctx: AppContext): Endpoint[] {
-  requireForModule(ctx, 'mfa');
-  // On SQLite without SECRETS_KEY: the key file is made (and its warning logged) at start, not at the first enrolment.
-  if (ctx.modules.isEnabled('mfa')) secretsKey(ctx);
-  const prune = setInterval(() => {
-    deleteExpiredMfaState(ctx.db, Date.now()).catch((err: unknown) =>
-      ctx.log.warn({ err }, 'second-factor state pruning failed'),
-    );
-  }, PRUNE_INTERVAL_MS);
-  prune.unref();
-  ctx.closers.push(() => clearInterval(prune));
-
   return [
     endpoint({
       group: 'auth',
@@ -100,10 +84,8 @@ export function mfaEndpoints(ctx: AppContext): Endpoint[] {
       access: 'authenticated',
       summary: 'Remove TOTP after a fresh proof: current_password, code (TOTP or recovery code) or passkey',
       schema: { body: FreshProofBody, response: { 204: Type.Null() } },
-      handler: async (req, reply) => {
-        await removeTotp(ctx, requireAuth(req), req.body, clientInfo(req));
-        return reply.status(204).send(null);
-      },
+      status: 204,
+      handler: (req) => removeTotp(ctx, requireAuth(req), req.body, clientInfo(req)),
     }),
     endpoint({
       group: 'auth',
@@ -124,10 +106,8 @@ export function mfaEndpoints(ctx: AppContext): Endpoint[] {
       access: 'admin',
       summary: "Remove every second factor of a user and end the user's sessions",
       schema: { params: IdParams, response: { 204: Type.Null() } },
-      handler: async (req, reply) => {
-        await resetUserMfa(ctx, requireAuth(req), req.params.id, clientInfo(req));
-        return reply.status(204).send(null);
-      },
+      status: 204,
+      handler: (req) => resetUserMfa(ctx, requireAuth(req), req.params.id, clientInfo(req)),
     }),
   ];
 }

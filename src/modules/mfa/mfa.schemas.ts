@@ -1,20 +1,24 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
 const Code = Type.String({ minLength: 1, maxLength: 64 });
 const Password = Type.String({ minLength: 1, maxLength: 256 });
 
 export const CodeBody = Type.Object({ code: Code }, { additionalProperties: false });
+export type CodeBody = Static<typeof CodeBody>;
 export const CurrentPasswordBody = Type.Object(
   { current_password: Password },
   { additionalProperties: false },
 );
+export type CurrentPasswordBody = Static<typeof CurrentPasswordBody>;
 
 /** A WebAuthn response JSON (validated by @simplewebauthn/server; only its outer shape here). */
 export const WebauthnResponse = Type.Object({}, { additionalProperties: true, maxProperties: 16 });
+export type WebauthnResponse = Static<typeof WebauthnResponse>;
 export const PasskeyProof = Type.Object(
   { challenge_id: Type.String({ minLength: 1, maxLength: 64 }), response: WebauthnResponse },
   { additionalProperties: false },
 );
+export type PasskeyProof = Static<typeof PasskeyProof>;
 
 /**
  * A fresh proof (docs/api.md §16): one of the current password, a TOTP or recovery code, or a passkey
@@ -30,6 +34,7 @@ export const FreshProofBody = Type.Union([
   Type.Object(FreshProofFields, { additionalProperties: false }),
   Type.Null(),
 ]);
+export type FreshProofBody = Static<typeof FreshProofBody>;
 
 export const LoginMfaBody = Type.Union([
   Type.Object(
@@ -41,17 +46,22 @@ export const LoginMfaBody = Type.Union([
     { additionalProperties: false },
   ),
 ]);
+export type LoginMfaBody = Static<typeof LoginMfaBody>;
 
 export const MfaStatus = Type.Object({
   totp: Type.Object({ enabled: Type.Boolean(), created_at: Type.Union([Type.String(), Type.Null()]) }),
   recovery_codes_remaining: Type.Integer(),
   passkeys: Type.Integer(),
 });
+export type MfaStatus = Static<typeof MfaStatus>;
 
 export const TotpEnrollment = Type.Object({
   secret: Type.String(),
   otpauth_url: Type.String(),
   qr_svg: Type.String(),
 });
+export type TotpEnrollment = Static<typeof TotpEnrollment>;
 export const RecoveryCodes = Type.Object({ recovery_codes: Type.Array(Type.String()) });
+export type RecoveryCodes = Static<typeof RecoveryCodes>;
 export const MaybeRecoveryCodes = Type.Object({ recovery_codes: Type.Optional(Type.Array(Type.String())) });
+export type MaybeRecoveryCodes = Static<typeof MaybeRecoveryCodes>;

@@ -10,11 +10,11 @@ import type { ThrottleTicket } from '../../security/throttle.ts';
 import {
   type CheckedAssertion,
   checkAssertion,
-  type PasskeyProof,
   recordAssertion,
   refuseWhilePasskeysOff,
 } from '../passkeys/index.ts';
 import { spendCode } from './factors.ts';
+import type { FreshProofBody, PasskeyProof } from './mfa.schemas.ts';
 import { loginThrottle, reserveLogin } from './mfa-login.service.ts';
 
 /**
@@ -59,11 +59,7 @@ export async function confirmCurrentPassword(
  * code, or a passkey assertion over a challenge from `POST /passkeys/authentication/options` called
  * with the caller's Bearer token (purpose `reauth`, bound to the caller).
  */
-export interface FreshProof {
-  current_password?: string | undefined;
-  code?: string | undefined;
-  passkey?: PasskeyProof | undefined;
-}
+export type FreshProof = Exclude<FreshProofBody, null>;
 
 /** Which kind of proof was accepted; the change records it in its audit entry. */
 export type ProofKind = 'password' | 'code' | 'passkey';

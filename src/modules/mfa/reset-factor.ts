@@ -3,19 +3,19 @@ import type { Db, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import type { ThrottleTicket } from '../../security/throttle.ts';
-import {
-  checkAssertion,
-  type PasskeyProof,
-  recordAssertion,
-  refuseWhilePasskeysOff,
-} from '../passkeys/index.ts';
+import { checkAssertion, recordAssertion, refuseWhilePasskeysOff } from '../passkeys/index.ts';
 import { mfaRequired, secondFactors, spendCode } from './factors.ts';
+import type { PasskeyProof } from './mfa.schemas.ts';
 import { releaseLoginAttempt, reserveLoginAttempt } from './reauth.ts';
 
-/** What a password reset may carry as its second factor (docs/api.md §11). */
+/**
+ * What a password reset may carry as its second factor (docs/api.md §11): the `mfa_code` and
+ * `passkey` fields of recovery's ResetBody. Spelled out here over the mfa schema's PasskeyProof
+ * rather than picked from ResetBody: recovery imports mfa, so mfa naming recovery would be a cycle.
+ */
 export interface ResetFactorInput {
-  mfa_code?: string | undefined;
-  passkey?: PasskeyProof | undefined;
+  mfa_code?: string;
+  passkey?: PasskeyProof;
 }
 
 /** A second factor checked for a reset: `spend` runs inside the reset's transaction. */

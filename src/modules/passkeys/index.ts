@@ -3,7 +3,6 @@
 export {
   type CheckedAssertion,
   checkAssertion,
-  type PasskeyProof,
   passkeyFactor,
   recordAssertion,
   refuseWhilePasskeysOff,

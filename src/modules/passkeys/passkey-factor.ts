@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import type { Db, PasskeysTable, WebauthnChallengesTable } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import type { PasskeyProof } from '../mfa/index.ts';
 import {
   consumeChallenge,
   findPasskeyByCredential,
@@ -12,12 +13,6 @@ import {
 
 /** docs/api.md §13: a challenge lives 5 minutes. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
-
-/** A passkey proof as the API receives it. */
-export interface PasskeyProof {
-  challenge_id: string;
-  response: Record<string, unknown>;
-}
 
 /** Stores the challenge of a ceremony and returns its id (any instance may answer the next step). */
 export async function storeChallenge(

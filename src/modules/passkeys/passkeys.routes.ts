@@ -4,7 +4,6 @@ import { clientInfo, TokenResponse } from '../../identity/index.ts';
 import { createAuthenticator, optionalCaller, requireAuth } from '../../security/guard.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { CurrentPasswordBody, FreshProofBody } from '../mfa/index.ts';
-import { requireForModule } from '../module-availability.ts';
 import { authenticationOptions } from './authentication-options.ts';
 import {
   AuthenticationOptionsBody,
@@ -25,7 +24,6 @@ import {
 
 /** The passkeys module (docs/api.md §13): registration, discoverable sign-in, list and delete. */
 export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
-  requireForModule(ctx, 'passkeys');
   // The options endpoint is public, but a Bearer caller with an empty body asks for a fresh proof.
   const authenticate = createAuthenticator(ctx.accessTokens, ctx.sessions);
   return [
@@ -83,10 +81,9 @@ export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
       access: 'authenticated',
       summary: 'Register a passkey from the authenticator response',
       schema: { body: CreatePasskeyBody, response: { 201: CreatedPasskey } },
-      handler: async (req, reply) => {
-        const created = await createPasskey(ctx, requireAuth(req), req.body, clientInfo(req));
-        return reply.status(201).header('location', `/api/v1/passkeys/${created.id}`).send(created);
-      },
+      status: 201,
+      location: (created) => `/api/v1/passkeys/${created.id}`,
+      handler: (req) => createPasskey(ctx, requireAuth(req), req.body, clientInfo(req)),
     }),
     endpoint({
       group: 'auth',
@@ -97,10 +94,8 @@ export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
       summary:
         'Remove one of your passkeys after a fresh proof: current_password, code (TOTP or recovery code) or passkey',
       schema: { params: PasskeyIdParams, body: FreshProofBody, response: { 204: Type.Null() } },
-      handler: async (req, reply) => {
-        await removePasskey(ctx, requireAuth(req), req.params.id, req.body, clientInfo(req));
-        return reply.status(204).send(null);
-      },
+      status: 204,
+      handler: (req) => removePasskey(ctx, requireAuth(req), req.params.id, req.body, clientInfo(req)),
     }),
   ];
 }

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { PasskeyProof, WebauthnResponse } from '../mfa/index.ts';
 
 export { PasskeyProof };
@@ -11,13 +11,16 @@ export const PasskeySchema = Type.Object({
   backed_up: Type.Boolean(),
   device_type: Type.String(),
 });
+export type PasskeySchema = Static<typeof PasskeySchema>;
 
 export const CreatedPasskey = Type.Object({
   ...PasskeySchema.properties,
   recovery_codes: Type.Optional(Type.Array(Type.String())),
 });
+export type CreatedPasskey = Static<typeof CreatedPasskey>;
 
 export const PasskeyList = Type.Object({ data: Type.Array(PasskeySchema) });
+export type PasskeyList = Static<typeof PasskeyList>;
 
 export const CreatePasskeyBody = Type.Object(
   {
@@ -27,12 +30,14 @@ export const CreatePasskeyBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type CreatePasskeyBody = Static<typeof CreatePasskeyBody>;
 
 /** Options JSON of a ceremony (PublicKeyCredential*OptionsJSON), passed through as built. */
 export const CeremonyOptions = Type.Object({
   challenge_id: Type.String(),
   options: Type.Object({}, { additionalProperties: true }),
 });
+export type CeremonyOptions = Static<typeof CeremonyOptions>;
 
 export const AuthenticationOptionsBody = Type.Union([
   Type.Object(
@@ -45,5 +50,7 @@ export const AuthenticationOptionsBody = Type.Union([
   ),
   Type.Null(),
 ]);
+export type AuthenticationOptionsBody = Static<typeof AuthenticationOptionsBody>;
 
 export const PasskeyIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export type PasskeyIdParams = Static<typeof PasskeyIdParams>;

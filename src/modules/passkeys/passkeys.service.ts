@@ -21,11 +21,12 @@ import {
   confirmCurrentPassword,
   dropRecoveryCodesWithoutFactors,
   type FreshProof,
+  type PasskeyProof,
   queueSecurityNotice,
   recoveryCodesForNewFactor,
   requireFreshProof,
 } from '../mfa/index.ts';
-import { type PasskeyProof, storeChallenge, verifyAssertion } from './passkey-factor.ts';
+import { storeChallenge, verifyAssertion } from './passkey-factor.ts';
 import {
   consumeChallenge,
   deletePasskey,

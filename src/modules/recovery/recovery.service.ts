@@ -7,27 +7,23 @@ import {
   findUserById,
   iso,
   normalizeEmail,
-  type PublicUser,
   recordAudit,
   revokeUserSessions,
   toPublicUser,
 } from '../../identity/index.ts';
 import { forgotBudget, mailBudget } from '../../links/budgets.ts';
 import { endOutstandingLinks } from '../../links/credential-events.ts';
+import { deleteLinksExpiredBefore } from '../../links/one-time-links.queries.ts';
 import { consumeLink, linkInvalid, peekLinkReserved } from '../../links/one-time-links.ts';
 import { enqueueNotice } from '../../mail/notices.ts';
 import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
+import { deleteCountersBefore } from '../../security/throttle.queries.ts';
 import { clearAccountCounters } from '../../security/throttle.ts';
 import { resendInvitation } from '../invitations/index.ts';
-import {
-  prepareResetFactor,
-  type ResetFactorInput,
-  refuseUnservedResetFactor,
-  type SecondFactorMethod,
-  secondFactors,
-} from '../mfa/index.ts';
+import { prepareResetFactor, refuseUnservedResetFactor, secondFactors } from '../mfa/index.ts';
 import { setPasswordFromReset } from './recovery.queries.ts';
+import type { MessageResponse, ResetBody, ResetView, UserEnvelope } from './recovery.schemas.ts';
 import { mailResetLink } from './reset-links.ts';
 
 /** The one answer of forgot-password, whatever the address (docs/api.md §11). */
@@ -45,7 +41,7 @@ export async function forgotPassword(
   ctx: AppContext,
   rawEmail: string,
   client: ClientInfo,
-): Promise<{ message: string }> {
+): Promise<MessageResponse> {
   await reserveOrThrow(
     ctx.db,
     [forgotBudget(client.ip)],
@@ -82,11 +78,7 @@ export async function forgotPassword(
  * (`methods`, as the reset's own 403 lists them: a page offers the code field or the passkey before
  * the first submit). Reads only (mail scanners open links).
  */
-export async function viewResetLink(
-  ctx: AppContext,
-  token: string,
-  client: ClientInfo,
-): Promise<{ email: string; expires_at: string; mfa_required: boolean; methods: SecondFactorMethod[] }> {
+export async function viewResetLink(ctx: AppContext, token: string, client: ClientInfo): Promise<ResetView> {
   const { link, user } = await peekLinkReserved(ctx.db, token, ['password_reset'], client.ip);
   // The same "which factors does this user have?" that login asks (empty while `mfa` is off).
   const methods = await secondFactors(ctx, ctx.db, user.id);
@@ -102,9 +94,9 @@ export async function viewResetLink(
 export async function resetPassword(
   ctx: AppContext,
   token: string,
-  input: { password: string } & ResetFactorInput,
+  input: ResetBody,
   client: ClientInfo,
-): Promise<{ user: PublicUser }> {
+): Promise<UserEnvelope> {
   refuseUnservedResetFactor(ctx, input);
   const { link, user } = await peekLinkReserved(ctx.db, token, ['password_reset'], client.ip);
   const policy = checkPasswordPolicy(input.password, {
@@ -173,4 +165,16 @@ export function emailOr400(raw: string, path = '/email'): string {
     });
   }
   return email;
+}
+
+const HOUR_MS = 3_600_000;
+// The hourly budgets of src/links/budgets.ts; login's own counters are pruned by the auth module.
+const BUDGET_PREFIXES = ['mail:', 'forgot:', 'signup:', 'verify:', 'link:'];
+// Used and dead links are kept a week past their expiry, for investigations; then deleted.
+const LINK_KEEP_MS = 7 * 24 * HOUR_MS;
+
+/** Housekeeping of the mailed-link flows (the `recovery.prune` job): spent hourly budgets and long-expired links. */
+export async function pruneLinksAndBudgets(ctx: AppContext, now = Date.now()): Promise<void> {
+  for (const prefix of BUDGET_PREFIXES) await deleteCountersBefore(ctx.db, now - HOUR_MS, prefix);
+  await deleteLinksExpiredBefore(ctx.db, now - LINK_KEEP_MS);
 }

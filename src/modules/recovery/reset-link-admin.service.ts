@@ -4,6 +4,7 @@ import { ApiError } from '../../errors.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import { findUserByEmail, findUserById, iso, normalizeEmail, recordAudit } from '../../identity/index.ts';
 import { parseUserId } from '../users/index.ts';
+import type { ExpiresResponse } from './recovery.schemas.ts';
 import { issueResetLink, mailResetLink } from './reset-links.ts';
 
 function notActive(): ApiError {
@@ -21,7 +22,7 @@ export async function adminSendResetLink(
   admin: UserRow,
   rawId: string,
   client: ClientInfo,
-): Promise<{ expires_at: string }> {
+): Promise<ExpiresResponse> {
   const id = parseUserId(rawId);
   const user = id === null ? undefined : await findUserById(ctx.db, id);
   if (!user) throw new ApiError('not_found', { detail: 'No such user' });

@@ -26,7 +26,8 @@ export function registrationEndpoints(ctx: AppContext): Endpoint[] {
       access: 'public',
       summary: 'Sign up with e-mail and password (always 202; the address is confirmed by mail)',
       schema: { body: SignupBody, response: { 202: MessageResponse } },
-      handler: async (req, reply) => reply.status(202).send(await signup(ctx, req.body, clientInfo(req))),
+      status: 202,
+      handler: (req) => signup(ctx, req.body, clientInfo(req)),
     }),
   ];
 }

@@ -9,7 +9,7 @@ import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { mailVerificationLink } from '../email/index.ts';
 import { resendInvitation } from '../invitations/index.ts';
-import { emailOr400, issueResetLink } from '../recovery/index.ts';
+import { emailOr400, issueResetLink, type MessageResponse } from '../recovery/index.ts';
 
 /** The one answer of sign-up, whatever the address (docs/api.md §12). */
 export const SIGNUP_MESSAGE = 'Check your inbox to confirm your address.';
@@ -26,7 +26,7 @@ export async function signup(
   ctx: AppContext,
   input: { email: string; password: string; name?: string | undefined },
   client: ClientInfo,
-): Promise<{ message: string }> {
+): Promise<MessageResponse> {
   await reserveOrThrow(
     ctx.db,
     [signupBudget(client.ip)],

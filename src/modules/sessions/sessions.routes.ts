@@ -45,10 +45,10 @@ export function sessionEndpoints(ctx: AppContext): Endpoint[] {
       access: 'authenticated',
       summary: 'End one of your sessions',
       schema: { params: IdParams, response: { 204: Type.Null() } },
-      handler: async (req, reply) => {
+      status: 204,
+      handler: (req) => {
         const auth = requireAuth(req);
-        await revokeUserSession(ctx, auth, auth.user.id, req.params.id, clientInfo(req));
-        return reply.status(204).send(null);
+        return revokeUserSession(ctx, auth, auth.user.id, req.params.id, clientInfo(req));
       },
     }),
     endpoint({
@@ -69,10 +69,9 @@ export function sessionEndpoints(ctx: AppContext): Endpoint[] {
       access: 'admin',
       summary: "End one of a user's sessions",
       schema: { params: UserSessionParams, response: { 204: Type.Null() } },
-      handler: async (req, reply) => {
-        await revokeUserSession(ctx, requireAuth(req), req.params.id, req.params.session_id, clientInfo(req));
-        return reply.status(204).send(null);
-      },
+      status: 204,
+      handler: (req) =>
+        revokeUserSession(ctx, requireAuth(req), req.params.id, req.params.session_id, clientInfo(req)),
     }),
   ];
 }

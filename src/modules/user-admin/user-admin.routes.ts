@@ -17,11 +17,9 @@ export function userAdminEndpoints(ctx: AppContext): Endpoint[] {
       access: 'admin',
       summary: 'Create a user (without a password the account cannot log in with one)',
       schema: { body: CreateBody, response: { 201: UserSchema } },
-      handler: async (req, reply) => {
-        const user = await createUser(ctx, req.body, { actor: requestActor(req), client: clientInfo(req) });
-        reply.code(201).header('location', `/api/v1/users/${user.id}`);
-        return user;
-      },
+      status: 201,
+      location: (user) => `/api/v1/users/${user.id}`,
+      handler: (req) => createUser(ctx, req.body, { actor: requestActor(req), client: clientInfo(req) }),
     }),
     endpoint({
       group: 'users',
@@ -31,13 +29,12 @@ export function userAdminEndpoints(ctx: AppContext): Endpoint[] {
       access: 'admin',
       summary: 'Delete a user with their sessions, identities and invitations',
       schema: { params: IdParams, response: { 204: Type.Null() } },
-      handler: async (req, reply) => {
-        await deleteUser(ctx, requireAuth(req).user, req.params.id, {
+      status: 204,
+      handler: (req) =>
+        deleteUser(ctx, requireAuth(req).user, req.params.id, {
           actor: requestActor(req),
           client: clientInfo(req),
-        });
-        return reply.code(204).send(null);
-      },
+        }),
     }),
   ];
 }

@@ -1,10 +1,9 @@
 import type { AppContext } from '../../context.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
-import type { PublicUser } from '../../identity/index.ts';
 import { toPublicUser } from '../../identity/index.ts';
 import { type CursorCodec, invalidCursor } from './cursors.ts';
-import type { ListQuery, SortParam, StatsResponse } from './users.schemas.ts';
+import type { ListQuery, SortParam, StatsResponse, UserPage } from './users.schemas.ts';
 import {
   countUsers,
   DAY_MS,
@@ -14,13 +13,6 @@ import {
   selectPage,
   selectStats,
 } from './users-list.queries.ts';
-
-/** A page of users as docs/api.md §6 returns it. */
-export interface UserPage {
-  data: PublicUser[];
-  next_cursor: string | null;
-  total: number;
-}
 
 /**
  * The page answered from rows read with one more than `limit`: the extra row only tells that a next

@@ -3,9 +3,9 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { DB } from '../../db/schema.ts';
 import { type CursorCodec, invalidCursor } from './cursors.ts';
-import type { SearchQuery } from './users.schemas.ts';
+import type { SearchQuery, UserPage } from './users.schemas.ts';
 import { countUsers } from './users-list.queries.ts';
-import { type UserPage, userPage } from './users-list.service.ts';
+import { userPage } from './users-list.service.ts';
 import {
   postgresSearch,
   type RankedRow,

@@ -60,6 +60,7 @@ export const UserPage = Type.Object({
   next_cursor: Type.Union([Type.String(), Type.Null()]),
   total: Type.Integer({ minimum: 0 }),
 });
+export type UserPage = Static<typeof UserPage>;
 
 const Window = Type.Object({
   last_24h: Type.Integer(),
@@ -81,6 +82,7 @@ export type StatsResponse = Static<typeof StatsResponse>;
  * schema. 512 is the router's own limit on a path parameter (longer never reaches the schema).
  */
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 512 }) });
+export type IdParams = Static<typeof IdParams>;
 
 export const UpdateBody = Type.Object(
   {

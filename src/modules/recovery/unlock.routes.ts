@@ -3,8 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { clientInfo } from '../../identity/index.ts';
 import { requestActor } from '../audit/index.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { unlockUserById } from './unlock.service.ts';
-import { IdParams } from './users.schemas.ts';
+import { IdParams, unlockUserById } from '../users/index.ts';
 
 /** A bodiless POST: no body, or `{}` (docs/api.md §11), and nothing else. */
 const UnlockBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()]);
@@ -23,9 +22,9 @@ export function unlockEndpoints(ctx: AppContext): Endpoint[] {
       access: 'admin',
       summary: "Clear a user's failed-login counts so they can sign in again at once",
       schema: { params: IdParams, body: UnlockBody, response: { 204: Type.Null() } },
-      handler: async (req, reply) => {
+      status: 204,
+      handler: async (req) => {
         await unlockUserById(ctx.db, req.params.id, { actor: requestActor(req), client: clientInfo(req) });
-        return reply.code(204).send(null);
       },
     }),
   ];

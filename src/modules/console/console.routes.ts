@@ -1,16 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../context.ts';
-import { linkedIdentities } from '../modules/account/index.ts';
-import { type Endpoint, endpoint } from '../modules/endpoint.ts';
-import { MODULE_NAMES } from '../modules/module-state.ts';
-import { getUser, IdParams } from '../modules/users/index.ts';
-import { requireAuth } from '../security/guard.ts';
-import { loadPageAssets } from './assets.ts';
-import { assetEndpoint, pageModules } from './pages.routes.ts';
-import { createPageRenderer } from './shell.ts';
-
-/** What the console needs of the module catalog (declared here: the registry imports this file). */
-type ModuleCatalog = ReadonlyArray<{ readonly endpoints: readonly string[] }>;
+import type { AppContext } from '../../context.ts';
+import {
+  assetEndpoint,
+  createPageRenderer,
+  loadPageAssets,
+  pageModules,
+  usableModules,
+} from '../../pages/index.ts';
+import { requireAuth } from '../../security/guard.ts';
+import { linkedIdentities } from '../account/index.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import type { ModuleDirectory } from '../module.ts';
+import { getUser, IdParams } from '../users/index.ts';
 
 export const CONSOLE_ASSET_PATH = '/admin/assets';
 
@@ -30,8 +31,8 @@ const IdentityList = Type.Object({
  * identities. Everything else the console shows or changes goes through the documented endpoints.
  * All are hidden: the module list shows `console` with `endpoints: []` and the forms' index stays exact.
  */
-export function consoleEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): Endpoint[] {
-  const usable = pageModules(ctx, catalog);
+export function consoleEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpoint[] {
+  const usable = pageModules(ctx, modules);
   const assets = loadPageAssets(ctx.config);
   const renderer = createPageRenderer(ctx.config, assets, CONSOLE_ASSET_PATH);
   return [
@@ -46,13 +47,14 @@ export function consoleEndpoints(ctx: AppContext, catalog: () => ModuleCatalog):
       summary: 'Admin console',
       // The page holds no data: it signs in through the API and asks it for everything (admin only).
       schema: { hide: true },
+      ownsReply: true,
       handler: (_req, reply) =>
         renderer.send(reply, {
           title: 'Admin console',
           fragment: 'admin',
           script: 'admin.js',
           stylesheet: 'admin.css',
-          modules: MODULE_NAMES.filter(usable),
+          modules: usableModules(modules, usable),
         }),
     }),
     endpoint({

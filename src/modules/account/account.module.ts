@@ -1,0 +1,10 @@
+import { defineModule } from '../module.ts';
+import { accountEndpoints } from './account.routes.ts';
+
+export const accountModule = defineModule({
+  name: 'account',
+  required: false,
+  description: 'Self-service profile and password change',
+  forms: ['A', 'FULL'],
+  endpoints: accountEndpoints,
+});

@@ -1,0 +1,10 @@
+import { defineModule } from '../module.ts';
+import { adminEndpoints } from './admin.routes.ts';
+
+export const adminModule = defineModule({
+  name: 'admin',
+  required: true,
+  description: 'Run-time module switches',
+  forms: ['A', 'B', 'FULL'],
+  endpoints: adminEndpoints,
+});

@@ -1,0 +1,10 @@
+import { defineModule } from '../module.ts';
+import { invitationEndpoints } from './invitations.routes.ts';
+
+export const invitationsModule = defineModule({
+  name: 'invitations',
+  required: false,
+  description: 'Invitation onboarding by e-mail',
+  forms: ['B', 'FULL'],
+  endpoints: invitationEndpoints,
+});

@@ -1,0 +1,11 @@
+import { defineModule } from '../module.ts';
+import { pagesEndpoints } from './pages.routes.ts';
+
+/** Pages are not in the index (docs/api.md §15), so they can be on in every form. */
+export const pagesModule = defineModule({
+  name: 'pages',
+  required: false,
+  description: 'Hosted sign-in and account pages',
+  forms: ['A', 'B', 'FULL'],
+  endpoints: pagesEndpoints,
+});

@@ -1,0 +1,11 @@
+import { defineModule } from '../module.ts';
+import { registrationEndpoints } from './registration.routes.ts';
+
+/** Off in every form, `full` included: public sign-up is a deliberate policy. */
+export const registrationModule = defineModule({
+  name: 'registration',
+  required: false,
+  description: 'Public self sign-up',
+  forms: [],
+  endpoints: registrationEndpoints,
+});

@@ -1,0 +1,10 @@
+import { defineModule } from '../module.ts';
+import { sessionEndpoints } from './sessions.routes.ts';
+
+export const sessionsModule = defineModule({
+  name: 'sessions',
+  required: false,
+  description: 'Session lists and revocation',
+  forms: ['FULL'],
+  endpoints: sessionEndpoints,
+});

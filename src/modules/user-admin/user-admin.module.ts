@@ -1,0 +1,10 @@
+import { defineModule } from '../module.ts';
+import { userAdminEndpoints } from './user-admin.routes.ts';
+
+export const userAdminModule = defineModule({
+  name: 'user_admin',
+  required: false,
+  description: 'Admin creation and deletion of users',
+  forms: ['A', 'FULL'],
+  endpoints: userAdminEndpoints,
+});

@@ -1,0 +1,10 @@
+import { defineModule } from '../module.ts';
+import { usersEndpoints } from './users.routes.ts';
+
+export const usersModule = defineModule({
+  name: 'users',
+  required: true,
+  description: 'User listing, search, statistics and updates',
+  forms: ['A', 'B', 'FULL'],
+  endpoints: usersEndpoints,
+});

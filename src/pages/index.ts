@@ -1,0 +1,6 @@
+// The page toolkit shared by the `pages` and `console` modules (src/modules/pages, src/modules/console):
+// static assets, the HTML shell and the page routes' helpers. Those modules import it from here,
+// never from its inner files (docs/architecture.md, "The dependency rule").
+export { loadPageAssets } from './assets.ts';
+export { assetEndpoint, pageModules, usableModules } from './page-routes.ts';
+export { createPageRenderer, type PageRenderer } from './shell.ts';
