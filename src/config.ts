@@ -136,6 +136,7 @@ export function loadConfig(env: Env): Config {
     passwordMinLength: int('PASSWORD_MIN_LENGTH', 15, 8, 256),
     passwordResetTtlS: int('PASSWORD_RESET_TTL_S', 1800, 60, 604_800),
     emailLinkTtlS: int('EMAIL_LINK_TTL_S', 86_400, 60, 2_592_000),
+    emailSigninTtlS: int('EMAIL_SIGNIN_TTL_S', 600, 60, 3600),
     requireVerifiedEmail: bool('REQUIRE_VERIFIED_EMAIL', false),
     resetUrlTemplate,
     verifyEmailUrlTemplate,

@@ -1,7 +1,8 @@
 // /account/sign-in: password, then a second factor when the API asks (403 mfa_required);
 // passkey-only sign-in by a button and by autofill (conditional mediation) on the e-mail field.
 // An unconfirmed address (403 email_not_verified, REQUIRE_VERIFIED_EMAIL) can ask for a new
-// confirmation mail with the e-mail and password just typed (docs/email.md).
+// confirmation mail with the e-mail and password just typed (docs/email.md). Sign-in by an e-mailed
+// link or code lives in sign-in-email.js (shown only while the passwordless module is on).
 import {
   $,
   acceptTokens,
@@ -17,6 +18,7 @@ import {
   showError,
   showOnly,
 } from './lib.js';
+import { onLinkPage, setUpEmailSignIn } from './sign-in-email.js';
 
 const passwordStep = $('#password-step');
 const mfaStep = $('#mfa-step');
@@ -52,6 +54,7 @@ function setCodeMode(recovery) {
 
 function startMfa(problem) {
   conditional?.abort();
+  for (const step of document.querySelectorAll('#email-step, #link-step')) step.hidden = true;
   const methods = Array.isArray(problem.methods) ? problem.methods : [];
   mfa = { token: problem.mfa_token, methods };
   const totp = methods.includes('totp');
@@ -173,6 +176,7 @@ $('#passkey-button').addEventListener('click', async () => {
   }
 });
 
+if (modules.has('passwordless')) setUpEmailSignIn({ passwordStep, signedIn, startMfa });
 if (modules.has('recovery')) $('#forgot-link').hidden = false;
 if (modules.has('registration')) $('#sign-up-link').hidden = false;
 if (passkeysOn) $('#passkey-signin').hidden = false;
@@ -181,7 +185,9 @@ if (passkeysOn) $('#passkey-signin').hidden = false;
 restore().then(
   (user) => {
     if (user) location.replace(nextUrl());
-    else startConditional();
+    else if (!onLinkPage) startConditional();
   },
-  () => startConditional(),
+  () => {
+    if (!onLinkPage) startConditional();
+  },
 );

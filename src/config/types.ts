@@ -35,6 +35,8 @@ export interface Config {
   /** docs/api.md §11–12: link lifetimes, link templates (must contain `{token}`), the sign-in rule, the mails' product name. */
   readonly passwordResetTtlS: number;
   readonly emailLinkTtlS: number;
+  /** docs/api.md §20: how long an e-mail sign-in link and its code work (EMAIL_SIGNIN_TTL_S). */
+  readonly emailSigninTtlS: number;
   readonly requireVerifiedEmail: boolean;
   readonly resetUrlTemplate: string;
   readonly verifyEmailUrlTemplate: string;

@@ -133,8 +133,8 @@ export interface AuditLogTable {
   details: string;
 }
 
-/** What a one-time link is for (docs/api.md §11–12). */
-export type LinkPurpose = 'password_reset' | 'email_verify' | 'email_change';
+/** What a one-time link is for (docs/api.md §11–12, §20's sign-in pair). */
+export type LinkPurpose = 'password_reset' | 'email_verify' | 'email_change' | 'email_signin';
 
 /** A mailed one-time link; the token itself is never stored. */
 export interface OneTimeLinksTable {
@@ -150,6 +150,10 @@ export interface OneTimeLinksTable {
   used_at: number | null;
   /** Set when a newer link of the purpose was issued, or a reset killed it. */
   replaced_at: number | null;
+  /** `email_signin` only: the code's keyed hash (HMAC under SECRETS_KEY), the other half of the pair. */
+  code_hash: string | null;
+  /** `email_signin` only: code tries reserved so far (docs/api.md §20: 5, then the pair dies). */
+  code_tries: number;
 }
 
 /** Service-wide secrets generated at migration time (e.g. the key that signs list cursors). */

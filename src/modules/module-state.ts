@@ -27,6 +27,7 @@ export const MODULE_NAMES = [
   'mfa',
   'passkeys',
   'sessions',
+  'passwordless',
   'pages',
   'console',
 ] as const;

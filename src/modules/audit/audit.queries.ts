@@ -39,6 +39,7 @@ export const AUDIT_ACTIONS = [
   'passkey.rename',
   'passkey.remove',
   'session.revoke',
+  'login.email_request',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
