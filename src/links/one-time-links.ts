@@ -144,7 +144,8 @@ export async function liveCodeLinkOfUser(
   now = Date.now(),
 ): Promise<LinkRow | undefined> {
   const link = await findLiveLinkOfUser(db, user.id, purpose, now);
-  if (!link || link.code_hash === null || link.email !== user.email || user.status !== 'active') return undefined;
+  if (!link || link.code_hash === null || link.email !== user.email || user.status !== 'active')
+    return undefined;
   return link;
 }
 

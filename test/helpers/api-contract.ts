@@ -93,6 +93,7 @@ export const LATER_MODULES: readonly string[] = [
   'mfa',
   'passkeys',
   'sessions',
+  'passwordless',
   'pages',
   'console',
 ];
@@ -191,6 +192,10 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
     'auth.session_delete': 'DELETE /api/v1/sessions/<id>',
     'users.sessions': 'GET /api/v1/users/<id>/sessions',
     'users.session_delete': 'DELETE /api/v1/users/<id>/sessions/<session_id>',
+  },
+  passwordless: {
+    'auth.login_email': 'POST /api/v1/login/email',
+    'auth.login_email_verify': 'POST /api/v1/login/email/verify',
   },
 };
 

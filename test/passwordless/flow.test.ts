@@ -131,7 +131,11 @@ for (const dialect of DIALECTS) {
       const body = json<{ code: string; mfa_token: string; methods: string[] }>(res);
       assert.equal(body.code, 'mfa_required');
       assert.ok(body.methods.includes('totp'));
-      assert.equal((await verifyCode(t, 'eve@example.com', codeIn(mail))).statusCode, 401, 'the pair is used');
+      assert.equal(
+        (await verifyCode(t, 'eve@example.com', codeIn(mail))).statusCode,
+        401,
+        'the pair is used',
+      );
       // The confirmation spent this step's code (replay guard): the next step's is accepted too.
       const done = await loginMfa(t, body.mfa_token, totpCode(secret, 1));
       assert.equal(done.statusCode, 200, done.body);
@@ -142,7 +146,11 @@ for (const dialect of DIALECTS) {
       const strict = await t.restart({ REQUIRE_VERIFIED_EMAIL: 'true' });
       try {
         const user = await createUser(strict, { email: 'fay@example.com' });
-        await strict.ctx.db.updateTable('users').set({ email_verified: 0 }).where('id', '=', user.id).execute();
+        await strict.ctx.db
+          .updateTable('users')
+          .set({ email_verified: 0 })
+          .where('id', '=', user.id)
+          .execute();
         await requestSignIn(strict, 'fay@example.com');
         const mail = await signInMail(smtp, 'fay@example.com');
         const ok = await verifyCode(strict, 'fay@example.com', codeIn(mail));
@@ -158,7 +166,12 @@ for (const dialect of DIALECTS) {
       await createUser(t, { email: 'soon@example.com', status: 'invited' });
       await createUser(t, { email: 'here@example.com' });
       const answers = [];
-      for (const email of ['nobody@example.com', 'gone@example.com', 'soon@example.com', 'here@example.com']) {
+      for (const email of [
+        'nobody@example.com',
+        'gone@example.com',
+        'soon@example.com',
+        'here@example.com',
+      ]) {
         const res = await requestSignIn(t, email);
         answers.push({ status: res.statusCode, body: json(res) });
       }
@@ -169,7 +182,12 @@ for (const dialect of DIALECTS) {
         assert.equal(mailsTo(smtp, email).length, 0, `no mail to ${email}`);
       }
       const shapes = [];
-      for (const email of ['nobody@example.com', 'gone@example.com', 'soon@example.com', 'here@example.com']) {
+      for (const email of [
+        'nobody@example.com',
+        'gone@example.com',
+        'soon@example.com',
+        'here@example.com',
+      ]) {
         shapes.push(problemShape(await verifyCode(t, email, '123456')));
       }
       shapes.push(problemShape(await verifyToken(t, 'A'.repeat(43))));
@@ -179,11 +197,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('malformed input is 400 validation_failed', async () => {
-      for (const payload of [
-        { email: 'not an address' },
-        { email: 'a@example.com', extra: 1 },
-        {},
-      ]) {
+      for (const payload of [{ email: 'not an address' }, { email: 'a@example.com', extra: 1 }, {}]) {
         const res = await t.app.inject({
           method: 'POST',
           url: '/api/v1/login/email',
@@ -193,7 +207,11 @@ for (const dialect of DIALECTS) {
         assert.equal(res.statusCode, 400, res.body);
         assert.equal(json(res).code, 'validation_failed');
       }
-      for (const payload of [{ email: 'a@example.com' }, { token: 'x', code: '123456' }, { email: 'nope', code: '1' }]) {
+      for (const payload of [
+        { email: 'a@example.com' },
+        { token: 'x', code: '123456' },
+        { email: 'nope', code: '1' },
+      ]) {
         const res = await t.app.inject({
           method: 'POST',
           url: '/api/v1/login/email/verify',

@@ -18,7 +18,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   if (dialect === 'postgres') {
     await sql`alter table one_time_links drop constraint if exists one_time_links_purpose_check`.execute(db);
     await sql
-      .raw(`alter table one_time_links add constraint one_time_links_purpose_check check (purpose in (${PURPOSES}))`)
+      .raw(
+        `alter table one_time_links add constraint one_time_links_purpose_check check (purpose in (${PURPOSES}))`,
+      )
       .execute(db);
     await db.schema.alterTable('one_time_links').addColumn('code_hash', 'text').execute();
     await db.schema
@@ -68,7 +70,9 @@ async function rebuild(db: Kysely<unknown>, purposes: string, withCode: boolean)
   }
   await table.execute();
   const columns = 'id, user_id, purpose, token_hash, email, created_at, expires_at, used_at, replaced_at';
-  await sql.raw(`insert into one_time_links_next (${columns}) select ${columns} from one_time_links`).execute(db);
+  await sql
+    .raw(`insert into one_time_links_next (${columns}) select ${columns} from one_time_links`)
+    .execute(db);
   await db.schema.dropTable('one_time_links').execute();
   await sql`alter table one_time_links_next rename to one_time_links`.execute(db);
   await db.schema

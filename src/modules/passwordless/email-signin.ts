@@ -52,4 +52,3 @@ export function signInRefused(): ApiError {
     detail: 'The code or link is not correct, has expired or was already used',
   });
 }
-

@@ -7,7 +7,12 @@ type Db = Kysely<DB> | Transaction<DB>;
  * An e-mail sign-in proves the mailbox (docs/api.md §20): `email_verified` becomes true, only while
  * the account is still active at the address the pair was sent to. True when it was.
  */
-export async function markMailboxProven(db: Db, userId: string, email: string, now: number): Promise<boolean> {
+export async function markMailboxProven(
+  db: Db,
+  userId: string,
+  email: string,
+  now: number,
+): Promise<boolean> {
   const result = await db
     .updateTable('users')
     // updated_at moves only when the flag does: a sign-in by an already proven address changes nothing.

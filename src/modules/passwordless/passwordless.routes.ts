@@ -3,7 +3,11 @@ import { deleteCountersBefore } from '../../security/throttle.queries.ts';
 import { TokenResponse } from '../auth/auth.schemas.ts';
 import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { EmailSignInAccepted, EmailSignInRequestBody, EmailSignInVerifyBody } from './passwordless.schemas.ts';
+import {
+  EmailSignInAccepted,
+  EmailSignInRequestBody,
+  EmailSignInVerifyBody,
+} from './passwordless.schemas.ts';
 import { requestEmailSignIn } from './request.service.ts';
 import { verifyEmailSignIn } from './verify.service.ts';
 
