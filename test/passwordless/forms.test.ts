@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
-import { authHeaders, firstAdmin } from '../helpers/users.ts';
+import { authHeaders, createUser, firstAdmin } from '../helpers/users.ts';
 
 const ROUTES = ['/api/v1/login/email', '/api/v1/login/email/verify'];
 const LINK_PAGE = `/account/sign-in/email/${'A'.repeat(43)}`;
@@ -62,4 +62,52 @@ for (const dialect of DIALECTS) {
       });
     });
   }
+}
+
+for (const dialect of DIALECTS) {
+  describe(`passwordless off while accounts sign in only by e-mail: 409 module_in_use [${dialect}]`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await buildTestApp(dialect, { env: { API_FORM: 'full' } });
+    });
+    after(() => t.destroy());
+
+    const toggle = async (body: Record<string, unknown>) =>
+      t.app.inject({
+        method: 'PUT',
+        url: '/api/v1/admin/modules/passwordless',
+        headers: await authHeaders(t, await firstAdmin(t)),
+        payload: body,
+      });
+
+    it('no such account: switched off and on freely', async () => {
+      assert.equal((await toggle({ enabled: false })).statusCode, 200);
+      assert.equal((await toggle({ enabled: true })).statusCode, 200);
+    });
+
+    it('an account without a password: 409 naming how many, unless force', async () => {
+      await createUser(t, { email: 'nopass@example.com' });
+      await createUser(t, { email: 'haspass@example.com', password: 'a long and unusual passphrase 7' });
+      const refused = await toggle({ enabled: false });
+      assert.equal(refused.statusCode, 409, refused.body);
+      assert.equal(json(refused).code, 'module_in_use');
+      assert.match(String(json(refused).detail), /^1 account has no other way to sign in/);
+      assert.equal((await toggle({ enabled: false, force: true })).statusCode, 200);
+      assert.equal((await toggle({ enabled: true })).statusCode, 200);
+    });
+
+    it('force is refused while every active admin signs in only by e-mail', async () => {
+      const admin = await firstAdmin(t);
+      const headers = await authHeaders(t, admin);
+      await t.ctx.db.updateTable('users').set({ password_hash: null }).where('id', '=', admin.id).execute();
+      const forced = await t.app.inject({
+        method: 'PUT',
+        url: '/api/v1/admin/modules/passwordless',
+        headers,
+        payload: { enabled: false, force: true },
+      });
+      assert.equal(forced.statusCode, 409, forced.body);
+      assert.match(String(json(forced).detail), /no active admin able to sign in/);
+    });
+  });
 }
