@@ -68,7 +68,7 @@ describe('hosted pages in Chromium: sign-in by e-mail link or code', {
     await page.getByRole('button', { name: 'Sign in with an e-mail link or code' }).click();
     await page.getByRole('heading', { name: 'Sign in with an e-mail link or code' }).waitFor();
     await assertAccessible(page, 'the e-mail sign-in step');
-    await page.getByLabel('Your e-mail address').fill(ADA);
+    await page.getByLabel('Your e-mail', { exact: true }).fill(ADA);
     await page.getByRole('button', { name: 'Send me a link and code' }).click();
     await page.getByRole('status').filter({ hasText: 'sign-in link and code' }).waitFor();
     await assertAccessible(page, 'the code form');
@@ -156,7 +156,7 @@ describe('hosted pages in Chromium: sign-in by e-mail link or code', {
     const { page } = tab;
     await page.goto(`${stack.origin}/account/sign-in`);
     await page.getByRole('button', { name: 'Sign in with an e-mail link or code' }).click();
-    await page.getByLabel('Your e-mail address').fill(EVE);
+    await page.getByLabel('Your e-mail', { exact: true }).fill(EVE);
     await page.getByRole('button', { name: 'Send me a link and code' }).click();
     await page.getByLabel('Sign-in code').fill(await codeFromMail(stack, EVE, seen));
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
