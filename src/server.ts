@@ -7,6 +7,7 @@ import { checkConnection } from './db/connection-check.ts';
 import { migrateAtStart, openDatabase } from './db/database.ts';
 import { startAuditRetention } from './modules/audit/audit.service.ts';
 import { ensureFirstAdmin } from './modules/auth/first-admin.ts';
+import { startWebhookWorker } from './modules/webhooks/delivery.ts';
 import {
   checkPreconditionsBeforeOpen,
   checkPreconditionsWithSwitches,
@@ -57,6 +58,9 @@ export async function startService(config: Config, log: Logger): Promise<Service
     const app = await buildApp(ctx);
     // Closed before the database (closers run newest first); pending mail goes out from here on.
     ctx.closers.push(ctx.mail.outbox.start());
+    // Webhook deliveries (docs/api.md §19): pending ones go out from here on, while the module is on.
+    const webhooks = startWebhookWorker(ctx);
+    ctx.closers.push(() => webhooks.stop());
     let closed = false;
     return {
       app,

@@ -75,6 +75,12 @@ export const MODULE_INFO: readonly ModuleInfo[] = [
     description: 'Session lists and revocation',
     enabledIn: ['FULL'],
   },
+  {
+    name: 'webhooks',
+    required: false,
+    description: 'Signed webhooks for account events',
+    enabledIn: ['FULL'],
+  },
   // Pages are not in the index (docs/api.md §15), so they can be on in every form.
   {
     name: 'pages',

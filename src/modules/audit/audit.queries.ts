@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { AuditLogTable, DB, Db } from '../../db/schema.ts';
+import type { AuditLogTable, DB, Db, UserRow } from '../../db/schema.ts';
+import { emitForAudits } from '../webhooks/events.ts';
 
 /** Every security-relevant event the audit trail knows. Add new ones here (and to docs/operations.md). */
 export const AUDIT_ACTIONS = [
@@ -68,6 +69,8 @@ export interface AuditEvent {
   details?: Record<string, unknown>;
   /** Epoch ms; default now. */
   at?: number;
+  /** The target user as it was, when the change removed the row (its webhook event needs it); not stored. */
+  subject?: UserRow;
 }
 
 export type AuditRow = Selectable<AuditLogTable>;
@@ -75,16 +78,19 @@ export type AuditRow = Selectable<AuditLogTable>;
 /**
  * Records an audit event. Pass the transaction that makes the change, so the entry commits with
  * it or not at all. Never throws on the shape of `details`; a secret-looking key is stored as
- * `[redacted]`.
+ * `[redacted]`. The webhook event the change stands for (docs/api.md §19) is written here too, in
+ * the same transaction: one place, so every path that makes a change emits it.
  */
 export async function recordAudit(db: Db, event: AuditEvent): Promise<void> {
   await db.insertInto('audit_log').values(toRow(event)).execute();
+  await emitForAudits(db, [event]);
 }
 
 /** Records several events in one statement (bulk operations such as `users import`). */
 export async function recordAudits(db: Db, events: readonly AuditEvent[]): Promise<void> {
   if (events.length === 0) return;
   await db.insertInto('audit_log').values(events.map(toRow)).execute();
+  await emitForAudits(db, events);
 }
 
 function toRow(event: AuditEvent): AuditRow {
