@@ -7,11 +7,11 @@ import { checkConnection } from './db/connection-check.ts';
 import { migrateAtStart, openDatabase } from './db/database.ts';
 import { startAuditRetention } from './modules/audit/audit.service.ts';
 import { ensureFirstAdmin } from './modules/auth/first-admin.ts';
-import { startWebhookWorker } from './modules/webhooks/delivery.ts';
 import {
   checkPreconditionsBeforeOpen,
   checkPreconditionsWithSwitches,
 } from './modules/module-availability.ts';
+import { startWebhookWorker } from './modules/webhooks/delivery.ts';
 
 /** A running service's parts, for main.ts and the end-to-end tests. */
 export interface Service {

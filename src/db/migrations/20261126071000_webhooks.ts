@@ -32,11 +32,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('payload', 'text', (c) => c.notNull())
     .addColumn('created_at', ts, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_events_created_idx').on('webhook_events').column('created_at').execute();
+  await db.schema
+    .createIndex('webhook_events_created_idx')
+    .on('webhook_events')
+    .column('created_at')
+    .execute();
   await db.schema
     .createTable('webhook_deliveries')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('endpoint_id', 'text', (c) => c.notNull().references('webhook_endpoints.id').onDelete('cascade'))
+    .addColumn('endpoint_id', 'text', (c) =>
+      c.notNull().references('webhook_endpoints.id').onDelete('cascade'),
+    )
     .addColumn('event_id', 'text', (c) => c.notNull().references('webhook_events.id').onDelete('cascade'))
     .addColumn('attempt', 'integer', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
@@ -58,7 +64,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('webhook_deliveries')
     .columns(['endpoint_id', 'id'])
     .execute();
-  await db.schema.createIndex('webhook_deliveries_event_idx').on('webhook_deliveries').column('event_id').execute();
+  await db.schema
+    .createIndex('webhook_deliveries_event_idx')
+    .on('webhook_deliveries')
+    .column('event_id')
+    .execute();
 }
 
 /** Drops the tables. */
