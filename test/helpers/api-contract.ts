@@ -93,6 +93,7 @@ export const LATER_MODULES: readonly string[] = [
   'mfa',
   'passkeys',
   'sessions',
+  'webhooks',
   'pages',
   'console',
 ];
@@ -191,6 +192,17 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
     'auth.session_delete': 'DELETE /api/v1/sessions/<id>',
     'users.sessions': 'GET /api/v1/users/<id>/sessions',
     'users.session_delete': 'DELETE /api/v1/users/<id>/sessions/<session_id>',
+  },
+  webhooks: {
+    'webhooks.list': 'GET /api/v1/webhooks',
+    'webhooks.create': 'POST /api/v1/webhooks',
+    'webhooks.get': 'GET /api/v1/webhooks/<id>',
+    'webhooks.update': 'PUT /api/v1/webhooks/<id>',
+    'webhooks.delete': 'DELETE /api/v1/webhooks/<id>',
+    'webhooks.secret': 'POST /api/v1/webhooks/<id>/secret',
+    'webhooks.deliveries': 'GET /api/v1/webhooks/<id>/deliveries',
+    'webhooks.retry': 'POST /api/v1/webhooks/<id>/deliveries/<delivery_id>/retry',
+    'webhooks.test': 'POST /api/v1/webhooks/<id>/test',
   },
 };
 
