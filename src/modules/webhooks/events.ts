@@ -29,7 +29,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'passkey.removed',
   'invitation.created',
   'invitation.accepted',
-  // Declared for the authorization server (docs/api.md §17); no change emits them yet.
+  // Declared for the authorization server (the `oauth` module); no change emits them yet.
   'oauth.grant.created',
   'oauth.grant.revoked',
 ] as const;
