@@ -66,7 +66,11 @@ try {
   for (let i = 0; i < 100; i++) await signIn();
   // Rounds alternate without and with the endpoint (switched by `enabled`), so load from elsewhere on
   // the machine falls on both alike; the median round of each is reported.
-  const hook = await createWebhook(ctx, { url: hookUrl, events: ['session.created'], enabled: false });
+  const hook = await createWebhook(
+    ctx,
+    { url: hookUrl, events: ['session.created'], enabled: false },
+    { actor: { type: 'system' }, client: null },
+  );
   const setEnabled = (on: boolean) =>
     ctx.db
       .updateTable('webhook_endpoints')

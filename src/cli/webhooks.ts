@@ -27,6 +27,9 @@ async function withContext(config: Config, fn: (ctx: AppContext) => Promise<void
   });
 }
 
+/** The CLI acts as the system (docs/operations.md, audit entries). */
+const SYSTEM = { actor: { type: 'system' as const }, client: null };
+
 const idOption = {
   id: { type: 'string', value: 'id', description: 'the endpoint', required: true },
 } as const;
@@ -69,11 +72,15 @@ export const webhooksAddCommand = defineCommand({
     }
     await withContext(config, async (ctx) => {
       const { createWebhook } = await import('../modules/webhooks/webhooks.service.ts');
-      const created = await createWebhook(ctx, {
-        url: String(values.url),
-        events: events as Parameters<typeof createWebhook>[1]['events'],
-        ...(values.description !== undefined && { description: values.description }),
-      });
+      const created = await createWebhook(
+        ctx,
+        {
+          url: String(values.url),
+          events: events as Parameters<typeof createWebhook>[1]['events'],
+          ...(values.description !== undefined && { description: values.description }),
+        },
+        SYSTEM,
+      );
       console.log(`added ${created.id} ${created.url}`);
       console.log(`secret ${created.secret}`);
     });
@@ -87,7 +94,7 @@ export const webhooksEnableCommand = defineCommand({
   async run({ values, config }) {
     await withContext(config, async (ctx) => {
       const { updateWebhook } = await import('../modules/webhooks/webhooks.service.ts');
-      const w = await updateWebhook(ctx, String(values.id), { enabled: true });
+      const w = await updateWebhook(ctx, String(values.id), { enabled: true }, SYSTEM);
       console.log(`enabled ${w.id} ${w.url}`);
     });
   },
@@ -100,7 +107,7 @@ export const webhooksRemoveCommand = defineCommand({
   async run({ values, config }) {
     await withContext(config, async (ctx) => {
       const { deleteWebhook } = await import('../modules/webhooks/webhooks.service.ts');
-      await deleteWebhook(ctx, String(values.id));
+      await deleteWebhook(ctx, String(values.id), SYSTEM);
       console.log(`removed ${values.id}`);
     });
   },

@@ -105,6 +105,17 @@ for (const dialect of DIALECTS) {
         'session.created',
       ]);
       assert.match(created.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+      // Audited (who added an endpoint that receives account events), never with the secret.
+      const entries = await t.ctx.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('target_id', '=', created.id)
+        .execute();
+      assert.deepEqual(
+        entries.map((e) => e.action),
+        ['webhook.create'],
+      );
+      assert.equal(entries[0]?.details.includes(created.secret), false);
       const list = json<{ data: Array<Record<string, unknown>> }>(
         await t.app.inject({ method: 'GET', url: '/api/v1/webhooks', headers }),
       );

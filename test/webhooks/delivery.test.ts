@@ -194,6 +194,12 @@ for (const dialect of DIALECTS) {
         .execute();
       assert.equal(notices.length, 1);
       assert.match(notices[0]?.subject ?? '', /^A webhook endpoint was disabled/);
+      const audited = await t.ctx.db
+        .selectFrom('audit_log')
+        .select('action')
+        .where('target_id', '=', hook.id)
+        .execute();
+      assert.ok(audited.some((e) => e.action === 'webhook.disable'));
       const before = (await deliveries(t, headers, hook.id)).length;
       await newUser('down2@example.com');
       assert.equal((await deliveries(t, headers, hook.id)).length, before);

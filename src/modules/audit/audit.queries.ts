@@ -40,6 +40,11 @@ export const AUDIT_ACTIONS = [
   'passkey.rename',
   'passkey.remove',
   'session.revoke',
+  'webhook.create',
+  'webhook.update',
+  'webhook.delete',
+  'webhook.secret_rotate',
+  'webhook.disable',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -51,7 +56,8 @@ export type AuditTargetType =
   | 'signing_key'
   | 'invitation'
   | 'identity'
-  | 'passkey';
+  | 'passkey'
+  | 'webhook';
 
 /** Who did it: a signed-in user, the service itself (CLI, background jobs), or nobody known yet. */
 export type AuditActor = { type: 'user'; id: string } | { type: 'system' } | { type: 'anonymous' };

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import { renderAccountMail } from '../../mail/layout.ts';
+import { recordAudit } from '../audit/audit.queries.ts';
 import { createDeliveryAgents, type DeliveryAgents } from './address-guard.ts';
 import {
   type AttemptResult,
@@ -205,6 +206,12 @@ async function finish(
       (await disableFailingEndpoint(trx, a.endpoint_id, now))
     ) {
       disabled = true;
+      await recordAudit(trx, {
+        action: 'webhook.disable',
+        actor: { type: 'system' },
+        target: { type: 'webhook', id: a.endpoint_id },
+        details: { reason: 'failing', failing_since: new Date(since).toISOString() },
+      });
       for (const to of await activeAdminEmails(trx)) {
         const message = renderAccountMail({
           to,

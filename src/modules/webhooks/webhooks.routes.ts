@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { requireAuth } from '../../security/guard.ts';
+import { requestActor } from '../audit/audit.service.ts';
+import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { requireForModule } from '../module-availability.ts';
 import {
@@ -27,6 +29,11 @@ import {
   webhookDeliveries,
 } from './webhooks.service.ts';
 
+const by = (req: Parameters<typeof requestActor>[0] & Parameters<typeof clientInfo>[0]) => ({
+  actor: requestActor(req),
+  client: clientInfo(req),
+});
+
 /** The webhooks module (docs/api.md §19): admins manage endpoints and read their delivery logs. */
 export function webhookEndpoints(ctx: AppContext): Endpoint[] {
   requireForModule(ctx, 'webhooks');
@@ -51,7 +58,7 @@ export function webhookEndpoints(ctx: AppContext): Endpoint[] {
       issuesTokens: true,
       schema: { body: CreateWebhookBody, response: { 201: WebhookWithSecret } },
       handler: async (req, reply) => {
-        const created = await createWebhook(ctx, req.body);
+        const created = await createWebhook(ctx, req.body, by(req));
         reply.code(201).header('location', `/api/v1/webhooks/${created.id}`);
         return created;
       },
@@ -74,7 +81,7 @@ export function webhookEndpoints(ctx: AppContext): Endpoint[] {
       access: 'admin',
       summary: 'Change a webhook endpoint (url, events, enabled, description)',
       schema: { params: WebhookParams, body: UpdateWebhookBody, response: { 200: WebhookSchema } },
-      handler: (req) => updateWebhook(ctx, req.params.id, req.body),
+      handler: (req) => updateWebhook(ctx, req.params.id, req.body, by(req)),
     }),
     endpoint({
       group: 'webhooks',
@@ -85,7 +92,7 @@ export function webhookEndpoints(ctx: AppContext): Endpoint[] {
       summary: 'Remove a webhook endpoint and its delivery log',
       schema: { params: WebhookParams, response: { 204: Type.Null() } },
       handler: async (req, reply) => {
-        await deleteWebhook(ctx, req.params.id);
+        await deleteWebhook(ctx, req.params.id, by(req));
         return reply.status(204).send(null);
       },
     }),
@@ -98,7 +105,7 @@ export function webhookEndpoints(ctx: AppContext): Endpoint[] {
       summary: 'Rotate the signing secret (the old one also signs for 24 h)',
       issuesTokens: true,
       schema: { params: WebhookParams, response: { 200: WebhookWithSecret } },
-      handler: (req) => rotateWebhookSecret(ctx, req.params.id),
+      handler: (req) => rotateWebhookSecret(ctx, req.params.id, by(req)),
     }),
     endpoint({
       group: 'webhooks',

@@ -1,6 +1,8 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import { type AuditActor, recordAudit } from '../audit/audit.queries.ts';
+import type { ClientInfo } from '../auth/sessions.service.ts';
 import { urlProblem } from './address-guard.ts';
 import { insertPendingAttempt } from './delivery.queries.ts';
 import { sealSecret } from './secrets.ts';
@@ -26,6 +28,12 @@ import type {
   PublicWebhookWithSecret,
   UpdateWebhookInput,
 } from './webhooks.schemas.ts';
+
+/** Who makes a change (an admin through the API, or the system from the CLI), for its audit entry. */
+export interface ChangedBy {
+  actor: AuditActor;
+  client: ClientInfo | null;
+}
 
 /** After a rotation the previous secret signs too, this long (docs/api.md §19). */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -97,6 +105,7 @@ export async function getWebhook(ctx: AppContext, id: string): Promise<PublicWeb
 export async function createWebhook(
   ctx: AppContext,
   body: CreateWebhookInput,
+  by: ChangedBy,
 ): Promise<PublicWebhookWithSecret> {
   const url = checkUrl(ctx, body.url);
   const id = uuidv7();
@@ -116,7 +125,16 @@ export async function createWebhook(
     created_at: now,
     updated_at: now,
   };
-  await insertEndpoint(ctx.db, row);
+  await ctx.db.transaction().execute(async (trx) => {
+    await insertEndpoint(trx, row);
+    await recordAudit(trx, {
+      action: 'webhook.create',
+      actor: by.actor,
+      target: { type: 'webhook', id },
+      client: by.client,
+      details: { url, events: JSON.parse(row.events), enabled: row.enabled === 1 },
+    });
+  });
   return { ...toPublic(row), secret };
 }
 
@@ -125,6 +143,7 @@ export async function updateWebhook(
   ctx: AppContext,
   id: string,
   body: UpdateWebhookInput,
+  by: ChangedBy,
 ): Promise<PublicWebhook> {
   const before = await endpointOr404(ctx, id);
   const patch: Partial<EndpointRow> = { updated_at: Date.now() };
@@ -137,25 +156,55 @@ export async function updateWebhook(
       Object.assign(patch, { failing_since: null, disabled_reason: null });
     if (!body.enabled) patch.disabled_reason = 'admin';
   }
-  await updateEndpoint(ctx.db, id, patch);
+  await ctx.db.transaction().execute(async (trx) => {
+    await updateEndpoint(trx, id, patch);
+    await recordAudit(trx, {
+      action: 'webhook.update',
+      actor: by.actor,
+      target: { type: 'webhook', id },
+      client: by.client,
+      details: { fields: Object.keys(body), ...(patch.url !== undefined && { url: patch.url }) },
+    });
+  });
   return toPublic({ ...before, ...patch });
 }
 
 /** DELETE /api/v1/webhooks/<id>: the endpoint and its delivery log. */
-export async function deleteWebhook(ctx: AppContext, id: string): Promise<void> {
-  if (!UUID.test(id) || !(await deleteEndpoint(ctx.db, id))) throw notFound();
+export async function deleteWebhook(ctx: AppContext, id: string, by: ChangedBy): Promise<void> {
+  if (!UUID.test(id)) throw notFound();
+  await ctx.db.transaction().execute(async (trx) => {
+    if (!(await deleteEndpoint(trx, id))) throw notFound();
+    await recordAudit(trx, {
+      action: 'webhook.delete',
+      actor: by.actor,
+      target: { type: 'webhook', id },
+      client: by.client,
+    });
+  });
 }
 
 /** POST /api/v1/webhooks/<id>/secret: a new secret; the previous one signs too for 24 h. */
-export async function rotateWebhookSecret(ctx: AppContext, id: string): Promise<PublicWebhookWithSecret> {
+export async function rotateWebhookSecret(
+  ctx: AppContext,
+  id: string,
+  by: ChangedBy,
+): Promise<PublicWebhookWithSecret> {
   const before = await endpointOr404(ctx, id);
   const secret = newWebhookSecret();
   const now = Date.now();
-  await updateEndpoint(ctx.db, id, {
-    secret_box: sealSecret(ctx, id, secret),
-    previous_secret_box: before.secret_box,
-    previous_secret_until: now + ROTATION_OVERLAP_MS,
-    updated_at: now,
+  await ctx.db.transaction().execute(async (trx) => {
+    await updateEndpoint(trx, id, {
+      secret_box: sealSecret(ctx, id, secret),
+      previous_secret_box: before.secret_box,
+      previous_secret_until: now + ROTATION_OVERLAP_MS,
+      updated_at: now,
+    });
+    await recordAudit(trx, {
+      action: 'webhook.secret_rotate',
+      actor: by.actor,
+      target: { type: 'webhook', id },
+      client: by.client,
+    });
   });
   return { ...toPublic(before), secret };
 }
