@@ -40,6 +40,8 @@ export async function claimDueAttempts(
   db: Kysely<DB>,
   opts: { now: number; leaseUntil: number; workerId: string; limit: number },
 ): Promise<ClaimedAttempt[]> {
+  // A read first: an idle poll (every second, on every instance) takes no write lock.
+  if (!(await dueAttempts(db, opts.now, 1).executeTakeFirst())) return [];
   const lease = { locked_until: opts.leaseUntil, locked_by: opts.workerId };
   let ids: string[];
   if (dialectOf(db) === 'postgres') {
