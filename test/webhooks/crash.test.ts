@@ -33,7 +33,8 @@ for (const dialect of DIALECTS) {
         WEBHOOK_ALLOW_PRIVATE: 'true',
         LOG_LEVEL: 'warn',
       };
-      proc = await startServiceProcess(env, 300, port);
+      // Up to 90 s to come up: the machine running the suite may be loaded (a start, not a delivery, bound).
+      proc = await startServiceProcess(env, 900, port);
       const call = async (method: string, path: string, body?: unknown, token?: string) => {
         const res = await fetch(`${proc?.url}${path}`, {
           method,
@@ -60,7 +61,7 @@ for (const dialect of DIALECTS) {
       await proc.kill();
       rx.release();
 
-      proc = await startServiceProcess(env, 300, port);
+      proc = await startServiceProcess(env, 900, port);
       const emailsSeen = () =>
         new Set(
           (rx?.received ?? [])
