@@ -172,6 +172,10 @@ export function loadConfig(env: Env): Config {
     headersTimeoutMs,
     workerNice: int('WORKER_NICE', 10, 0, 19),
     secretsKey,
+    webhooks: {
+      allowHttp: bool('WEBHOOK_ALLOW_HTTP', false),
+      allowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
+    },
     webauthn: { ...webauthn, rpName: singleLineName(str('WEBAUTHN_RP_NAME') ?? 'Gatehouse') },
     pressure: {
       maxEventLoopDelayMs: int('PRESSURE_MAX_EVENT_LOOP_DELAY_MS', 200, 0, 60_000),

@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   not_found: { status: 404, title: 'Not found' },
   module_disabled: { status: 404, title: 'Module disabled' },
   invitation_not_found: { status: 404, title: 'Invitation not found' },
+  webhook_not_found: { status: 404, title: 'Webhook not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   email_taken: { status: 409, title: 'Email taken' },
   last_admin: { status: 409, title: 'Last admin' },

@@ -10,6 +10,12 @@ import { usersMfaResetCommand } from './users-mfa-reset.ts';
 import { usersResetLinkCommand } from './users-reset-link.ts';
 import { usersExportCommand, usersImportCommand } from './users-transfer.ts';
 import { usersUnlockCommand } from './users-unlock.ts';
+import {
+  webhooksAddCommand,
+  webhooksEnableCommand,
+  webhooksListCommand,
+  webhooksRemoveCommand,
+} from './webhooks.ts';
 
 /**
  * Every command of `gatehouse`, in the order its help lists them. A new command: a file in this
@@ -29,4 +35,8 @@ export const COMMANDS: readonly CliCommand[] = [
   usersResetLinkCommand,
   usersLinkIdentityCommand,
   usersMfaResetCommand,
+  webhooksListCommand,
+  webhooksAddCommand,
+  webhooksEnableCommand,
+  webhooksRemoveCommand,
 ];

@@ -88,6 +88,8 @@ export interface Config {
   readonly workerNice: number;
   /** SECRETS_KEY (base64 of 32 bytes) that seals TOTP secrets; null: see src/security/secrets-key.ts. */
   readonly secretsKey: string | null;
+  /** docs/api.md §19: `http` endpoints (WEBHOOK_ALLOW_HTTP) and private addresses (WEBHOOK_ALLOW_PRIVATE, tests). */
+  readonly webhooks: { readonly allowHttp: boolean; readonly allowPrivate: boolean };
   /** docs/api.md §13: relying party of passkeys. Whether the RP ID may be used is checked when `passkeys` is on. */
   readonly webauthn: {
     readonly rpId: string;

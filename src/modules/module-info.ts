@@ -76,6 +76,9 @@ export const MODULE_INFO: readonly ModuleInfo[] = [
     enabledIn: ['FULL'],
   },
   {
+    name: 'webhooks',
+    required: false,
+    description: 'Signed webhooks for account events',
     name: 'passwordless',
     required: false,
     description: 'Sign-in by e-mail: a one-time link or code',

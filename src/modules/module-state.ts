@@ -27,6 +27,7 @@ export const MODULE_NAMES = [
   'mfa',
   'passkeys',
   'sessions',
+  'webhooks',
   'passwordless',
   'pages',
   'console',

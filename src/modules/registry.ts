@@ -22,6 +22,7 @@ import { sessionEndpoints } from './sessions/sessions.routes.ts';
 import { userAdminEndpoints } from './user-admin/user-admin.routes.ts';
 import { unlockEndpoints } from './users/unlock.routes.ts';
 import { usersEndpoints } from './users/users.routes.ts';
+import { webhookEndpoints } from './webhooks/webhooks.routes.ts';
 
 export type { ModuleCatalog } from './module-state.ts';
 
@@ -49,6 +50,7 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   mfa: mfaEndpoints,
   passkeys: passkeyEndpoints,
   sessions: sessionEndpoints,
+  webhooks: webhookEndpoints,
   passwordless: passwordlessEndpoints,
   pages: pagesEndpoints,
   console: consoleEndpoints,
