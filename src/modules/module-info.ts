@@ -79,6 +79,9 @@ export const MODULE_INFO: readonly ModuleInfo[] = [
     name: 'webhooks',
     required: false,
     description: 'Signed webhooks for account events',
+    enabledIn: ['FULL'],
+  },
+  {
     name: 'passwordless',
     required: false,
     description: 'Sign-in by e-mail: a one-time link or code',

@@ -204,6 +204,7 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
     'webhooks.deliveries': 'GET /api/v1/webhooks/<id>/deliveries',
     'webhooks.retry': 'POST /api/v1/webhooks/<id>/deliveries/<delivery_id>/retry',
     'webhooks.test': 'POST /api/v1/webhooks/<id>/test',
+  },
   passwordless: {
     'auth.login_email': 'POST /api/v1/login/email',
     'auth.login_email_verify': 'POST /api/v1/login/email/verify',
