@@ -75,6 +75,12 @@ export const MODULE_INFO: readonly ModuleInfo[] = [
     description: 'Session lists and revocation',
     enabledIn: ['FULL'],
   },
+  {
+    name: 'providers',
+    required: false,
+    description: 'Many external sign-in providers on the hosted pages',
+    enabledIn: ['FULL'],
+  },
   // Pages are not in the index (docs/api.md §15), so they can be on in every form.
   {
     name: 'pages',

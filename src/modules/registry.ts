@@ -15,6 +15,7 @@ import { mfaEndpoints } from './mfa/mfa.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
 import type { ModuleCatalog, ModuleInfo, ModuleName } from './module-state.ts';
 import { passkeyEndpoints } from './passkeys/passkeys.routes.ts';
+import { providerEndpoints } from './providers/providers.routes.ts';
 import { recoveryEndpoints } from './recovery/recovery.routes.ts';
 import { registrationEndpoints } from './registration/registration.routes.ts';
 import { sessionEndpoints } from './sessions/sessions.routes.ts';
@@ -48,6 +49,7 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   mfa: mfaEndpoints,
   passkeys: passkeyEndpoints,
   sessions: sessionEndpoints,
+  providers: providerEndpoints,
   pages: pagesEndpoints,
   console: consoleEndpoints,
 };

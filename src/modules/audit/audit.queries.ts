@@ -39,6 +39,10 @@ export const AUDIT_ACTIONS = [
   'passkey.rename',
   'passkey.remove',
   'session.revoke',
+  'identity.unlink',
+  'idp_provider.create',
+  'idp_provider.update',
+  'idp_provider.delete',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -50,7 +54,8 @@ export type AuditTargetType =
   | 'signing_key'
   | 'invitation'
   | 'identity'
-  | 'passkey';
+  | 'passkey'
+  | 'idp_provider';
 
 /** Who did it: a signed-in user, the service itself (CLI, background jobs), or nobody known yet. */
 export type AuditActor = { type: 'user'; id: string } | { type: 'system' } | { type: 'anonymous' };
