@@ -41,7 +41,12 @@ import { checkReturnTo } from './return-to.ts';
 
 const Buttons = Type.Object({
   data: Type.Array(
-    Type.Object({ name: Type.String(), display_name: Type.String(), start_url: Type.String() }),
+    Type.Object({
+      name: Type.String(),
+      display_name: Type.String(),
+      icon: Type.String(),
+      start_url: Type.String(),
+    }),
   ),
 });
 
@@ -190,6 +195,7 @@ export function providerEndpoints(ctx: AppContext): Endpoint[] {
         data: (await enabledProviders(ctx)).map((p) => ({
           name: p.name,
           display_name: p.displayName,
+          icon: p.preset ?? 'generic',
           start_url: `${new URL(ctx.config.publicUrl).pathname.replace(/\/+$/, '')}/api/v1/idp/${p.name}/start`,
         })),
       }),

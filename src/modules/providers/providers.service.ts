@@ -109,17 +109,55 @@ export async function listProviders(ctx: AppContext): Promise<{ data: ProviderVi
   return { data: (await listProviderRows(ctx.db)).map(toView) };
 }
 
-/** The enabled providers, for the sign-in page's buttons (name and label only). */
+/**
+ * The seed's provider (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET), named `default`, with §7's
+ * settings: its redirect flow works like any stored provider's; without OIDC_CLIENT_SECRET it is a
+ * public client (PKCE alone). Null when no provider is configured.
+ */
+export function defaultProvider(ctx: AppContext): Provider | null {
+  const { oidc } = ctx.config;
+  if (oidc.issuer === null || oidc.clientId === null) return null;
+  return {
+    name: DEFAULT_PROVIDER,
+    displayName: DEFAULT_DISPLAY_NAME,
+    kind: 'oidc',
+    preset: null,
+    issuer: oidc.issuer,
+    clientId: oidc.clientId,
+    clientSecret: oidc.clientSecret,
+    privateKey: null,
+    settings: {},
+    scopes: ['openid', 'email', 'profile'],
+    enabled: true,
+    autoProvision: oidc.autoProvision,
+    linkByEmail: oidc.linkByEmail,
+    linkAdmins: oidc.linkAdmins,
+    allowedDomains: [],
+    version: 0,
+  };
+}
+
+/** The `default` provider's button label. */
+export const DEFAULT_DISPLAY_NAME = 'single sign-on';
+
+/** The enabled providers, for the sign-in page's buttons (name, label and icon only), `default` first. */
 export async function enabledProviders(
   ctx: AppContext,
-): Promise<Array<{ name: string; displayName: string }>> {
-  return (await listProviderRows(ctx.db))
+): Promise<Array<{ name: string; displayName: string; preset: string | null }>> {
+  const seed = defaultProvider(ctx);
+  const stored = (await listProviderRows(ctx.db))
     .filter((r) => r.enabled === 1)
-    .map((r) => ({ name: r.name, displayName: r.display_name }));
+    .map((r) => ({ name: r.name, displayName: r.display_name, preset: r.preset }));
+  return seed ? [{ name: seed.name, displayName: seed.displayName, preset: null }, ...stored] : stored;
 }
 
 /** A stored provider (enabled or not), or 404 `provider_not_found`. */
 export async function requireProvider(ctx: AppContext, name: string): Promise<Provider> {
+  if (name === DEFAULT_PROVIDER) {
+    const seed = defaultProvider(ctx);
+    if (seed === null) throw notFound(name);
+    return seed;
+  }
   const row = await findProviderRow(ctx.db, name);
   if (!row) throw notFound(name);
   return toProvider(ctx, row);
