@@ -226,4 +226,32 @@ describe('hosted pages in Chromium: sign-in through external providers', {
     assertOnlyProviders(t);
     await t.context.close();
   });
+
+  it('links a provider from /account after a recent sign-in, and unlinks it after a fresh proof', async () => {
+    const password = 'henry has a long password 12';
+    const created = await stack.adminApi('POST', '/api/v1/users', { email: 'henry@pages.test', password });
+    assert.equal(created.status, 201);
+    const t = await tab();
+    const { page } = t;
+    await page.goto(`${stack.origin}/account/sign-in`);
+    await page.getByLabel('E-mail address').fill('henry@pages.test');
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${stack.origin}/account`);
+    await page.getByRole('button', { name: 'Link Acme ID' }).click();
+    await page.locator('input[name=login]').fill('bob');
+    await page.locator('input[name=password]').fill('anything');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${stack.origin}/account`);
+    const section = page.getByRole('region', { name: 'Sign-in providers' });
+    await section.getByRole('button', { name: 'Unlink Acme ID' }).waitFor();
+    await assertAccessible(page, 'the account page with a linked provider');
+    await section.getByRole('button', { name: 'Unlink Acme ID' }).click();
+    await page.locator('#identity-remove-password').fill(password);
+    await section.getByRole('button', { name: 'Unlink', exact: true }).click();
+    await section.getByText('No provider is linked yet.').waitFor();
+    assertOnlyProviders(t);
+    await t.context.close();
+  });
 });
