@@ -222,5 +222,36 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(on.statusCode, 200);
     });
+
+    it('POST /idp/verify takes "provider" while providers is on: that provider\'s issuer, client and settings', async () => {
+      op.setAccount('ivy', { email: 'ivy@example.com', email_verified: true, name: 'Ivy' });
+      const token = await op.craftIdToken({ sub: 'ivy' });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/idp/verify',
+        payload: { id_token: token, provider: 'acct' },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(json(res).created, true);
+      const unknown = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/idp/verify',
+        payload: { id_token: await op.craftIdToken({ sub: 'ivy' }), provider: 'nope' },
+      });
+      assert.equal(json(unknown).code, 'provider_not_found');
+      // Form A: the body is exactly section 7's.
+      const formA = await buildTestApp(dialect);
+      try {
+        const refused = await formA.app.inject({
+          method: 'POST',
+          url: '/api/v1/idp/verify',
+          payload: { id_token: token, provider: 'acct' },
+        });
+        assert.equal(refused.statusCode, 400, refused.body);
+        assert.equal(json(refused).code, 'validation_failed');
+      } finally {
+        await formA.destroy();
+      }
+    });
   });
 }

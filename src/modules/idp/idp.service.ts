@@ -14,14 +14,25 @@ import { countLogin } from '../core/metrics.ts';
 import { issueMfaToken, mfaRequired, type SecondFactorMethod, secondFactors } from '../mfa/factors.ts';
 import { hasCompatibilityCharacters } from '../users/email.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
-import { findLinkOrCreate } from './identity-mapping.ts';
+import { findLinkOrCreate, type MappingPolicy } from './identity-mapping.ts';
 import { touchLastLogin } from './idp.queries.ts';
 import { LinkRefused } from './linking.ts';
-import type { Discovery } from './oidc-client.ts';
+import type { Discovery, OidcClient } from './oidc-client.ts';
 import { reserveIdToken } from './replay.ts';
 
 /** `GET /api/v1/idp/config` (docs/api.md §7). */
 export type IdpConfig = { enabled: false } | ({ enabled: true; client_id: string } & Discovery);
+
+/**
+ * Where an ID token comes from when it is not the seed's provider: a named provider of the
+ * `providers` module (docs/api.md §18, `"provider"` in the body), its verifier and its own settings.
+ */
+export interface IdTokenSource {
+  client: OidcClient;
+  policy: MappingPolicy;
+  /** The provider's own reading of its claims (e.g. Microsoft's `xms_edov`), and its `allowed_domains`. */
+  refine(identity: VerifiedIdentity, idToken: string): void;
+}
 
 /** The token response of docs/api.md §5 plus whether the account was created by this sign-in. */
 export type IdpSignInResponse = TokenResponse & { created: boolean };
@@ -54,18 +65,21 @@ export async function signInWithIdToken(
   ctx: AppContext,
   input: { idToken: string; nonce?: string | undefined },
   client: ClientInfo,
+  source: IdTokenSource | null = null,
 ): Promise<IdpSignInResponse> {
-  if (!ctx.oidc) {
+  if (!source && !ctx.oidc) {
     throw new ApiError('idp_not_configured', {
       detail: 'No identity provider is configured (OIDC_ISSUER, OIDC_CLIENT_ID)',
     });
   }
-  const oidc = ctx.oidc;
+  const oidc = source?.client ?? (ctx.oidc as OidcClient);
+  const policy = source?.policy ?? ctx.config.oidc;
   const seen: Attempt = { identity: null, userId: null };
   let result: IdpSignInResponse | SecondFactorDue;
   try {
     const identity = await verifyIdToken(oidc, input.idToken, input.nonce);
     seen.identity = identity;
+    source?.refine(identity, input.idToken);
     if (identity.email !== null && hasCompatibilityCharacters(identity.email)) {
       // Refused, never folded: `\u212Aate@…` must not become `kate@…` (issue 17.2, docs/api.md §5).
       throw new ApiError('validation_failed', {
@@ -77,7 +91,7 @@ export async function signInWithIdToken(
       ctx.db.transaction().execute(async (trx) => {
         // First write of the sign-in: the token's one use (docs/api.md §16), undone if it is refused.
         await reserveIdToken(trx, input.idToken, identity.expiresAt);
-        return mapAndOpen(ctx, trx, identity, client, seen);
+        return mapAndOpen(ctx, trx, identity, policy, client, seen);
       });
     try {
       result = await attempt();
@@ -121,12 +135,13 @@ async function mapAndOpen(
   ctx: AppContext,
   trx: Transaction<DB>,
   identity: VerifiedIdentity,
+  policy: MappingPolicy,
   client: ClientInfo,
   seen: Attempt,
 ): Promise<IdpSignInResponse | SecondFactorDue> {
   const now = Date.now();
   const { issuer, subject } = identity;
-  const { user, created, events } = await findLinkOrCreate(ctx, trx, identity, ctx.config.oidc, client, seen);
+  const { user, created, events } = await findLinkOrCreate(ctx, trx, identity, policy, client, seen);
 
   // An account with second factors: the link (or update) commits, and the sign-in continues at
   // POST /login/mfa with an mfa_token whose first factor is `fed` (docs/api.md §13).

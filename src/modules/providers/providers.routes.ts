@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { requireAuth } from '../../security/guard.ts';
 import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
+import { provideIdTokenSources } from '../idp/sources.ts';
 import { requireForModule } from '../module-availability.ts';
 import { finishFlow, startFlow, takeSecondFactor } from './flow.service.ts';
 import {
@@ -38,6 +39,7 @@ import {
 } from './providers.service.ts';
 import { pruneFlows } from './prune.ts';
 import { checkReturnTo } from './return-to.ts';
+import { verifySource } from './verify-source.ts';
 
 const Buttons = Type.Object({
   data: Type.Array(
@@ -54,6 +56,8 @@ const Buttons = Type.Object({
 export function providerEndpoints(ctx: AppContext): Endpoint[] {
   requireForModule(ctx, 'providers');
   pruneFlows(ctx);
+  // POST /idp/verify with "provider" (docs/api.md §18): a stored provider's verifier and settings.
+  provideIdTokenSources(ctx, (name) => verifySource(ctx, name));
   const cookie = (req: FastifyRequest, name: string) => parseCookie(req.headers.cookie ?? '')[name];
 
   const callback = async (

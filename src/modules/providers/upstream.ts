@@ -162,8 +162,24 @@ export async function exchange(
   const idToken = tokens.id_token;
   if (typeof idToken !== 'string')
     throw new ApiError('idp_token_invalid', { detail: 'The provider sent no ID token' });
-  const verifier = cached(ctx, provider).verifier as OidcClient;
-  const identity = await verifyIdToken(verifier, idToken, checks.nonce);
+  const identity = await verifyIdToken(verifierFor(ctx, provider), idToken, checks.nonce);
+  return refineIdentity(provider, identity, idToken);
+}
+
+/** The OpenID verifier (discovery and keys, cached) of an `oidc` provider, as POST /idp/verify uses it too. */
+export function verifierFor(ctx: AppContext, provider: Provider): OidcClient {
+  const verifier = cached(ctx, provider).verifier;
+  if (verifier === null)
+    throw new ApiError('validation_failed', { detail: `${provider.name} issues no ID tokens` });
+  return verifier;
+}
+
+/** A provider's own reading of its verified ID token's claims. */
+export function refineIdentity(
+  provider: Provider,
+  identity: VerifiedIdentity,
+  idToken: string,
+): UpstreamIdentity {
   const claims = decodeJwt(idToken);
   if (provider.preset === 'microsoft') {
     // Microsoft's `email` is whatever the tenant holds; only `xms_edov` says its domain owner vouched for it.
