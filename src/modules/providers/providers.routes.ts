@@ -30,13 +30,8 @@ import {
   StartQuery,
   UpdateProviderBody,
 } from './providers.schemas.ts';
-import {
-  createProvider,
-  deleteProvider,
-  enabledProviders,
-  listProviders,
-  updateProvider,
-} from './providers.service.ts';
+import { enabledProviders, listProviders } from './providers.service.ts';
+import { createProvider, deleteProvider, updateProvider } from './providers-admin.service.ts';
 import { pruneFlows } from './prune.ts';
 import { checkReturnTo } from './return-to.ts';
 import { verifySource } from './verify-source.ts';
