@@ -9,6 +9,7 @@ import Fastify, {
 import type { AppContext } from './context.ts';
 import { registerDocs } from './docs.ts';
 import { ApiError, installErrorHandlers } from './errors.ts';
+import { FORM_POST_ROUTE, formFields } from './form-body.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './http-errors.ts';
 import { IndexResponse } from './index.schemas.ts';
 import { parseJsonBody } from './json-body.ts';
@@ -92,6 +93,24 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     try {
       done(null, parseJsonBody(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+  // The one form body Gatehouse reads: a provider's `form_post` answer at its callback (docs/api.md §18).
+  // Every other route keeps refusing it with 415, as before.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (req, body, done) => {
+    if (req.routeOptions.url !== FORM_POST_ROUTE) {
+      done(
+        new ApiError('unsupported_media_type', {
+          detail: 'Requests with a body must send Content-Type: application/json',
+        }),
+        undefined,
+      );
+      return;
+    }
+    try {
+      done(null, formFields(body as string));
     } catch (err) {
       done(err as Error, undefined);
     }

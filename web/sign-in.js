@@ -19,6 +19,7 @@ import {
   showOnly,
 } from './lib.js';
 import { onLinkPage, setUpEmailSignIn } from './sign-in-email.js';
+import { pendingSecondFactor, providerError, showProviders } from './sign-in-providers.js';
 
 const passwordStep = $('#password-step');
 const mfaStep = $('#mfa-step');
@@ -30,10 +31,12 @@ let useRecoveryCode = false;
 let conditional = null;
 // The e-mail and password of a sign-in refused as unconfirmed, kept in memory for the resend only.
 let unconfirmed = null;
+// Where a provider sign-in that stopped for its second factor goes on to (its checked return_to).
+let continueTo = null;
 
 function signedIn(tokens) {
   acceptTokens(tokens);
-  location.assign(nextUrl());
+  location.assign(continueTo ?? nextUrl());
 }
 
 const options = (body) => api('/api/v1/passkeys/authentication/options', { method: 'POST', body });
@@ -180,6 +183,19 @@ if (modules.has('passwordless')) setUpEmailSignIn({ passwordStep, signedIn, star
 if (modules.has('recovery')) $('#forgot-link').hidden = false;
 if (modules.has('registration')) $('#sign-up-link').hidden = false;
 if (passkeysOn) $('#passkey-signin').hidden = false;
+
+// A provider sign-in that failed says why, plainly; one that needs a second factor continues here.
+const failed = providerError();
+if (failed !== null) showError($('#password-form'), failed);
+showProviders().catch(() => undefined);
+pendingSecondFactor().then(
+  (pending) => {
+    if (pending === null) return;
+    continueTo = pending.return_to;
+    startMfa(pending);
+  },
+  (err) => showError($('#password-form'), err),
+);
 
 // Already signed in (a live refresh cookie): straight on.
 restore().then(

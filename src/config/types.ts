@@ -48,6 +48,8 @@ export interface Config {
   readonly oidc: {
     readonly issuer: string | null;
     readonly clientId: string | null;
+    /** OIDC_CLIENT_SECRET: the `default` provider's redirect flow (docs/api.md §18); null: a public client. */
+    readonly clientSecret: string | null;
     readonly allowedAlgs: readonly string[];
     readonly autoProvision: boolean;
     readonly linkByEmail: boolean;

@@ -245,6 +245,45 @@ export interface IdTokenUsesTable {
   expires_at: number;
 }
 
+/** A named external sign-in provider (docs/api.md §18); secrets are sealed boxes (SECRETS_KEY). */
+export interface IdpProvidersTable {
+  name: string;
+  display_name: string;
+  kind: string;
+  preset: string | null;
+  issuer: string;
+  client_id: string;
+  client_secret_box: string | null;
+  private_key_box: string | null;
+  /** JSON: preset settings (tenant_id, team_id, key_id). */
+  settings: string;
+  /** JSON array of scopes. */
+  scopes: string;
+  enabled: number;
+  auto_provision: number;
+  link_by_email: number;
+  link_admins: number;
+  /** JSON array of domains. */
+  allowed_domains: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The server-side half of a provider redirect (or of its pending second factor), keyed by the cookie's hash. */
+export interface IdpFlowsTable {
+  browser_hash: string;
+  purpose: string;
+  provider: string;
+  state: string;
+  nonce: string;
+  verifier_box: string;
+  return_to: string;
+  user_id: string | null;
+  session_id: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
 /** Every table Kysely knows about. */
 /** docs/api.md §19: where events go. `events` is a JSON array of types (or `["*"]`). */
 export interface WebhookEndpointsTable {
@@ -314,6 +353,8 @@ export interface DB {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  idp_providers: IdpProvidersTable;
+  idp_flows: IdpFlowsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

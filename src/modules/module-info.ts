@@ -76,6 +76,12 @@ export const MODULE_INFO: readonly ModuleInfo[] = [
     enabledIn: ['FULL'],
   },
   {
+    name: 'providers',
+    required: false,
+    description: 'Many external sign-in providers on the hosted pages',
+    enabledIn: ['FULL'],
+  },
+  {
     name: 'webhooks',
     required: false,
     description: 'Signed webhooks for account events',

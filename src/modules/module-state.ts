@@ -27,6 +27,7 @@ export const MODULE_NAMES = [
   'mfa',
   'passkeys',
   'sessions',
+  'providers',
   'webhooks',
   'passwordless',
   'pages',

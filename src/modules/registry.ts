@@ -16,6 +16,7 @@ import { MODULE_INFO } from './module-info.ts';
 import type { ModuleCatalog, ModuleInfo, ModuleName } from './module-state.ts';
 import { passkeyEndpoints } from './passkeys/passkeys.routes.ts';
 import { passwordlessEndpoints } from './passwordless/passwordless.routes.ts';
+import { providerEndpoints } from './providers/providers.routes.ts';
 import { recoveryEndpoints } from './recovery/recovery.routes.ts';
 import { registrationEndpoints } from './registration/registration.routes.ts';
 import { sessionEndpoints } from './sessions/sessions.routes.ts';
@@ -50,6 +51,7 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   mfa: mfaEndpoints,
   passkeys: passkeyEndpoints,
   sessions: sessionEndpoints,
+  providers: providerEndpoints,
   webhooks: webhookEndpoints,
   passwordless: passwordlessEndpoints,
   pages: pagesEndpoints,

@@ -101,6 +101,7 @@ const NEEDS: Partial<Record<ModuleName, string>> = {
   mfa: 'POST /api/v1/login/mfa',
   passkeys: 'POST /api/v1/login/passkey',
   sessions: 'GET /api/v1/sessions',
+  providers: 'GET /api/v1/idp/<name>/start',
   passwordless: 'POST /api/v1/login/email/verify',
 };
 

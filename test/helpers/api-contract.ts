@@ -93,6 +93,7 @@ export const LATER_MODULES: readonly string[] = [
   'mfa',
   'passkeys',
   'sessions',
+  'providers',
   'webhooks',
   'passwordless',
   'pages',
@@ -193,6 +194,18 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
     'auth.session_delete': 'DELETE /api/v1/sessions/<id>',
     'users.sessions': 'GET /api/v1/users/<id>/sessions',
     'users.session_delete': 'DELETE /api/v1/users/<id>/sessions/<session_id>',
+  },
+  // docs/api.md §18: its entries join the idp group.
+  providers: {
+    'idp.providers': 'GET /api/v1/idp/providers',
+    'idp.provider_create': 'POST /api/v1/idp/providers',
+    'idp.provider_update': 'PUT /api/v1/idp/providers/<name>',
+    'idp.provider_delete': 'DELETE /api/v1/idp/providers/<name>',
+    'idp.start': 'GET /api/v1/idp/<name>/start',
+    'idp.callback': 'GET /api/v1/idp/<name>/callback',
+    'idp.identities': 'GET /api/v1/idp/identities',
+    'idp.link': 'GET /api/v1/idp/<name>/link',
+    'idp.identity_delete': 'DELETE /api/v1/idp/identities/<id>',
   },
   webhooks: {
     'webhooks.list': 'GET /api/v1/webhooks',

@@ -9,6 +9,7 @@ import { checkFactorModuleOff } from '../mfa/module-in-use.ts';
 import { moduleUnavailable } from '../module-availability.ts';
 import type { ModuleCatalog } from '../module-state.ts';
 import { checkPasswordlessOff } from '../passwordless/module-in-use.ts';
+import { checkProvidersOff } from '../providers/module-in-use.ts';
 import { ModuleList, ModuleObject, ModuleParams, ToggleBody } from './admin.schemas.ts';
 
 /** admin.modules and admin.module_toggle (docs/api.md §8). The catalog is the registry's own derivation. */
@@ -50,7 +51,10 @@ export function adminEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): E
         await ctx.modules.set(module.name, req.body.enabled, async (trx) => {
           // docs/api.md §16: switching off a factor's module that accounts use is refused (409
           // module_in_use) unless forced, and even then while no admin could sign in afterwards.
-          const holders = req.body.enabled ? 0 : await checkFactorModuleOff(ctx, trx, module.name, force);
+          const holders = req.body.enabled
+            ? 0
+            : (await checkFactorModuleOff(ctx, trx, module.name, force)) +
+              (await checkProvidersOff(ctx, trx, module.name, force));
           // The same rule for accounts whose only way in is an e-mail link or code.
           const emailOnly = req.body.enabled ? 0 : await checkPasswordlessOff(ctx, trx, module.name, force);
           await recordAudit(trx, {

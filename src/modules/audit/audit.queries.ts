@@ -46,6 +46,10 @@ export const AUDIT_ACTIONS = [
   'webhook.delete',
   'webhook.secret_rotate',
   'webhook.disable',
+  'identity.unlink',
+  'idp_provider.create',
+  'idp_provider.update',
+  'idp_provider.delete',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -58,7 +62,8 @@ export type AuditTargetType =
   | 'invitation'
   | 'identity'
   | 'passkey'
-  | 'webhook';
+  | 'webhook'
+  | 'idp_provider';
 
 /** Who did it: a signed-in user, the service itself (CLI, background jobs), or nobody known yet. */
 export type AuditActor = { type: 'user'; id: string } | { type: 'system' } | { type: 'anonymous' };
