@@ -86,6 +86,12 @@ export interface Config {
   readonly workerNice: number;
   /** SECRETS_KEY (base64 of 32 bytes) that seals TOTP secrets; null: see src/security/secrets-key.ts. */
   readonly secretsKey: string | null;
+  /** The authorization server (docs/api.md §17, docs/oauth.md). */
+  readonly oauth: {
+    /** OAUTH_DYNAMIC_REGISTRATION: RFC 7591 registration off, with an initial access token, or open. */
+    readonly dynamicRegistration: 'off' | 'token' | 'open';
+    readonly registrationsPerAddressPerHour: number;
+  };
   /** docs/api.md §13: relying party of passkeys. Whether the RP ID may be used is checked when `passkeys` is on. */
   readonly webauthn: {
     readonly rpId: string;

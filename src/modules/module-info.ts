@@ -75,6 +75,12 @@ export const MODULE_INFO: readonly ModuleInfo[] = [
     description: 'Session lists and revocation',
     enabledIn: ['FULL'],
   },
+  {
+    name: 'oauth',
+    required: false,
+    description: 'Authorization server: OAuth 2.1 and OpenID Connect provider',
+    enabledIn: ['FULL'],
+  },
   // Pages are not in the index (docs/api.md §15), so they can be on in every form.
   {
     name: 'pages',

@@ -27,6 +27,7 @@ export const MODULE_NAMES = [
   'mfa',
   'passkeys',
   'sessions',
+  'oauth',
   'pages',
   'console',
 ] as const;
