@@ -93,6 +93,7 @@ export const LATER_MODULES: readonly string[] = [
   'mfa',
   'passkeys',
   'sessions',
+  'oauth',
   'pages',
   'console',
 ];
@@ -191,6 +192,25 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
     'auth.session_delete': 'DELETE /api/v1/sessions/<id>',
     'users.sessions': 'GET /api/v1/users/<id>/sessions',
     'users.session_delete': 'DELETE /api/v1/users/<id>/sessions/<session_id>',
+  },
+  // docs/api.md §17, with OAUTH_DYNAMIC_REGISTRATION=off (the default: no oauth.register).
+  oauth: {
+    'oauth.authorize': 'GET /oauth2/authorize',
+    'oauth.token': 'POST /oauth2/token',
+    'oauth.userinfo': 'GET /oauth2/userinfo',
+    'oauth.introspect': 'POST /oauth2/introspect',
+    'oauth.revoke': 'POST /oauth2/revoke',
+    'oauth.end_session': 'GET /oauth2/logout',
+    'clients.list': 'GET /api/v1/clients',
+    'clients.create': 'POST /api/v1/clients',
+    'clients.get': 'GET /api/v1/clients/<id>',
+    'clients.update': 'PUT /api/v1/clients/<id>',
+    'clients.delete': 'DELETE /api/v1/clients/<id>',
+    'clients.secret': 'POST /api/v1/clients/<id>/secret',
+    'resources.list': 'GET /api/v1/resources',
+    'resources.create': 'POST /api/v1/resources',
+    'resources.update': 'PUT /api/v1/resources/<id>',
+    'resources.delete': 'DELETE /api/v1/resources/<id>',
   },
 };
 
