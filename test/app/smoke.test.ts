@@ -20,8 +20,8 @@ for (const dialect of DIALECTS) {
       const res = await t.app.inject({ url: '/api/v1/admin/modules', headers });
       assert.equal(res.statusCode, 200);
       // The nine of docs/api.md §2, then audit, recovery, email, registration, mfa, passkeys, sessions,
-      // pages and console (docs/api.md §2 and §15).
-      assert.equal(json<{ data: unknown[] }>(res).data.length, 18);
+      // oauth, pages and console (docs/api.md §2, §15 and §17).
+      assert.equal(json<{ data: unknown[] }>(res).data.length, 19);
       const verify = await t.app.inject({ url: '/api/v1/verify-token', headers });
       assert.equal(verify.statusCode, 200);
     });
