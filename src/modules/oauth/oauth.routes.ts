@@ -9,6 +9,7 @@ import {
   rotateClientSecret,
   updateClient,
 } from './clients.service.ts';
+import { interactionEndpoints } from './interactions.routes.ts';
 import { passToAuthorizationServer } from './mount.ts';
 import {
   ClientCreateBody,
@@ -32,7 +33,12 @@ import { startOauthUpkeep } from './upkeep.ts';
  */
 export function oauthEndpoints(ctx: AppContext): Endpoint[] {
   startOauthUpkeep(ctx);
-  return [...protocolEndpoints(ctx), ...clientEndpoints(ctx), ...resourceEndpoints(ctx)];
+  return [
+    ...protocolEndpoints(ctx),
+    ...interactionEndpoints(ctx),
+    ...clientEndpoints(ctx),
+    ...resourceEndpoints(ctx),
+  ];
 }
 
 function protocolEndpoints(ctx: AppContext): Endpoint[] {

@@ -54,9 +54,21 @@ export function logoutSource(config: Config) {
 <p><button type="submit" form="op.logoutForm" name="logout" value="yes">Yes, sign me out</button>
 <button type="submit" form="op.logoutForm">No, stay signed in</button></p>`,
       ),
-      `${CSP_BASE}; form-action 'self'`,
+      // Browsers apply form-action to the redirect that follows the submission too: the registered
+      // post_logout_redirect_uri the library validated is allowed, nothing else.
+      `${CSP_BASE}; form-action 'self'${redirectOrigin(ctx)}`,
     );
   };
+}
+
+function redirectOrigin(ctx: KoaContextWithOIDC): string {
+  const uri = ctx.oidc?.params?.post_logout_redirect_uri;
+  if (typeof uri !== 'string') return '';
+  try {
+    return ` ${new URL(uri).origin}`;
+  } catch {
+    return '';
+  }
 }
 
 export function postLogoutSuccessSource(config: Config) {

@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { addSigningKey } from '../../security/signing-keys.ts';
 import { adapterFactory } from './adapter.ts';
 import { clientPolicy, OIDC_SCOPES, providerClientMetadata } from './clients.service.ts';
+import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { resourceByIdentifier } from './resources.service.ts';
@@ -160,6 +161,7 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
       Session: config.sessionMaxLifetimeS,
       Interaction: 600,
     },
+    loadExistingGrant: loadExistingGrant(ctx),
     // Every use of a refresh token rotates it, with no grace window; presenting a rotated one
     // revokes the grant (the library's reuse detection).
     rotateRefreshToken: true,
