@@ -288,6 +288,8 @@ export interface OauthModelsTable {
   id_hash: string;
   payload: string;
   grant_id: string | null;
+  account_id: string | null;
+  client_id: string | null;
   uid_hash: string | null;
   user_code_hash: string | null;
   expires_at: number | null;

@@ -134,6 +134,17 @@ describe('oauth authorization code flow in Chromium with openid-client', {
     const again = await authorize(tab.context, silent.url);
     assert.ok(again.searchParams.get('code'), again.href);
 
+    // Connected apps: the consent is listed; revoking it ends the app's tokens at once.
+    const apps = await stack.adminApi('GET', '/api/v1/grants');
+    const listed = (apps.body as { data: Array<{ client_id: string; name: string; scopes: string[] }> }).data;
+    const entry = listed.find((a) => a.client_id === wiki.client_id);
+    assert.equal(entry?.name, 'Team Wiki');
+    assert.deepEqual([...(entry?.scopes ?? [])].sort(), ['email', 'openid', 'profile']);
+    assert.equal((await oidc.tokenIntrospection(config, tokens.access_token)).active, true);
+    assert.equal((await stack.adminApi('DELETE', `/api/v1/grants/${wiki.client_id}`)).status, 204);
+    assert.equal((await oidc.tokenIntrospection(config, tokens.access_token)).active, false);
+    assert.equal((await stack.adminApi('DELETE', `/api/v1/grants/${wiki.client_id}`)).status, 404);
+
     // RP-initiated logout: Gatehouse's own confirmation page, then the registered URI.
     const bye = new Promise<string>((resolve) => {
       tab.context.on('request', (request) => {

@@ -201,6 +201,8 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
     'oauth.introspect': 'POST /oauth2/introspect',
     'oauth.revoke': 'POST /oauth2/revoke',
     'oauth.end_session': 'GET /oauth2/logout',
+    'auth.grants': 'GET /api/v1/grants',
+    'auth.grant_delete': 'DELETE /api/v1/grants/<client_id>',
     'clients.list': 'GET /api/v1/clients',
     'clients.create': 'POST /api/v1/clients',
     'clients.get': 'GET /api/v1/clients/<id>',

@@ -60,6 +60,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id_hash', 'text', (c) => c.notNull())
     .addColumn('payload', 'text', (c) => c.notNull())
     .addColumn('grant_id', 'text')
+    // Whose and for which client (payload accountId, clientId): a revoked connected app goes at once.
+    .addColumn('account_id', 'text')
+    .addColumn('client_id', 'text')
     .addColumn('uid_hash', 'text')
     .addColumn('user_code_hash', 'text')
     .addColumn('expires_at', ts)

@@ -38,6 +38,8 @@ export function adapterFactory(db: Db, clients: ClientSource) {
         id_hash: sha256(id),
         payload: JSON.stringify(stored),
         grant_id: typeof payload.grantId === 'string' ? payload.grantId : null,
+        account_id: typeof payload.accountId === 'string' ? payload.accountId : null,
+        client_id: typeof payload.clientId === 'string' ? payload.clientId : null,
         uid_hash: typeof payload.uid === 'string' ? sha256(payload.uid) : null,
         user_code_hash: typeof payload.userCode === 'string' ? sha256(payload.userCode) : null,
         expires_at: expiresIn ? Date.now() + expiresIn * 1000 : null,

@@ -30,3 +30,30 @@ export async function upsertConsent(
     )
     .execute();
 }
+
+/** A user's consents with their clients' names, newest first. */
+export async function listConsents(db: Db, userId: string) {
+  return db
+    .selectFrom('oauth_consents')
+    .innerJoin('oauth_clients', 'oauth_clients.client_id', 'oauth_consents.client_id')
+    .select([
+      'oauth_consents.client_id',
+      'oauth_clients.name',
+      'oauth_consents.scopes',
+      'oauth_consents.resources',
+      'oauth_consents.created_at',
+      'oauth_consents.updated_at',
+    ])
+    .where('oauth_consents.user_id', '=', userId)
+    .orderBy('oauth_consents.updated_at', 'desc')
+    .execute();
+}
+
+export async function deleteConsent(db: Db, userId: string, clientId: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('oauth_consents')
+    .where('user_id', '=', userId)
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

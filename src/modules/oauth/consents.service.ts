@@ -1,5 +1,7 @@
 import type { AppContext } from '../../context.ts';
-import { findConsent, upsertConsent } from './consents.queries.ts';
+import { ApiError } from '../../errors.ts';
+import { deleteConsent, findConsent, listConsents, upsertConsent } from './consents.queries.ts';
+import { deleteModelsOfAccountClient } from './models.queries.ts';
 
 /** What a user allowed a client: OpenID scopes, and per API identifier its scopes. */
 export interface Consent {
@@ -38,4 +40,41 @@ export async function recordConsent(
     },
     Date.now(),
   );
+}
+
+export interface ConnectedApp {
+  client_id: string;
+  name: string;
+  scopes: string[];
+  resources: Record<string, string[]>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The applications a user allowed (docs/api.md §17: auth.grants). */
+export async function connectedApps(ctx: AppContext, userId: string): Promise<{ data: ConnectedApp[] }> {
+  const rows = await listConsents(ctx.db, userId);
+  return {
+    data: rows.map((r) => ({
+      client_id: r.client_id,
+      name: r.name,
+      scopes: JSON.parse(r.scopes) as string[],
+      resources: JSON.parse(r.resources) as Record<string, string[]>,
+      created_at: new Date(Number(r.created_at)).toISOString(),
+      updated_at: new Date(Number(r.updated_at)).toISOString(),
+    })),
+  };
+}
+
+/**
+ * Revokes a connected app: the stored consent, and every grant, code, access and refresh token the
+ * provider holds for that user and client (they stop working and introspect as inactive at once).
+ */
+export async function revokeConnectedApp(ctx: AppContext, userId: string, clientId: string): Promise<void> {
+  const had = await ctx.db.transaction().execute(async (trx) => {
+    const consent = await deleteConsent(trx, userId, clientId);
+    const models = await deleteModelsOfAccountClient(trx, userId, clientId);
+    return consent || models > 0;
+  });
+  if (!had) throw new ApiError('client_not_found', { detail: 'You have not allowed this application' });
 }

@@ -15,6 +15,8 @@ export async function upsertModel(
     id_hash: string;
     payload: string;
     grant_id: string | null;
+    account_id: string | null;
+    client_id: string | null;
     uid_hash: string | null;
     user_code_hash: string | null;
     expires_at: number | null;
@@ -27,6 +29,8 @@ export async function upsertModel(
       oc.columns(['model', 'id_hash']).doUpdateSet({
         payload: row.payload,
         grant_id: row.grant_id,
+        account_id: row.account_id,
+        client_id: row.client_id,
         uid_hash: row.uid_hash,
         user_code_hash: row.user_code_hash,
         expires_at: row.expires_at,
@@ -74,6 +78,20 @@ export async function deleteModel(db: Db, model: string, idHash: string): Promis
 /** Every model of a grant, whatever its kind (the library calls it once per model name). */
 export async function deleteModelsOfGrant(db: Db, model: string, grantId: string): Promise<void> {
   await db.deleteFrom('oauth_models').where('model', '=', model).where('grant_id', '=', grantId).execute();
+}
+
+/** Every grant, token and code of one account for one client (a connected app revoked). */
+export async function deleteModelsOfAccountClient(
+  db: Db,
+  accountId: string,
+  clientId: string,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('oauth_models')
+    .where('account_id', '=', accountId)
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** Expired models, for the periodic sweep. */

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { requireAuth } from '../../security/guard.ts';
 import { type Endpoint, endpoint, type HttpMethod } from '../endpoint.ts';
 import {
   createClient,
@@ -9,6 +10,7 @@ import {
   rotateClientSecret,
   updateClient,
 } from './clients.service.ts';
+import { connectedApps, revokeConnectedApp } from './consents.service.ts';
 import { interactionEndpoints } from './interactions.routes.ts';
 import { passToAuthorizationServer } from './mount.ts';
 import {
@@ -36,6 +38,7 @@ export function oauthEndpoints(ctx: AppContext): Endpoint[] {
   return [
     ...protocolEndpoints(ctx),
     ...interactionEndpoints(ctx),
+    ...grantEndpoints(ctx),
     ...clientEndpoints(ctx),
     ...resourceEndpoints(ctx),
   ];
@@ -79,6 +82,45 @@ function protocolEndpoints(ctx: AppContext): Endpoint[] {
           ),
         ]
       : []),
+  ];
+}
+
+const ConnectedApp = Type.Object({
+  client_id: Type.String(),
+  name: Type.String(),
+  scopes: Type.Array(Type.String()),
+  resources: Type.Record(Type.String(), Type.Array(Type.String())),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+const GrantParams = Type.Object({ client_id: Type.String({ maxLength: 512 }) });
+
+/** Connected apps: what the signed-in user allowed, and taking it back (docs/api.md §17). */
+function grantEndpoints(ctx: AppContext): Endpoint[] {
+  return [
+    endpoint({
+      group: 'auth',
+      label: 'grants',
+      method: 'GET',
+      path: '/api/v1/grants',
+      access: 'authenticated',
+      summary: 'Applications you allowed to use your account',
+      schema: { response: { 200: Type.Object({ data: Type.Array(ConnectedApp) }) } },
+      handler: (req) => connectedApps(ctx, requireAuth(req).user.id),
+    }),
+    endpoint({
+      group: 'auth',
+      label: 'grant_delete',
+      method: 'DELETE',
+      path: '/api/v1/grants/:client_id',
+      access: 'authenticated',
+      summary: 'Revokes an application: its consent, grants and tokens',
+      schema: { params: GrantParams, response: { 204: Type.Null() } },
+      handler: async (req, reply) => {
+        await revokeConnectedApp(ctx, requireAuth(req).user.id, req.params.client_id);
+        return reply.status(204).send(null);
+      },
+    }),
   ];
 }
 
