@@ -13,14 +13,18 @@ import {
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 
-/** Where the provider's `Client` model comes from: Gatehouse's own client table. */
-export type ClientSource = (clientId: string) => Promise<AdapterPayload | undefined>;
+/** Where the provider's `Client` model comes from and goes to: Gatehouse's own client table. */
+export interface ClientSource {
+  find(clientId: string): Promise<AdapterPayload | undefined>;
+  /** A client registered through RFC 7591. */
+  register(clientId: string, metadata: AdapterPayload): Promise<void>;
+}
 
 /**
  * oidc-provider's storage on Kysely, for both engines (docs/api.md §17, "Storage"). Every model is
  * stored under the SHA-256 of its id, and the id (`jti`) is removed from the stored payload: a
  * database dump holds no token, code or session id that works. `find` puts the id back, since the
- * caller presented it. Clients are not stored here: they are read from `oauth_clients`.
+ * caller presented it. Clients are not stored here: they live in `oauth_clients`.
  */
 export function adapterFactory(db: Db, clients: ClientSource) {
   return class ModelAdapter implements Adapter {
@@ -31,7 +35,7 @@ export function adapterFactory(db: Db, clients: ClientSource) {
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number | undefined): Promise<void> {
-      if (this.model === 'Client') throw new Error('clients are registered through the clients service');
+      if (this.model === 'Client') return clients.register(id, payload);
       const { jti: _id, ...stored } = payload;
       await upsertModel(db, {
         model: this.model,
@@ -47,7 +51,7 @@ export function adapterFactory(db: Db, clients: ClientSource) {
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      if (this.model === 'Client') return clients(id);
+      if (this.model === 'Client') return clients.find(id);
       return revive(await findModel(db, this.model, sha256(id)), id);
     }
 

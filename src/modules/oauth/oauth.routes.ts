@@ -26,6 +26,7 @@ import {
   ResourceUpdateBody,
 } from './oauth.schemas.ts';
 import { OAUTH_ROUTES } from './provider.ts';
+import { registrationHandoff } from './registration-route.ts';
 import { createResource, deleteResource, listResources, updateResource } from './resources.service.ts';
 import { startOauthUpkeep } from './upkeep.ts';
 
@@ -72,7 +73,17 @@ function protocolEndpoints(ctx: AppContext): Endpoint[] {
     raw('end_session_success', 'GET', `${OAUTH_ROUTES.end_session}/success`, 'Logout done', true),
     ...(registration
       ? [
-          raw('register', 'POST', OAUTH_ROUTES.registration, 'Dynamic client registration (RFC 7591)'),
+          endpoint({
+            group: 'oauth',
+            label: 'register',
+            method: 'POST',
+            path: OAUTH_ROUTES.registration,
+            access: 'public',
+            raw: true,
+            summary: 'Dynamic client registration (RFC 7591)',
+            schema: {},
+            handler: (req, reply) => registrationHandoff(ctx, req, reply),
+          }),
           raw(
             'register_read',
             'GET',

@@ -8,6 +8,7 @@ import { clientPolicy, OIDC_SCOPES, providerClientMetadata } from './clients.ser
 import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
+import { storeRegisteredClient } from './registration.ts';
 import { resourceByIdentifier } from './resources.service.ts';
 
 /** Where the library's endpoints live (docs/api.md §17). */
@@ -101,7 +102,10 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
   const registration = config.oauth.dynamicRegistration;
   const algs = ['RS256', 'ES256', 'EdDSA'];
   return {
-    adapter: adapterFactory(ctx.db, (id) => providerClientMetadata(ctx, id)),
+    adapter: adapterFactory(ctx.db, {
+      find: (id) => providerClientMetadata(ctx, id),
+      register: (id, metadata) => storeRegisteredClient(ctx, id, metadata),
+    }),
     clients: [],
     jwks: { keys: ctx.keys.privateJwks() },
     cookies: {
@@ -201,7 +205,8 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
       },
       registration: {
         enabled: registration !== 'off',
-        ...(registration === 'token' ? { initialAccessToken: true } : {}),
+        // `token`: an initial access token an admin made (stored hashed, like every model).
+        initialAccessToken: registration === 'token',
       },
       resourceIndicators: {
         enabled: true,
