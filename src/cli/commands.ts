@@ -1,4 +1,10 @@
 import { backupCommand } from './backup.ts';
+import {
+  clientsCreateCommand,
+  clientsDeleteCommand,
+  clientsListCommand,
+  clientsRegistrationTokenCommand,
+} from './clients.ts';
 import type { CliCommand } from './command.ts';
 import { createAdminCommand } from './create-admin.ts';
 import { doctorCommand } from './doctor.ts';
@@ -29,4 +35,8 @@ export const COMMANDS: readonly CliCommand[] = [
   usersResetLinkCommand,
   usersLinkIdentityCommand,
   usersMfaResetCommand,
+  clientsCreateCommand,
+  clientsListCommand,
+  clientsDeleteCommand,
+  clientsRegistrationTokenCommand,
 ];

@@ -100,6 +100,8 @@ declare module 'oidc-provider' {
     readonly Grant: any;
     // biome-ignore lint/suspicious/noExplicitAny: model classes are untyped
     readonly Client: any;
+    // biome-ignore lint/suspicious/noExplicitAny: model classes are untyped
+    readonly InitialAccessToken: any;
   }
 
   export const errors: {

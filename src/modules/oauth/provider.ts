@@ -243,3 +243,9 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
     },
   };
 }
+
+/** An initial access token for `OAUTH_DYNAMIC_REGISTRATION=token`: the value, shown once; stored hashed. */
+export async function createRegistrationToken(ctx: AppContext, ttlS: number): Promise<string> {
+  const { provider } = await authorizationServer(ctx);
+  return new provider.InitialAccessToken({ expiresIn: ttlS }).save();
+}
