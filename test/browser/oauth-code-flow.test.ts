@@ -141,7 +141,13 @@ describe('oauth authorization code flow in Chromium with openid-client', {
     assert.equal(entry?.name, 'Team Wiki');
     assert.deepEqual([...(entry?.scopes ?? [])].sort(), ['email', 'openid', 'profile']);
     assert.equal((await oidc.tokenIntrospection(config, tokens.access_token)).active, true);
-    assert.equal((await stack.adminApi('DELETE', `/api/v1/grants/${wiki.client_id}`)).status, 204);
+    // Revoked from the connected apps of /account.
+    const account = await tab.context.newPage();
+    await account.goto(`${stack.origin}/account`);
+    await account.getByRole('heading', { name: 'Connected apps' }).waitFor();
+    await account.getByRole('button', { name: 'Remove access of Team Wiki' }).click();
+    await account.getByText('Team Wiki no longer has access to your account.').waitFor();
+    await account.close();
     assert.equal((await oidc.tokenIntrospection(config, tokens.access_token)).active, false);
     assert.equal((await stack.adminApi('DELETE', `/api/v1/grants/${wiki.client_id}`)).status, 404);
 
