@@ -83,12 +83,13 @@ describe('oauth authorization code flow in Chromium with openid-client', {
     return { url, verifier, state, nonce };
   }
 
-  const signIn = async (page: import('playwright-core').Page) => {
+  const signInAs = (email: string, password: string) => async (page: import('playwright-core').Page) => {
     await page.waitForURL(/\/account\/sign-in\?next=/);
-    await page.getByLabel('E-mail address').fill(ADMIN_EMAIL);
-    await page.getByLabel('Password', { exact: true }).fill(ADMIN_PASSWORD);
+    await page.getByLabel('E-mail address').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(password);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   };
+  const signIn = signInAs(ADMIN_EMAIL, ADMIN_PASSWORD);
 
   before(async () => {
     stack = await startStack();
@@ -215,6 +216,31 @@ describe('oauth authorization code flow in Chromium with openid-client', {
       oidc.refreshTokenGrant(config, rotated.refresh_token as string),
       (err: oidc.ResponseBodyError) => err.error === 'invalid_grant',
       'presenting a rotated token revoked the grant',
+    );
+    await tab.context.close();
+  });
+
+  it('disabling the account ends its tokens at once: introspection inactive, refresh refused', async () => {
+    const email = 'ada@pages.test';
+    const password = 'analytical engine notes of 1843';
+    const created = await stack.adminApi('POST', '/api/v1/users', { email, password });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const tab = await openTab(stack);
+    const config = await rp(tools);
+    const r = await request(config);
+    const back = await authorize(tab.context, r.url, signInAs(email, password));
+    const tokens = await oidc.authorizationCodeGrant(config, back, {
+      pkceCodeVerifier: r.verifier,
+      expectedState: r.state,
+      expectedNonce: r.nonce,
+    });
+    assert.equal((await oidc.tokenIntrospection(config, tokens.access_token)).active, true);
+    const id = (created.body as { id: string }).id;
+    assert.equal((await stack.adminApi('PUT', `/api/v1/users/${id}`, { status: 'disabled' })).status, 200);
+    assert.equal((await oidc.tokenIntrospection(config, tokens.access_token)).active, false);
+    await assert.rejects(
+      oidc.refreshTokenGrant(config, tokens.refresh_token as string),
+      (err: oidc.ResponseBodyError) => err.error === 'invalid_grant',
     );
     await tab.context.close();
   });

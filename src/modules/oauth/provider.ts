@@ -193,9 +193,21 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
       introspection: {
         enabled: true,
         // The token's own client, or a client an admin marked `introspection: true`.
-        allowedPolicy: async (_kctx: unknown, caller: { clientId: string }, token: { clientId: string }) => {
-          if (caller.clientId === token.clientId) return true;
-          return (await clientPolicy(ctx, caller.clientId))?.introspection === true;
+        // A token of an account that is disabled or deleted introspects as inactive at once (the
+        // refresh token and userinfo fail too: findAccount answers no account).
+        allowedPolicy: async (
+          _kctx: unknown,
+          caller: { clientId: string },
+          token: { clientId: string; accountId?: string },
+        ) => {
+          if (
+            caller.clientId !== token.clientId &&
+            (await clientPolicy(ctx, caller.clientId))?.introspection !== true
+          ) {
+            return false;
+          }
+          if (token.accountId === undefined) return true;
+          return (await findAccountRow(ctx.db, token.accountId))?.status === 'active';
         },
       },
       rpInitiatedLogout: {
