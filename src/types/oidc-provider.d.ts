@@ -111,5 +111,16 @@ declare module 'oidc-provider' {
     AccessDenied: new (description?: string) => Error;
   };
 
+  export const interactionPolicy: {
+    // biome-ignore lint/suspicious/noExplicitAny: the policy's prompts and checks are untyped
+    base(): any;
+    Check: new (
+      reason: string,
+      description: string,
+      error: string,
+      check: (ctx: KoaContextWithOIDC) => boolean | Promise<boolean>,
+    ) => unknown;
+  };
+
   export default Provider;
 }

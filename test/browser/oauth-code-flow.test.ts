@@ -13,6 +13,7 @@ import {
 
 const APP = 'https://wiki.example.test';
 const CALLBACK = `${APP}/callback`;
+const NATIVE_CALLBACK = 'http://127.0.0.1:9/callback';
 
 interface Registered {
   client_id: string;
@@ -31,6 +32,7 @@ describe('oauth authorization code flow in Chromium with openid-client', {
   let wiki: Registered;
   let tools: Registered;
   let other: Registered;
+  let cli: Registered;
 
   const register = async (body: Record<string, unknown>) => {
     const res = await stack.adminApi('POST', '/api/v1/clients', body);
@@ -50,15 +52,17 @@ describe('oauth authorization code flow in Chromium with openid-client', {
   ) {
     return new Promise<URL>((resolve, reject) => {
       const seen = (request: import('playwright-core').Request) => {
-        if (!request.url().startsWith(APP)) return;
+        if (!request.url().startsWith(APP) && !request.url().startsWith(NATIVE_CALLBACK)) return;
         context.off('request', seen);
         resolve(new URL(request.url()));
       };
       context.on('request', seen);
       void (async () => {
-        await context.route(`${APP}/**`, (route) =>
-          route.fulfill({ status: 200, contentType: 'text/plain', body: 'application' }),
-        );
+        for (const pattern of [`${APP}/**`, `${NATIVE_CALLBACK}**`]) {
+          await context.route(pattern, (route) =>
+            route.fulfill({ status: 200, contentType: 'text/plain', body: 'application' }),
+          );
+        }
         const page = await context.newPage();
         // A redirect straight to the application ends the navigation elsewhere: not a failure here.
         await page.goto(url.href).catch(() => {});
@@ -100,6 +104,12 @@ describe('oauth authorization code flow in Chromium with openid-client', {
     });
     tools = await register({ name: 'Tools', redirect_uris: [CALLBACK], first_party: true });
     other = await register({ name: 'Other App', redirect_uris: [CALLBACK] });
+    cli = await register({
+      name: 'Desktop',
+      type: 'public',
+      application_type: 'native',
+      redirect_uris: [NATIVE_CALLBACK],
+    });
   });
   after(async () => {
     await stack?.close();
@@ -134,6 +144,14 @@ describe('oauth authorization code flow in Chromium with openid-client', {
     const silent = await request(config, { prompt: 'none' });
     const again = await authorize(tab.context, silent.url);
     assert.ok(again.searchParams.get('code'), again.href);
+
+    // A third-party native client is asked every time (RFC 8252 §8.6): prompt=none cannot proceed.
+    const nativeConfig = await oidc.discovery(new URL(stack.origin), cli.client_id, undefined, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    });
+    const nativeRequest = await request(nativeConfig, { prompt: 'none', redirect_uri: NATIVE_CALLBACK });
+    const nativeBack = await authorize(tab.context, nativeRequest.url);
+    assert.equal(nativeBack.searchParams.get('error'), 'interaction_required');
 
     // Connected apps: the consent is listed; revoking it ends the app's tokens at once.
     const apps = await stack.adminApi('GET', '/api/v1/grants');

@@ -8,6 +8,7 @@ import { clientPolicy, OIDC_SCOPES, providerClientMetadata } from './clients.ser
 import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
+import { interactionPolicyFor } from './policy.ts';
 import { storeRegisteredClient } from './registration.ts';
 import { resourceByIdentifier } from './resources.service.ts';
 
