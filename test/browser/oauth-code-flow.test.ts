@@ -33,6 +33,7 @@ describe('oauth authorization code flow in Chromium with openid-client', {
   let tools: Registered;
   let other: Registered;
   let cli: Registered;
+  let ownCli: Registered;
 
   const register = async (body: Record<string, unknown>) => {
     const res = await stack.adminApi('POST', '/api/v1/clients', body);
@@ -110,6 +111,13 @@ describe('oauth authorization code flow in Chromium with openid-client', {
       application_type: 'native',
       redirect_uris: [NATIVE_CALLBACK],
     });
+    ownCli = await register({
+      name: 'Our desktop app',
+      type: 'public',
+      application_type: 'native',
+      redirect_uris: [NATIVE_CALLBACK],
+      first_party: true,
+    });
   });
   after(async () => {
     await stack?.close();
@@ -152,6 +160,13 @@ describe('oauth authorization code flow in Chromium with openid-client', {
     const nativeRequest = await request(nativeConfig, { prompt: 'none', redirect_uri: NATIVE_CALLBACK });
     const nativeBack = await authorize(tab.context, nativeRequest.url);
     assert.equal(nativeBack.searchParams.get('error'), 'interaction_required');
+    // …but a first-party native client never sees consent: prompt=none goes straight through.
+    const ownConfig = await oidc.discovery(new URL(stack.origin), ownCli.client_id, undefined, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    });
+    const ownRequest = await request(ownConfig, { prompt: 'none', redirect_uri: NATIVE_CALLBACK });
+    const ownBack = await authorize(tab.context, ownRequest.url);
+    assert.ok(ownBack.searchParams.get('code'), ownBack.href);
 
     // Connected apps: the consent is listed; revoking it ends the app's tokens at once.
     const apps = await stack.adminApi('GET', '/api/v1/grants');

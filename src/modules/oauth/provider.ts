@@ -151,6 +151,7 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
     },
     routes: { ...OAUTH_ROUTES },
     interactions: {
+      policy: interactionPolicyFor(ctx),
       url: (_kctx: unknown, interaction: { uid: string }) => `${INTERACTION_PATH}/${interaction.uid}`,
     },
     renderError: renderError(config),
