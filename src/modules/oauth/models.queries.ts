@@ -106,12 +106,13 @@ export async function readAppSecret(db: Db, name: string): Promise<string | unde
 }
 
 /** Stores a secret unless one of that name exists (of two instances racing, the first wins). */
-export async function insertAppSecret(db: Db, name: string, value: string, now: number): Promise<void> {
-  await db
+export async function insertAppSecret(db: Db, name: string, value: string, now: number): Promise<boolean> {
+  const result = await db
     .insertInto('app_secrets')
     .values({ name, value, created_at: now })
     .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
 /** The account claims the provider releases (docs/api.md §17: `email`, `profile`). */

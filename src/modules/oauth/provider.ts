@@ -67,8 +67,21 @@ export async function ensureRs256Key(ctx: AppContext): Promise<void> {
   if (ctx.keys.hasCurrentKey('RS256')) return;
   await ctx.keys.reload();
   if (ctx.keys.hasCurrentKey('RS256')) return;
-  await addSigningKey(ctx.db, 'RS256');
+  // Instances starting together must not each add one (their JWKS would differ until the next
+  // reload): the key is added under a claim named after the newest RS256 key they all see, in one
+  // transaction, so exactly one instance adds it and the others wait for it, then load it.
+  const newest = ctx.keys.privateJwks().find((k) => k.alg === 'RS256')?.kid ?? 'none';
+  await ctx.db.transaction().execute(async (trx) => {
+    if (await insertAppSecret(trx, `oauth_rs256_after:${newest}`, 'claimed', Date.now())) {
+      await addSigningKey(trx, 'RS256');
+    }
+  });
   await ctx.keys.reload();
+  // A claim left from a key no longer loaded (retired long ago): add one without it.
+  if (!ctx.keys.hasCurrentKey('RS256')) {
+    await addSigningKey(ctx.db, 'RS256');
+    await ctx.keys.reload();
+  }
 }
 
 function keySignature(ctx: AppContext): string {
