@@ -109,6 +109,12 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('SECRETS_KEY must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)');
   }
   const webauthn = webauthnSettings(r, publicUrl);
+  const dynamicRegistration = (str('OAUTH_DYNAMIC_REGISTRATION') ?? 'off').toLowerCase();
+  if (dynamicRegistration !== 'off' && dynamicRegistration !== 'token' && dynamicRegistration !== 'open') {
+    throw new ConfigError(
+      `OAUTH_DYNAMIC_REGISTRATION must be off, token or open, got ${quoted(dynamicRegistration)}`,
+    );
+  }
   const pages = branding(r);
 
   const config: Config = {
@@ -172,6 +178,10 @@ export function loadConfig(env: Env): Config {
     headersTimeoutMs,
     workerNice: int('WORKER_NICE', 10, 0, 19),
     secretsKey,
+    oauth: {
+      dynamicRegistration,
+      registrationsPerAddressPerHour: int('OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR', 10, 1, 100_000),
+    },
     webhooks: {
       allowHttp: bool('WEBHOOK_ALLOW_HTTP', false),
       allowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),

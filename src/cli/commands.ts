@@ -1,4 +1,10 @@
 import { backupCommand } from './backup.ts';
+import {
+  clientsCreateCommand,
+  clientsDeleteCommand,
+  clientsListCommand,
+  clientsRegistrationTokenCommand,
+} from './clients.ts';
 import type { CliCommand } from './command.ts';
 import { createAdminCommand } from './create-admin.ts';
 import { doctorCommand } from './doctor.ts';
@@ -39,4 +45,8 @@ export const COMMANDS: readonly CliCommand[] = [
   webhooksAddCommand,
   webhooksEnableCommand,
   webhooksRemoveCommand,
+  clientsCreateCommand,
+  clientsListCommand,
+  clientsDeleteCommand,
+  clientsRegistrationTokenCommand,
 ];

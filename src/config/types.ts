@@ -92,6 +92,12 @@ export interface Config {
   readonly secretsKey: string | null;
   /** docs/api.md §19: `http` endpoints (WEBHOOK_ALLOW_HTTP) and private addresses (WEBHOOK_ALLOW_PRIVATE, tests). */
   readonly webhooks: { readonly allowHttp: boolean; readonly allowPrivate: boolean };
+  /** The authorization server (docs/api.md §17, docs/oauth.md). */
+  readonly oauth: {
+    /** OAUTH_DYNAMIC_REGISTRATION: RFC 7591 registration off, with an initial access token, or open. */
+    readonly dynamicRegistration: 'off' | 'token' | 'open';
+    readonly registrationsPerAddressPerHour: number;
+  };
   /** docs/api.md §13: relying party of passkeys. Whether the RP ID may be used is checked when `passkeys` is on. */
   readonly webauthn: {
     readonly rpId: string;

@@ -284,6 +284,61 @@ export interface IdpFlowsTable {
   expires_at: number;
 }
 
+/** A client of the authorization server (docs/api.md §17); list fields are JSON arrays. */
+export interface OauthClientsTable {
+  client_id: string;
+  name: string;
+  type: 'confidential' | 'public';
+  application_type: 'web' | 'native';
+  redirect_uris: string;
+  post_logout_redirect_uris: string;
+  grant_types: string;
+  scopes: string;
+  resources: string;
+  first_party: number;
+  introspection: number;
+  registered: number;
+  token_endpoint_auth_method: string;
+  secret_box: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An API (RFC 8707 resource) tokens may be asked for; `scopes` is JSON `[{name, description}]`. */
+export interface OauthResourcesTable {
+  id: string;
+  identifier: string;
+  name: string;
+  scopes: string;
+  access_token_ttl_s: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** What a user allowed a client: scopes (JSON array) and per resource its scopes (JSON object). */
+export interface OauthConsentsTable {
+  user_id: string;
+  client_id: string;
+  scopes: string;
+  resources: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** oidc-provider's models, keyed by the SHA-256 of their id (the id is not in the payload). */
+export interface OauthModelsTable {
+  model: string;
+  id_hash: string;
+  payload: string;
+  grant_id: string | null;
+  account_id: string | null;
+  client_id: string | null;
+  uid_hash: string | null;
+  user_code_hash: string | null;
+  expires_at: number | null;
+  consumed_at: number | null;
+}
+
 /** Every table Kysely knows about. */
 /** docs/api.md §19: where events go. `events` is a JSON array of types (or `["*"]`). */
 export interface WebhookEndpointsTable {
@@ -355,6 +410,10 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   idp_providers: IdpProvidersTable;
   idp_flows: IdpFlowsTable;
+  oauth_clients: OauthClientsTable;
+  oauth_resources: OauthResourcesTable;
+  oauth_consents: OauthConsentsTable;
+  oauth_models: OauthModelsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

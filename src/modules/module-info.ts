@@ -76,6 +76,12 @@ export const MODULE_INFO: readonly ModuleInfo[] = [
     enabledIn: ['FULL'],
   },
   {
+    name: 'oauth',
+    required: false,
+    description: 'Authorization server: OAuth 2.1 and OpenID Connect provider',
+    enabledIn: ['FULL'],
+  },
+  {
     name: 'providers',
     required: false,
     description: 'Many external sign-in providers on the hosted pages',

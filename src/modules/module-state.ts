@@ -27,6 +27,7 @@ export const MODULE_NAMES = [
   'mfa',
   'passkeys',
   'sessions',
+  'oauth',
   'providers',
   'webhooks',
   'passwordless',

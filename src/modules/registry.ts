@@ -14,6 +14,7 @@ import { invitationEndpoints } from './invitations/invitations.routes.ts';
 import { mfaEndpoints } from './mfa/mfa.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
 import type { ModuleCatalog, ModuleInfo, ModuleName } from './module-state.ts';
+import { oauthEndpoints } from './oauth/oauth.routes.ts';
 import { passkeyEndpoints } from './passkeys/passkeys.routes.ts';
 import { passwordlessEndpoints } from './passwordless/passwordless.routes.ts';
 import { providerEndpoints } from './providers/providers.routes.ts';
@@ -51,6 +52,7 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   mfa: mfaEndpoints,
   passkeys: passkeyEndpoints,
   sessions: sessionEndpoints,
+  oauth: oauthEndpoints,
   providers: providerEndpoints,
   webhooks: webhookEndpoints,
   passwordless: passwordlessEndpoints,
