@@ -1,0 +1,19 @@
+import { defineModule } from '../module.ts';
+import { passwordlessEndpoints } from './passwordless.routes.ts';
+import { pruneSignInBudgets } from './request.service.ts';
+
+export const passwordlessModule = defineModule({
+  name: 'passwordless',
+  required: false,
+  description: 'Sign-in by e-mail: a one-time link or code',
+  forms: ['FULL'],
+  endpoints: passwordlessEndpoints,
+  jobs: [
+    {
+      name: 'passwordless.prune',
+      what: 'sign-in budget pruning',
+      everyMs: 10 * 60_000,
+      run: pruneSignInBudgets,
+    },
+  ],
+});
