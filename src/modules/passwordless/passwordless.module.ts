@@ -9,8 +9,10 @@ export const passwordlessModule = defineModule({
   forms: ['FULL'],
   endpoints: passwordlessEndpoints,
   jobs: [
+    // Named after the feature (as its migration and email-signin.ts), not `passwordless.…`: the job
+    // names appear in /health/detailed, which never says "password" (test/app/health.test.ts).
     {
-      name: 'passwordless.prune',
+      name: 'email_signin.prune',
       what: 'sign-in budget pruning',
       everyMs: 10 * 60_000,
       run: pruneSignInBudgets,
