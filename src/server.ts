@@ -11,6 +11,7 @@ import {
   checkPreconditionsWithSwitches,
 } from './modules/module-availability.ts';
 import { startJobs } from './modules/registry.ts';
+import { startWebhookWorker } from './modules/webhooks/delivery.ts';
 
 /** A running service's parts, for main.ts and the end-to-end tests. */
 export interface Service {
@@ -58,6 +59,11 @@ export async function startService(config: Config, log: Logger): Promise<Service
     startJobs(ctx);
     // Closed before the database (closers run newest first); pending mail goes out from here on.
     ctx.closers.push(ctx.mail.outbox.start());
+    // Webhook deliveries (docs/api.md §19): pending ones go out from here on, while the module is on.
+    // Like the outbox a worker of its own, not a scheduler job (it leases attempts and renews the
+    // leases); started and stopped here only.
+    const webhooks = startWebhookWorker(ctx);
+    ctx.closers.push(() => webhooks.stop());
     let closed = false;
     return {
       app,

@@ -97,11 +97,19 @@ export interface DataEndpoint<S extends FastifySchema, St extends SuccessStatus>
  */
 export interface ReplyEndpoint<S extends FastifySchema> extends EndpointBase<S> {
   ownsReply: true;
+  /**
+   * Handed to a library unparsed (docs/api.md §17: oidc-provider's `/oauth2/*`): the handler runs in
+   * `onRequest`, before any body is read, after the request id, security headers and module switch,
+   * and answers on the raw response itself (`reply.hijack()`). No schema, no guard.
+   */
+  raw?: true;
   handler: (request: TypedRequest<S>, reply: TypedReply<S>) => Awaitable<FastifyReply>;
 }
 
 /** A declared endpoint, as the app registers it: the handler is ready for Fastify. */
 export interface Endpoint extends EndpointBase<FastifySchema> {
+  /** A raw handoff (see `ReplyEndpoint.raw`). */
+  raw?: boolean;
   handler: (request: FastifyRequest, reply: FastifyReply) => unknown;
 }
 

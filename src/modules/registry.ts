@@ -15,13 +15,17 @@ import { invitationsModule } from './invitations/invitations.module.ts';
 import { mfaModule } from './mfa/mfa.module.ts';
 import type { ModuleDefinition, ModuleDirectory } from './module.ts';
 import type { ModuleCatalog } from './module-state.ts';
+import { oauthModule } from './oauth/oauth.module.ts';
 import { pagesModule } from './pages/pages.module.ts';
 import { passkeysModule } from './passkeys/passkeys.module.ts';
+import { passwordlessModule } from './passwordless/passwordless.module.ts';
+import { providersModule } from './providers/providers.module.ts';
 import { recoveryModule } from './recovery/recovery.module.ts';
 import { registrationModule } from './registration/registration.module.ts';
 import { sessionsModule } from './sessions/sessions.module.ts';
 import { userAdminModule } from './user-admin/user-admin.module.ts';
 import { usersModule } from './users/users.module.ts';
+import { webhooksModule } from './webhooks/webhooks.module.ts';
 
 export type { ModuleCatalog } from './module-state.ts';
 
@@ -48,6 +52,10 @@ export const MODULES = [
   mfaModule,
   passkeysModule,
   sessionsModule,
+  oauthModule,
+  providersModule,
+  webhooksModule,
+  passwordlessModule,
   pagesModule,
   consoleModule,
 ] as const;

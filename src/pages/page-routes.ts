@@ -24,6 +24,8 @@ const NEEDS: Partial<Record<ModuleName, string>> = {
   mfa: 'POST /api/v1/login/mfa',
   passkeys: 'POST /api/v1/login/passkey',
   sessions: 'GET /api/v1/sessions',
+  providers: 'GET /api/v1/idp/<name>/start',
+  passwordless: 'POST /api/v1/login/email/verify',
 };
 
 /** Which modules the pages may use now (enabled and served), for the page scripts and the flow pages. */

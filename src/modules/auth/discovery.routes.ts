@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
+import { passToAuthorizationServer } from '../oauth/index.ts';
 
 const Metadata = Type.Object({}, { additionalProperties: true });
 
@@ -20,6 +22,18 @@ export function discoveryEndpoints(ctx: AppContext): Endpoint[] {
     jwks_uri: `${issuer}/.well-known/jwks.json`,
     response_types_supported: [] as string[],
   });
+  // Gatehouse's own document, or oidc-provider's while `oauth` is on.
+  const metadata = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    document: () => Record<string, unknown>,
+  ): Promise<FastifyReply> => {
+    if (ctx.modules.isEnabled('oauth')) {
+      await passToAuthorizationServer(ctx, req, reply);
+      return reply;
+    }
+    return reply.header('cache-control', CACHE).send(document());
+  };
   return [
     endpoint({
       group: 'auth',
@@ -30,8 +44,9 @@ export function discoveryEndpoints(ctx: AppContext): Endpoint[] {
       hidden: true,
       summary: 'RFC 8414 metadata: the issuer of Gatehouse access tokens and its JWKS',
       schema: { response: { 200: Metadata } },
-      cacheControl: CACHE,
-      handler: () => base(),
+      // While `oauth` is on, the authorization server describes itself (docs/api.md §17): it writes the reply.
+      ownsReply: true,
+      handler: (req, reply) => metadata(req, reply, base),
     }),
     endpoint({
       group: 'auth',
@@ -42,12 +57,13 @@ export function discoveryEndpoints(ctx: AppContext): Endpoint[] {
       hidden: true,
       summary: 'OpenID discovery document: the issuer, its JWKS and the signing algorithms in it',
       schema: { response: { 200: Metadata } },
-      cacheControl: CACHE,
-      handler: () => ({
-        ...base(),
-        subject_types_supported: ['public'],
-        id_token_signing_alg_values_supported: ctx.keys.algorithms(),
-      }),
+      ownsReply: true,
+      handler: (req, reply) =>
+        metadata(req, reply, () => ({
+          ...base(),
+          subject_types_supported: ['public'],
+          id_token_signing_alg_values_supported: ctx.keys.algorithms(),
+        })),
     }),
   ];
 }

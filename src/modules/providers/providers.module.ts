@@ -1,0 +1,22 @@
+import { defineModule } from '../module.ts';
+import { providerEndpoints } from './providers.routes.ts';
+import { pruneFlows } from './prune.ts';
+
+export const providersModule = defineModule({
+  name: 'providers',
+  required: false,
+  description: 'Many external sign-in providers on the hosted pages',
+  forms: ['FULL'],
+  endpoints: providerEndpoints,
+  jobs: [
+    // Expired flows guard nothing; idempotent, so every instance runs it.
+    { name: 'providers.prune', what: 'expired provider flow pruning', everyMs: 10 * 60_000, run: pruneFlows },
+  ],
+  preconditions: {
+    // docs/api.md §10: provider secrets are sealed with the key every instance shares.
+    unmet: (config, dialect) =>
+      dialect === 'postgres' && config.secretsKey === null
+        ? 'SECRETS_KEY must be set to enable the providers module on PostgreSQL (every instance needs the same key; e.g. `openssl rand -base64 32`)'
+        : null,
+  },
+});
