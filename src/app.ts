@@ -9,6 +9,7 @@ import Fastify, {
 import type { AppContext } from './context.ts';
 import { registerDocs } from './docs.ts';
 import { ApiError, installErrorHandlers } from './errors.ts';
+import { FORM_POST_ROUTE, formFields } from './form-body.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './http-errors.ts';
 import { IndexResponse } from './index.schemas.ts';
 import { parseJsonBody } from './json-body.ts';
@@ -96,6 +97,24 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       done(err as Error, undefined);
     }
   });
+  // The one form body Gatehouse reads: a provider's `form_post` answer at its callback (docs/api.md §18).
+  // Every other route keeps refusing it with 415, as before.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (req, body, done) => {
+    if (req.routeOptions.url !== FORM_POST_ROUTE) {
+      done(
+        new ApiError('unsupported_media_type', {
+          detail: 'Requests with a body must send Content-Type: application/json',
+        }),
+        undefined,
+      );
+      return;
+    }
+    try {
+      done(null, formFields(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
   app.decorateRequest('auth', null);
   // TRUST_PROXY=false with a proxy in front: one warning, at the first forwarded request.
   const forwarded = forwardedWithoutTrust(ctx);
@@ -167,6 +186,16 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       else if (guard === null) done();
       else guard(request, reply, done);
     };
+    if (endpoint.raw === true) {
+      app.route({
+        method: endpoint.method,
+        url: endpoint.path,
+        schema: { ...openApiSchema(module, endpoint), hide: endpoint.hidden === true },
+        onRequest: rawHandoff(module, endpoint, (name) => ctx.modules.isEnabled(name)),
+        handler: () => undefined,
+      });
+      continue;
+    }
     // Only where a query or a body is read: a route that reads neither has nothing to refuse.
     const readsInput = 'body' in endpoint.schema || 'querystring' in endpoint.schema;
     app.route({
@@ -194,6 +223,25 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.get('/api/v1', { schema: { ...indexSchema, hide: true } }, index);
 
   return app;
+}
+
+/**
+ * The `onRequest` of a raw endpoint: the module switch, then the handler answers on the raw
+ * response. `done` is called only on a refusal or a failure before the handoff, so Fastify never
+ * reads the body nor runs the route's own handler.
+ */
+function rawHandoff(module: ModuleName, endpoint: Endpoint, isEnabled: (name: ModuleName) => boolean) {
+  const disabled = `The ${module} module is disabled`;
+  return (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+    if (!isEnabled(module)) {
+      done(new ApiError('module_disabled', { detail: disabled }));
+      return;
+    }
+    Promise.resolve(endpoint.handler(request as never, reply as never)).catch((err: unknown) => {
+      if (!reply.sent) done(err as Error);
+      else request.log.error({ err }, 'raw endpoint failed after its handoff');
+    });
+  };
 }
 
 // A callback hook: it needs no promise.

@@ -109,6 +109,12 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('SECRETS_KEY must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)');
   }
   const webauthn = webauthnSettings(r, publicUrl);
+  const dynamicRegistration = (str('OAUTH_DYNAMIC_REGISTRATION') ?? 'off').toLowerCase();
+  if (dynamicRegistration !== 'off' && dynamicRegistration !== 'token' && dynamicRegistration !== 'open') {
+    throw new ConfigError(
+      `OAUTH_DYNAMIC_REGISTRATION must be off, token or open, got ${quoted(dynamicRegistration)}`,
+    );
+  }
   const pages = branding(r);
 
   const config: Config = {
@@ -136,6 +142,7 @@ export function loadConfig(env: Env): Config {
     passwordMinLength: int('PASSWORD_MIN_LENGTH', 15, 8, 256),
     passwordResetTtlS: int('PASSWORD_RESET_TTL_S', 1800, 60, 604_800),
     emailLinkTtlS: int('EMAIL_LINK_TTL_S', 86_400, 60, 2_592_000),
+    emailSigninTtlS: int('EMAIL_SIGNIN_TTL_S', 600, 60, 3600),
     requireVerifiedEmail: bool('REQUIRE_VERIFIED_EMAIL', false),
     resetUrlTemplate,
     verifyEmailUrlTemplate,
@@ -171,6 +178,14 @@ export function loadConfig(env: Env): Config {
     headersTimeoutMs,
     workerNice: int('WORKER_NICE', 10, 0, 19),
     secretsKey,
+    oauth: {
+      dynamicRegistration,
+      registrationsPerAddressPerHour: int('OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR', 10, 1, 100_000),
+    },
+    webhooks: {
+      allowHttp: bool('WEBHOOK_ALLOW_HTTP', false),
+      allowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
+    },
     webauthn: { ...webauthn, rpName: singleLineName(str('WEBAUTHN_RP_NAME') ?? 'Gatehouse') },
     pressure: {
       maxEventLoopDelayMs: int('PRESSURE_MAX_EVENT_LOOP_DELAY_MS', 200, 0, 60_000),

@@ -11,6 +11,7 @@ import {
   checkPreconditionsBeforeOpen,
   checkPreconditionsWithSwitches,
 } from './modules/module-availability.ts';
+import { startWebhookWorker } from './modules/webhooks/delivery.ts';
 
 /** A running service's parts, for main.ts and the end-to-end tests. */
 export interface Service {
@@ -57,6 +58,9 @@ export async function startService(config: Config, log: Logger): Promise<Service
     const app = await buildApp(ctx);
     // Closed before the database (closers run newest first); pending mail goes out from here on.
     ctx.closers.push(ctx.mail.outbox.start());
+    // Webhook deliveries (docs/api.md §19): pending ones go out from here on, while the module is on.
+    const webhooks = startWebhookWorker(ctx);
+    ctx.closers.push(() => webhooks.stop());
     let closed = false;
     return {
       app,

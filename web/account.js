@@ -1,6 +1,8 @@
 // /account: profile, password, e-mail, second factors, passkeys, sessions, sign-out. Each section
 // shows only while its module is on; every action is one call of the JSON API.
 
+import { loadApps } from './account-apps.js';
+import { loadIdentities } from './account-identities.js';
 import { loadSessions } from './account-sessions.js';
 import {
   $,
@@ -280,12 +282,16 @@ async function start() {
   $('#mfa-section').hidden = !modules.has('mfa');
   $('#passkeys-section').hidden = !(modules.has('passkeys') && passkeysSupported);
   $('#sessions-section').hidden = !modules.has('sessions');
+  $('#identities-section').hidden = !modules.has('providers');
+  $('#apps-section').hidden = !modules.has('oauth');
   $('#loading').hidden = true;
   $('#account').hidden = false;
   const loads = [
     [loadMfa, '#mfa-section'],
     [loadPasskeys, '#passkeys-section'],
     [() => loadSessions(say), '#sessions-section'],
+    [() => (modules.has('providers') ? loadIdentities(say) : Promise.resolve()), '#identities-section'],
+    [() => loadApps(say), '#apps-section'],
   ];
   await Promise.all(loads.map(([load, section]) => load().catch((err) => showError($(section), err))));
 }

@@ -1,7 +1,8 @@
 // /account/sign-in: password, then a second factor when the API asks (403 mfa_required);
 // passkey-only sign-in by a button and by autofill (conditional mediation) on the e-mail field.
 // An unconfirmed address (403 email_not_verified, REQUIRE_VERIFIED_EMAIL) can ask for a new
-// confirmation mail with the e-mail and password just typed (docs/email.md).
+// confirmation mail with the e-mail and password just typed (docs/email.md). Sign-in by an e-mailed
+// link or code lives in sign-in-email.js (shown only while the passwordless module is on).
 import {
   $,
   acceptTokens,
@@ -17,6 +18,8 @@ import {
   showError,
   showOnly,
 } from './lib.js';
+import { onLinkPage, setUpEmailSignIn } from './sign-in-email.js';
+import { pendingSecondFactor, providerError, showProviders } from './sign-in-providers.js';
 
 const passwordStep = $('#password-step');
 const mfaStep = $('#mfa-step');
@@ -28,10 +31,12 @@ let useRecoveryCode = false;
 let conditional = null;
 // The e-mail and password of a sign-in refused as unconfirmed, kept in memory for the resend only.
 let unconfirmed = null;
+// Where a provider sign-in that stopped for its second factor goes on to (its checked return_to).
+let continueTo = null;
 
 function signedIn(tokens) {
   acceptTokens(tokens);
-  location.assign(nextUrl());
+  location.assign(continueTo ?? nextUrl());
 }
 
 const options = (body) => api('/api/v1/passkeys/authentication/options', { method: 'POST', body });
@@ -52,6 +57,7 @@ function setCodeMode(recovery) {
 
 function startMfa(problem) {
   conditional?.abort();
+  for (const step of document.querySelectorAll('#email-step, #link-step')) step.hidden = true;
   const methods = Array.isArray(problem.methods) ? problem.methods : [];
   mfa = { token: problem.mfa_token, methods };
   const totp = methods.includes('totp');
@@ -173,15 +179,31 @@ $('#passkey-button').addEventListener('click', async () => {
   }
 });
 
+if (modules.has('passwordless')) setUpEmailSignIn({ passwordStep, signedIn, startMfa });
 if (modules.has('recovery')) $('#forgot-link').hidden = false;
 if (modules.has('registration')) $('#sign-up-link').hidden = false;
 if (passkeysOn) $('#passkey-signin').hidden = false;
+
+// A provider sign-in that failed says why, plainly; one that needs a second factor continues here.
+const failed = providerError();
+if (failed !== null) showError($('#password-form'), failed);
+showProviders().catch(() => undefined);
+pendingSecondFactor().then(
+  (pending) => {
+    if (pending === null) return;
+    continueTo = pending.return_to;
+    startMfa(pending);
+  },
+  (err) => showError($('#password-form'), err),
+);
 
 // Already signed in (a live refresh cookie): straight on.
 restore().then(
   (user) => {
     if (user) location.replace(nextUrl());
-    else startConditional();
+    else if (!onLinkPage) startConditional();
   },
-  () => startConditional(),
+  () => {
+    if (!onLinkPage) startConditional();
+  },
 );

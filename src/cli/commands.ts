@@ -1,4 +1,10 @@
 import { backupCommand } from './backup.ts';
+import {
+  clientsCreateCommand,
+  clientsDeleteCommand,
+  clientsListCommand,
+  clientsRegistrationTokenCommand,
+} from './clients.ts';
 import type { CliCommand } from './command.ts';
 import { createAdminCommand } from './create-admin.ts';
 import { doctorCommand } from './doctor.ts';
@@ -10,6 +16,12 @@ import { usersMfaResetCommand } from './users-mfa-reset.ts';
 import { usersResetLinkCommand } from './users-reset-link.ts';
 import { usersExportCommand, usersImportCommand } from './users-transfer.ts';
 import { usersUnlockCommand } from './users-unlock.ts';
+import {
+  webhooksAddCommand,
+  webhooksEnableCommand,
+  webhooksListCommand,
+  webhooksRemoveCommand,
+} from './webhooks.ts';
 
 /**
  * Every command of `gatehouse`, in the order its help lists them. A new command: a file in this
@@ -29,4 +41,12 @@ export const COMMANDS: readonly CliCommand[] = [
   usersResetLinkCommand,
   usersLinkIdentityCommand,
   usersMfaResetCommand,
+  webhooksListCommand,
+  webhooksAddCommand,
+  webhooksEnableCommand,
+  webhooksRemoveCommand,
+  clientsCreateCommand,
+  clientsListCommand,
+  clientsDeleteCommand,
+  clientsRegistrationTokenCommand,
 ];

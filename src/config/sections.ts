@@ -68,6 +68,7 @@ const SAFE_OIDC_ALGS = [
 export function oidcProvider(r: EnvReader): {
   issuer: string | null;
   clientId: string | null;
+  clientSecret: string | null;
   allowedAlgs: string[];
 } {
   const issuer = r.str('OIDC_ISSUER');
@@ -86,7 +87,12 @@ export function oidcProvider(r: EnvReader): {
   }
   if (allowedAlgs.length === 0) throw new ConfigError('OIDC_ALLOWED_ALGS must name at least one algorithm');
   // The issuer is kept as given: `iss` is compared exactly, and some providers end theirs with a slash.
-  return { issuer: issuer ?? null, clientId: clientId ?? null, allowedAlgs };
+  // docs/api.md §18: the `default` provider's redirect flow; without it the flow is a public client (PKCE).
+  const clientSecret = r.str('OIDC_CLIENT_SECRET') ?? null;
+  if (clientSecret !== null && issuer === undefined) {
+    throw new ConfigError('OIDC_CLIENT_SECRET is set but OIDC_ISSUER is not');
+  }
+  return { issuer: issuer ?? null, clientId: clientId ?? null, clientSecret, allowedAlgs };
 }
 
 /**

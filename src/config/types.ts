@@ -35,6 +35,8 @@ export interface Config {
   /** docs/api.md §11–12: link lifetimes, link templates (must contain `{token}`), the sign-in rule, the mails' product name. */
   readonly passwordResetTtlS: number;
   readonly emailLinkTtlS: number;
+  /** docs/api.md §20: how long an e-mail sign-in link and its code work (EMAIL_SIGNIN_TTL_S). */
+  readonly emailSigninTtlS: number;
   readonly requireVerifiedEmail: boolean;
   readonly resetUrlTemplate: string;
   readonly verifyEmailUrlTemplate: string;
@@ -46,6 +48,8 @@ export interface Config {
   readonly oidc: {
     readonly issuer: string | null;
     readonly clientId: string | null;
+    /** OIDC_CLIENT_SECRET: the `default` provider's redirect flow (docs/api.md §18); null: a public client. */
+    readonly clientSecret: string | null;
     readonly allowedAlgs: readonly string[];
     readonly autoProvision: boolean;
     readonly linkByEmail: boolean;
@@ -86,6 +90,14 @@ export interface Config {
   readonly workerNice: number;
   /** SECRETS_KEY (base64 of 32 bytes) that seals TOTP secrets; null: see src/security/secrets-key.ts. */
   readonly secretsKey: string | null;
+  /** docs/api.md §19: `http` endpoints (WEBHOOK_ALLOW_HTTP) and private addresses (WEBHOOK_ALLOW_PRIVATE, tests). */
+  readonly webhooks: { readonly allowHttp: boolean; readonly allowPrivate: boolean };
+  /** The authorization server (docs/api.md §17, docs/oauth.md). */
+  readonly oauth: {
+    /** OAUTH_DYNAMIC_REGISTRATION: RFC 7591 registration off, with an initial access token, or open. */
+    readonly dynamicRegistration: 'off' | 'token' | 'open';
+    readonly registrationsPerAddressPerHour: number;
+  };
   /** docs/api.md §13: relying party of passkeys. Whether the RP ID may be used is checked when `passkeys` is on. */
   readonly webauthn: {
     readonly rpId: string;

@@ -133,8 +133,8 @@ export interface AuditLogTable {
   details: string;
 }
 
-/** What a one-time link is for (docs/api.md §11–12). */
-export type LinkPurpose = 'password_reset' | 'email_verify' | 'email_change';
+/** What a one-time link is for (docs/api.md §11–12, §20's sign-in pair). */
+export type LinkPurpose = 'password_reset' | 'email_verify' | 'email_change' | 'email_signin';
 
 /** A mailed one-time link; the token itself is never stored. */
 export interface OneTimeLinksTable {
@@ -150,6 +150,10 @@ export interface OneTimeLinksTable {
   used_at: number | null;
   /** Set when a newer link of the purpose was issued, or a reset killed it. */
   replaced_at: number | null;
+  /** `email_signin` only: the code's keyed hash (HMAC under SECRETS_KEY), the other half of the pair. */
+  code_hash: string | null;
+  /** `email_signin` only: code tries reserved so far (docs/api.md §20: 5, then the pair dies). */
+  code_tries: number;
 }
 
 /** Service-wide secrets generated at migration time (e.g. the key that signs list cursors). */
@@ -241,7 +245,145 @@ export interface IdTokenUsesTable {
   expires_at: number;
 }
 
+/** A named external sign-in provider (docs/api.md §18); secrets are sealed boxes (SECRETS_KEY). */
+export interface IdpProvidersTable {
+  name: string;
+  display_name: string;
+  kind: string;
+  preset: string | null;
+  issuer: string;
+  client_id: string;
+  client_secret_box: string | null;
+  private_key_box: string | null;
+  /** JSON: preset settings (tenant_id, team_id, key_id). */
+  settings: string;
+  /** JSON array of scopes. */
+  scopes: string;
+  enabled: number;
+  auto_provision: number;
+  link_by_email: number;
+  link_admins: number;
+  /** JSON array of domains. */
+  allowed_domains: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The server-side half of a provider redirect (or of its pending second factor), keyed by the cookie's hash. */
+export interface IdpFlowsTable {
+  browser_hash: string;
+  purpose: string;
+  provider: string;
+  state: string;
+  nonce: string;
+  verifier_box: string;
+  return_to: string;
+  user_id: string | null;
+  session_id: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+/** A client of the authorization server (docs/api.md §17); list fields are JSON arrays. */
+export interface OauthClientsTable {
+  client_id: string;
+  name: string;
+  type: 'confidential' | 'public';
+  application_type: 'web' | 'native';
+  redirect_uris: string;
+  post_logout_redirect_uris: string;
+  grant_types: string;
+  scopes: string;
+  resources: string;
+  first_party: number;
+  introspection: number;
+  registered: number;
+  token_endpoint_auth_method: string;
+  secret_box: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An API (RFC 8707 resource) tokens may be asked for; `scopes` is JSON `[{name, description}]`. */
+export interface OauthResourcesTable {
+  id: string;
+  identifier: string;
+  name: string;
+  scopes: string;
+  access_token_ttl_s: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** What a user allowed a client: scopes (JSON array) and per resource its scopes (JSON object). */
+export interface OauthConsentsTable {
+  user_id: string;
+  client_id: string;
+  scopes: string;
+  resources: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** oidc-provider's models, keyed by the SHA-256 of their id (the id is not in the payload). */
+export interface OauthModelsTable {
+  model: string;
+  id_hash: string;
+  payload: string;
+  grant_id: string | null;
+  account_id: string | null;
+  client_id: string | null;
+  uid_hash: string | null;
+  user_code_hash: string | null;
+  expires_at: number | null;
+  consumed_at: number | null;
+}
+
 /** Every table Kysely knows about. */
+/** docs/api.md §19: where events go. `events` is a JSON array of types (or `["*"]`). */
+export interface WebhookEndpointsTable {
+  id: string;
+  url: string;
+  description: string;
+  events: string;
+  enabled: number;
+  /** The signing secret (`whsec_…`), sealed with SECRETS_KEY. */
+  secret_box: string;
+  /** After a rotation: the previous secret, signing too until `previous_secret_until`. */
+  previous_secret_box: string | null;
+  previous_secret_until: number | null;
+  /** The first failed attempt since the last success; null while deliveries succeed. */
+  failing_since: number | null;
+  disabled_reason: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The webhook outbox: one event, written in the transaction of the change it reports. */
+export interface WebhookEventsTable {
+  id: string;
+  type: string;
+  /** The JSON body sent to every endpoint. */
+  payload: string;
+  created_at: number;
+}
+
+/** One attempt (planned or made) of one event to one endpoint. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  attempt: number;
+  status: 'pending' | 'delivered' | 'failed';
+  response_code: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  created_at: number;
+  next_attempt_at: number | null;
+  locked_until: number | null;
+  locked_by: string | null;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -263,6 +405,15 @@ export interface DB {
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   id_token_uses: IdTokenUsesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  idp_providers: IdpProvidersTable;
+  idp_flows: IdpFlowsTable;
+  oauth_clients: OauthClientsTable;
+  oauth_resources: OauthResourcesTable;
+  oauth_consents: OauthConsentsTable;
+  oauth_models: OauthModelsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { AuditLogTable, Db } from '../db/schema.ts';
+import type { AuditLogTable, Db, UserRow } from '../db/schema.ts';
+import { emitForAudits } from './events.ts';
 
 /**
  * The audit writer: every feature records its events through it, in the transaction of the change.
@@ -41,6 +42,16 @@ export const AUDIT_ACTIONS = [
   'passkey.rename',
   'passkey.remove',
   'session.revoke',
+  'login.email_request',
+  'webhook.create',
+  'webhook.update',
+  'webhook.delete',
+  'webhook.secret_rotate',
+  'webhook.disable',
+  'identity.unlink',
+  'idp_provider.create',
+  'idp_provider.update',
+  'idp_provider.delete',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -52,7 +63,9 @@ export type AuditTargetType =
   | 'signing_key'
   | 'invitation'
   | 'identity'
-  | 'passkey';
+  | 'passkey'
+  | 'webhook'
+  | 'idp_provider';
 
 /** Who did it: a signed-in user, the service itself (CLI, background jobs), or nobody known yet. */
 export type AuditActor = { type: 'user'; id: string } | { type: 'system' } | { type: 'anonymous' };
@@ -70,6 +83,8 @@ export interface AuditEvent {
   details?: Record<string, unknown>;
   /** Epoch ms; default now. */
   at?: number;
+  /** The target user as it was, when the change removed the row (its webhook event needs it); not stored. */
+  subject?: UserRow;
 }
 
 export type AuditRow = Selectable<AuditLogTable>;
@@ -77,16 +92,19 @@ export type AuditRow = Selectable<AuditLogTable>;
 /**
  * Records an audit event. Pass the transaction that makes the change, so the entry commits with
  * it or not at all. Never throws on the shape of `details`; a secret-looking key is stored as
- * `[redacted]`.
+ * `[redacted]`. The event the change stands for (docs/api.md §19, webhooks) is written here too, in
+ * the same transaction: one place, so every path that makes a change emits it (./events.ts).
  */
 export async function recordAudit(db: Db, event: AuditEvent): Promise<void> {
   await db.insertInto('audit_log').values(toRow(event)).execute();
+  await emitForAudits(db, [event]);
 }
 
 /** Records several events in one statement (bulk operations such as `users import`). */
 export async function recordAudits(db: Db, events: readonly AuditEvent[]): Promise<void> {
   if (events.length === 0) return;
   await db.insertInto('audit_log').values(events.map(toRow)).execute();
+  await emitForAudits(db, events);
 }
 
 function toRow(event: AuditEvent): AuditRow {

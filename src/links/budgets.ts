@@ -45,3 +45,16 @@ export function verificationBudgets(userId: string): Budget[] {
 export function linkBudget(ip: string | null): Budget {
   return { key: `link:addr:${addressBucket(ip)}`, limit: 60, windowMs: 10 * MINUTE };
 }
+
+/**
+ * Sign-in mails (docs/api.md §20) to one address: 5 an hour, a budget of their own (not recovery's).
+ * Over it: no mail, the live pair stays, the same 202.
+ */
+export function signinMailBudget(email: string): Budget {
+  return { key: `signin:mail:${digest(email)}`, limit: 5, windowMs: HOUR };
+}
+
+/** E-mail sign-in requests per client address: 20 an hour (429). */
+export function signinRequestBudget(ip: string | null): Budget {
+  return { key: `signin:addr:${addressBucket(ip)}`, limit: 20, windowMs: HOUR };
+}

@@ -11,11 +11,12 @@ export interface EndedLinks {
 /**
  * Ends, in the caller's transaction, everything mailed or handed out earlier that could still act
  * for the user after a credential event (docs/api.md §16): every live one-time link of every
- * purpose (`password_reset`, `email_verify`, `email_change`, and any purpose added later, such as
- * e-mail sign-in links of §20; invitations live elsewhere and stay) and every outstanding
- * `mfa_token`. A link ended here answers 410 `link_invalid`, an `mfa_token` 401
- * `mfa_token_invalid`. A new kind of outstanding credential kept in its own table (e.g. §20's
- * sign-in codes, if they are not one-time links) is ended here too: this is the one place.
+ * purpose (`password_reset`, `email_verify`, `email_change`, `email_signin`; invitations live
+ * elsewhere and stay) and every outstanding `mfa_token`. §20's sign-in pair is one link row carrying
+ * both the link's token hash and the code's HMAC, so ending the row ends the link and the code
+ * together. A link ended here answers 410 `link_invalid` (a sign-in pair: 401 `invalid_credentials`),
+ * an `mfa_token` 401 `mfa_token_invalid`. A new kind of outstanding credential kept in its own table
+ * is ended here too: this is the one place.
  *
  * The events (each path calls this inside the transaction that makes the change — hence a
  * `Transaction`, never the pool — so the links die with it or not at all): a password reset, a

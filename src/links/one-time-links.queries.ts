@@ -47,6 +47,8 @@ export async function findLinkByTokenHash(
       'l.expires_at',
       'l.used_at',
       'l.replaced_at',
+      'l.code_hash',
+      'l.code_tries',
       ...JOINED_USER_COLUMNS,
     ])
     .where('l.token_hash', '=', tokenHash)
@@ -63,6 +65,8 @@ export async function findLinkByTokenHash(
       expires_at: row.expires_at,
       used_at: row.used_at,
       replaced_at: row.replaced_at,
+      code_hash: row.code_hash,
+      code_tries: row.code_tries,
     },
     user: pickUser(row),
   };
@@ -81,6 +85,63 @@ export async function consumeLinkRow(db: Db, id: string, now: number): Promise<b
     .where('used_at', 'is', null)
     .where('replaced_at', 'is', null)
     .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The user's live link of a purpose at `now` (at most one: issuing replaces), or undefined. */
+export async function findLiveLinkOfUser(
+  db: Db,
+  userId: string,
+  purpose: LinkPurpose,
+  now: number,
+): Promise<LinkRow | undefined> {
+  return db
+    .selectFrom('one_time_links')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('replaced_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * Reserves one try of a link's code: one conditional write that counts it only while the link is
+ * live and has tries left, so N parallel guesses get at most `maxTries` counted (PostgreSQL re-checks
+ * the WHERE after waiting for the row lock; SQLite serializes writers). Returns the try's number
+ * (1-based), or null when none was left.
+ */
+export async function reserveCodeTryRow(
+  db: Db,
+  id: string,
+  maxTries: number,
+  now: number,
+): Promise<number | null> {
+  const row = await db
+    .updateTable('one_time_links')
+    .set((eb) => ({ code_tries: eb('code_tries', '+', 1) }))
+    .where('id', '=', id)
+    .where('code_tries', '<', maxTries)
+    .where('used_at', 'is', null)
+    .where('replaced_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('code_tries')
+    .executeTakeFirst();
+  return row ? Number(row.code_tries) : null;
+}
+
+/** Ends one live link (marked replaced); true when it was still live. */
+export async function endLinkRow(db: Db, id: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('one_time_links')
+    .set({ replaced_at: now })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('replaced_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }

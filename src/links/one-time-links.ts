@@ -7,10 +7,13 @@ import { hashOpaqueToken, newOpaqueToken } from '../security/opaque-tokens.ts';
 import { linkBudget } from './budgets.ts';
 import {
   consumeLinkRow,
+  endLinkRow,
   findLinkByTokenHash,
+  findLiveLinkOfUser,
   insertLink,
   type LinkRow,
   replaceLiveLinks,
+  reserveCodeTryRow,
 } from './one-time-links.queries.ts';
 
 /*
@@ -51,7 +54,15 @@ export function linkUrl(template: string, token: string): string {
  */
 export async function issueLink(
   db: Db,
-  input: { userId: string; purpose: LinkPurpose; email: string; ttlS: number; now?: number },
+  input: {
+    userId: string;
+    purpose: LinkPurpose;
+    email: string;
+    ttlS: number;
+    now?: number;
+    /** A code that travels with the link (§20's pair), already as its keyed hash. */
+    codeHash?: string;
+  },
 ): Promise<{ token: string; link: LinkRow }> {
   const now = input.now ?? Date.now();
   await replaceLiveLinks(db, input.userId, [input.purpose], now);
@@ -66,6 +77,8 @@ export async function issueLink(
     expires_at: now + input.ttlS * 1000,
     used_at: null,
     replaced_at: null,
+    code_hash: input.codeHash ?? null,
+    code_tries: 0,
   };
   await insertLink(db, link);
   return { token, link };
@@ -118,4 +131,39 @@ export async function peekLinkReserved(
   const live = await peekLink(db, token, purposes);
   await release(db, reservation);
   return live;
+}
+
+/**
+ * The user's live link of `purpose` that carries a code, or undefined (reads only). Like `peekLink`,
+ * a link sent to an address the account no longer has is dead.
+ */
+export async function liveCodeLinkOfUser(
+  db: Db,
+  user: UserRow,
+  purpose: LinkPurpose,
+  now = Date.now(),
+): Promise<LinkRow | undefined> {
+  const link = await findLiveLinkOfUser(db, user.id, purpose, now);
+  if (!link || link.code_hash === null || link.email !== user.email || user.status !== 'active')
+    return undefined;
+  return link;
+}
+
+/**
+ * Reserves one try of a link's code before it is compared (docs/api.md §16: every check of a secret
+ * reserves its attempt first). The try's number (1-based) when it counts within `maxTries`; null
+ * when the link is dead or out of tries.
+ */
+export function reserveCodeTry(
+  db: Db,
+  link: LinkRow,
+  maxTries: number,
+  now = Date.now(),
+): Promise<number | null> {
+  return reserveCodeTryRow(db, link.id, maxTries, now);
+}
+
+/** Ends one link now (its last code try failed, say); harmless when it is already dead. */
+export async function endLink(db: Db, link: LinkRow, now = Date.now()): Promise<void> {
+  await endLinkRow(db, link.id, now);
 }

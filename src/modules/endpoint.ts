@@ -54,6 +54,12 @@ export interface Endpoint<S extends FastifySchema = FastifySchema> {
    * is not public gets it anyway — its responses are about the caller.
    */
   issuesTokens?: boolean;
+  /**
+   * Handed to a library unparsed (docs/api.md §17: oidc-provider's `/oauth2/*`): the handler runs in
+   * `onRequest`, before any body is read, after the request id, security headers and module switch,
+   * and answers on the raw response itself (`reply.hijack()`). No schema, no guard.
+   */
+  raw?: boolean;
   handler: (request: TypedRequest<S>, reply: TypedReply<S>) => unknown;
 }
 

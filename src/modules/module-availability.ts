@@ -22,6 +22,21 @@ const PRECONDITIONS: Partial<Record<ModuleName, Precondition>> = {
     dialect === 'postgres' && config.secretsKey === null
       ? 'SECRETS_KEY must be set to enable the mfa module on PostgreSQL (every instance needs the same key; e.g. `openssl rand -base64 32`)'
       : null,
+  // Client secrets are sealed with SECRETS_KEY (docs/api.md §17), shared by every instance.
+  oauth: (config, dialect) =>
+    dialect === 'postgres' && config.secretsKey === null
+      ? 'SECRETS_KEY must be set to enable the oauth module on PostgreSQL (client secrets are sealed with it; every instance needs the same key; e.g. `openssl rand -base64 32`)'
+      : null,
+  // docs/api.md §10: provider secrets are sealed with the key every instance shares.
+  providers: (config, dialect) =>
+    dialect === 'postgres' && config.secretsKey === null
+      ? 'SECRETS_KEY must be set to enable the providers module on PostgreSQL (every instance needs the same key; e.g. `openssl rand -base64 32`)'
+      : null,
+  // docs/api.md §10: endpoint secrets are sealed with the key every instance shares.
+  webhooks: (config, dialect) =>
+    dialect === 'postgres' && config.secretsKey === null
+      ? 'SECRETS_KEY must be set to enable the webhooks module on PostgreSQL (every instance needs the same key; e.g. `openssl rand -base64 32`)'
+      : null,
   // docs/api.md §13: the RP ID must be a domain.
   passkeys: (config) => {
     const { rpId } = config.webauthn;

@@ -75,6 +75,30 @@ export const MODULE_INFO: readonly ModuleInfo[] = [
     description: 'Session lists and revocation',
     enabledIn: ['FULL'],
   },
+  {
+    name: 'oauth',
+    required: false,
+    description: 'Authorization server: OAuth 2.1 and OpenID Connect provider',
+    enabledIn: ['FULL'],
+  },
+  {
+    name: 'providers',
+    required: false,
+    description: 'Many external sign-in providers on the hosted pages',
+    enabledIn: ['FULL'],
+  },
+  {
+    name: 'webhooks',
+    required: false,
+    description: 'Signed webhooks for account events',
+    enabledIn: ['FULL'],
+  },
+  {
+    name: 'passwordless',
+    required: false,
+    description: 'Sign-in by e-mail: a one-time link or code',
+    enabledIn: ['FULL'],
+  },
   // Pages are not in the index (docs/api.md §15), so they can be on in every form.
   {
     name: 'pages',

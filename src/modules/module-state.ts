@@ -27,6 +27,10 @@ export const MODULE_NAMES = [
   'mfa',
   'passkeys',
   'sessions',
+  'oauth',
+  'providers',
+  'webhooks',
+  'passwordless',
   'pages',
   'console',
 ] as const;

@@ -14,13 +14,17 @@ import { invitationEndpoints } from './invitations/invitations.routes.ts';
 import { mfaEndpoints } from './mfa/mfa.routes.ts';
 import { MODULE_INFO } from './module-info.ts';
 import type { ModuleCatalog, ModuleInfo, ModuleName } from './module-state.ts';
+import { oauthEndpoints } from './oauth/oauth.routes.ts';
 import { passkeyEndpoints } from './passkeys/passkeys.routes.ts';
+import { passwordlessEndpoints } from './passwordless/passwordless.routes.ts';
+import { providerEndpoints } from './providers/providers.routes.ts';
 import { recoveryEndpoints } from './recovery/recovery.routes.ts';
 import { registrationEndpoints } from './registration/registration.routes.ts';
 import { sessionEndpoints } from './sessions/sessions.routes.ts';
 import { userAdminEndpoints } from './user-admin/user-admin.routes.ts';
 import { unlockEndpoints } from './users/unlock.routes.ts';
 import { usersEndpoints } from './users/users.routes.ts';
+import { webhookEndpoints } from './webhooks/webhooks.routes.ts';
 
 export type { ModuleCatalog } from './module-state.ts';
 
@@ -48,6 +52,10 @@ const ENDPOINTS: Record<ModuleName, EndpointFactory> = {
   mfa: mfaEndpoints,
   passkeys: passkeyEndpoints,
   sessions: sessionEndpoints,
+  oauth: oauthEndpoints,
+  providers: providerEndpoints,
+  webhooks: webhookEndpoints,
+  passwordless: passwordlessEndpoints,
   pages: pagesEndpoints,
   console: consoleEndpoints,
 };

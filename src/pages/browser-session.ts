@@ -46,6 +46,30 @@ function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === '127.0.0.1' || host === '[::1]';
 }
 
+/** Whether cookies of PUBLIC_URL go without `Secure` (plain http on a loopback host only). */
+export function cookiesInsecure(ctx: AppContext): boolean {
+  const publicUrl = new URL(ctx.config.publicUrl);
+  return publicUrl.protocol !== 'https:' && isLoopbackHost(publicUrl.hostname);
+}
+
+/**
+ * The `Set-Cookie` value of the browser session's refresh cookie (HttpOnly, SameSite=Strict, scoped
+ * to the refresh path). Token routes set it in cookie mode; a provider sign-in (docs/api.md §18)
+ * sets it when its callback completes, so the pages continue exactly as after a password sign-in.
+ */
+export function refreshCookie(ctx: AppContext, value: string, maxAge: number): string {
+  const basePath = new URL(ctx.config.publicUrl).pathname.replace(/\/+$/, '');
+  return stringifySetCookie({
+    name: REFRESH_COOKIE,
+    value,
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: !cookiesInsecure(ctx),
+    path: `${basePath}${REFRESH_PATH}`,
+    maxAge,
+  });
+}
+
 function asArray<T>(hook: T | T[] | undefined): T[] {
   if (hook === undefined) return [];
   return Array.isArray(hook) ? hook : [hook];
@@ -62,24 +86,9 @@ function asArray<T>(hook: T | T[] | undefined): T[] {
  * - refresh reads the token from that cookie (no body), and logout clears it.
  */
 export function installBrowserSession(app: FastifyInstance, ctx: AppContext): void {
-  const publicUrl = new URL(ctx.config.publicUrl);
-  const origin = publicUrl.origin;
-  const secure = publicUrl.protocol === 'https:' || !isLoopbackHost(publicUrl.hostname);
-  const basePath = publicUrl.pathname.replace(/\/+$/, '');
-  const cookiePath = `${basePath}${REFRESH_PATH}`;
+  const origin = new URL(ctx.config.publicUrl).origin;
   const setCookie = (reply: FastifyReply, value: string, maxAge: number) =>
-    reply.header(
-      'set-cookie',
-      stringifySetCookie({
-        name: REFRESH_COOKIE,
-        value,
-        httpOnly: true,
-        sameSite: 'strict',
-        secure,
-        path: cookiePath,
-        maxAge,
-      }),
-    );
+    reply.header('set-cookie', refreshCookie(ctx, value, maxAge));
 
   const wrongAddress = `Signing in works only at ${ctx.config.publicUrl}. Open this page there and try again.`;
 

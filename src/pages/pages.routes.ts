@@ -30,6 +30,18 @@ interface PageDef {
 
 const PAGES: readonly PageDef[] = [
   { label: 'sign_in', path: '/account/sign-in', title: 'Sign in', fragment: 'sign-in', script: 'sign-in.js' },
+  {
+    // The link of a sign-in mail (docs/api.md §20): the sign-in page itself, which offers one button
+    // for the token (a click signs in, loading does not) and continues with a second factor as after
+    // a password.
+    label: 'sign_in_email',
+    path: '/account/sign-in/email/:token',
+    title: 'Sign in',
+    fragment: 'sign-in',
+    script: 'sign-in.js',
+    flow: 'passwordless',
+    withToken: true,
+  },
   { label: 'account', path: '/account', title: 'Your account', fragment: 'account', script: 'account.js' },
   {
     label: 'invitation',
@@ -89,6 +101,8 @@ const NEEDS: Partial<Record<ModuleName, string>> = {
   mfa: 'POST /api/v1/login/mfa',
   passkeys: 'POST /api/v1/login/passkey',
   sessions: 'GET /api/v1/sessions',
+  providers: 'GET /api/v1/idp/<name>/start',
+  passwordless: 'POST /api/v1/login/email/verify',
 };
 
 /** Which modules the pages may use now (enabled and served), for the page scripts and the flow pages. */

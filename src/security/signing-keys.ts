@@ -48,6 +48,13 @@ export interface KeyStore {
   jwks(): { keys: JWK[] };
   /** The algorithms of the published keys, in JWKS order (the discovery documents list them). */
   algorithms(): AccessTokenAlg[];
+  /**
+   * The loaded keys as private JWKs for the authorization server (docs/api.md §17): current keys
+   * first, so the provider signs with a current key of each algorithm and verifies with every one.
+   */
+  privateJwks(): JWK[];
+  /** True while an unretired key of `alg` is loaded. */
+  hasCurrentKey(alg: AccessTokenAlg): boolean;
   reload(): Promise<void>;
   /**
    * Drops loaded keys that were revoked since (`gatehouse rotate-keys --revoke`, from any
@@ -103,6 +110,14 @@ async function insertKey(
     retired_at: null,
   });
   return kid;
+}
+
+/**
+ * Adds a key of `alg` without retiring any other: the authorization server's RS256 key for ID
+ * tokens beside an instance signing with ES256 or EdDSA (docs/api.md §17).
+ */
+export async function addSigningKey(db: Kysely<DB> | Transaction<DB>, alg: AccessTokenAlg): Promise<string> {
+  return insertKey(db, alg, Date.now());
 }
 
 export type Revocation =
@@ -203,6 +218,18 @@ export async function createKeyStore(
     hasKey: (kid) => keys.some((k) => k.kid === kid),
     jwks: () => ({ keys: keys.map((k) => k.publicJwk) }),
     algorithms: () => [...new Set(keys.map((k) => k.alg))],
+    privateJwks: () =>
+      [...keys]
+        .sort(
+          (a, b) => Number(a.retiredAt !== null) - Number(b.retiredAt !== null) || b.createdAt - a.createdAt,
+        )
+        .map((k) => ({
+          ...(k.privateKey.export({ format: 'jwk' }) as JWK),
+          kid: k.kid,
+          alg: k.alg,
+          use: 'sig',
+        })),
+    hasCurrentKey: (a) => keys.some((k) => k.alg === a && k.retiredAt === null),
     reload,
     async dropRevoked() {
       const revoked = await revokedAmong(

@@ -25,8 +25,11 @@ interface Detailed {
 /** Nothing about the deployment's internals may appear in a health answer. */
 function assertNoInternals(t: TestApp, body: string): void {
   const url = new URL(t.databaseUrl.replace(/^sqlite:/, 'file:'));
+  // The module list's key `passwordless` (docs/api.md §2, §20) is a name, not a password: it alone is
+  // taken out before looking for "password" anywhere else.
+  const scrubbed = body.replaceAll('"passwordless":', '"<module>":');
   for (const secret of [t.databaseUrl, url.pathname, 'postgres://', 'sqlite:', 'password']) {
-    assert.ok(!body.includes(secret), `no "${secret}" in ${body}`);
+    assert.ok(!scrubbed.includes(secret), `no "${secret}" in ${body}`);
   }
   assert.doesNotMatch(body, /\bat .+:\d+|Error:|destroyed|ECONN/i, 'no stack traces or driver messages');
 }

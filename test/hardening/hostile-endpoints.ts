@@ -1,5 +1,6 @@
 import { hostileAuthEndpoints } from './hostile-endpoints-auth.ts';
 import { hostileFactorsEndpoints } from './hostile-endpoints-factors.ts';
+import { hostilePasswordlessEndpoints } from './hostile-endpoints-passwordless.ts';
 import { hostileRecoveryEndpoints } from './hostile-endpoints-recovery.ts';
 import { hostileUsersEndpoints } from './hostile-endpoints-users.ts';
 import type { Fixtures } from './hostile-fixtures.ts';
@@ -14,5 +15,6 @@ export function hostileEndpoints(fx: Fixtures): EndpointRows[] {
     ...hostileUsersEndpoints(fx),
     ...hostileRecoveryEndpoints(fx),
     ...hostileFactorsEndpoints(fx),
+    ...hostilePasswordlessEndpoints(fx),
   ];
 }

@@ -37,7 +37,15 @@ for (const dialect of DIALECTS) {
       });
       await t.ctx.modules.set('audit', true);
       await t.ctx.modules.set('invitations', true);
-      for (const name of ['recovery', 'email', 'registration', 'mfa', 'passkeys', 'sessions'] as const) {
+      for (const name of [
+        'recovery',
+        'email',
+        'registration',
+        'mfa',
+        'passkeys',
+        'sessions',
+        'passwordless',
+      ] as const) {
         await t.ctx.modules.set(name, true);
       }
       const admin = await firstAdmin(t);

@@ -122,6 +122,48 @@ for (const dialect of DIALECTS) {
       await post(`/api/v1/invite/${inviteToken}/set-password`, { password: invitee });
     });
 
+    it('signs in by an e-mailed code, and by an e-mailed link opened on its page (docs/api.md §20)', async () => {
+      await t.ctx.modules.set('passwordless', true);
+      const mailOf = async (n: number) => {
+        const mails = await smtp.waitFor(n);
+        const mail = mails.filter((m) => /sign-in link and code/i.test(m.subject)).at(-1);
+        const text = mail?.text ?? '';
+        return {
+          code: /sign-in code is (\d{6})/.exec(text)?.[1] ?? '',
+          token: /\/account\/sign-in\/email\/([A-Za-z0-9_-]+)/.exec(text)?.[1] ?? '',
+        };
+      };
+      const before = smtp.messages.length;
+      assert.equal((await post('/api/v1/login/email', { email: 'invitee@example.com' })).statusCode, 202);
+      const first = await mailOf(before + 1);
+      secrets.push(first.token);
+      await post('/api/v1/login/email/verify', { email: 'invitee@example.com', code: '000000' });
+      const byCode = await post('/api/v1/login/email/verify', {
+        email: 'invitee@example.com',
+        code: first.code,
+      });
+      assert.equal(byCode.statusCode, 200, byCode.body);
+      const codeTokens = json<{ access_token: string; refresh_token: string }>(byCode);
+      secrets.push(codeTokens.access_token, codeTokens.refresh_token);
+
+      assert.equal((await post('/api/v1/login/email', { email: 'invitee@example.com' })).statusCode, 202);
+      const second = await mailOf(before + 2);
+      secrets.push(second.token);
+      const stored = await t.ctx.db
+        .selectFrom('one_time_links')
+        .select(['token_hash', 'code_hash'])
+        .where('purpose', '=', 'email_signin')
+        .execute();
+      for (const r of stored) secrets.push(r.token_hash, r.code_hash ?? '');
+      assert.equal((await t.app.inject({ url: `/account/sign-in/email/${second.token}` })).statusCode, 200);
+      const byLink = await post('/api/v1/login/email/verify', { token: second.token });
+      assert.equal(byLink.statusCode, 200, byLink.body);
+      const linkTokens = json<{ access_token: string; refresh_token: string }>(byLink);
+      secrets.push(linkTokens.access_token, linkTokens.refresh_token);
+      // Used: refused, and logged, without the token.
+      await post('/api/v1/login/email/verify', { token: second.token });
+    });
+
     it('left no credential material in any log line', async () => {
       await post('/api/v1/logout', {}, auth());
       const hashes = await t.ctx.db.selectFrom('users').select('password_hash').execute();

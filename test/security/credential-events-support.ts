@@ -36,6 +36,8 @@ export interface Armed {
   mfaToken: string;
   /** The address the `email_change` link moves the account to. */
   newEmail: string;
+  /** A live e-mail sign-in pair (docs/api.md §20): its link's token and its code. */
+  signIn: { token: string; code: string };
 }
 
 const bearer = (access: string) => ({ authorization: `Bearer ${access}` });
@@ -81,12 +83,23 @@ export async function armUser(t: TestApp, smtp: SmtpHarness, label: string): Pro
     password_reset: await linkMailedTo(smtp, email, RESET_PREFIX),
     email_change: await linkMailedTo(smtp, newEmail, VERIFY_PREFIX),
   };
+  const signInAsk = await post(t, '/api/v1/login/email', { email }, {}, from);
+  assert.equal(signInAsk.statusCode, 202, signInAsk.body);
+  const signInMail = await waitUntil(
+    () => mailsTo(smtp, email).find((m) => /sign-in link and code/i.test(m.subject)),
+    `a sign-in mail to ${email}`,
+  );
+  const signIn = {
+    token: /\/account\/sign-in\/email\/([A-Za-z0-9_-]+)/.exec(signInMail.text ?? '')?.[1] ?? '',
+    code: /sign-in code is (\d{6})/.exec(signInMail.text ?? '')?.[1] ?? '',
+  };
+  assert.ok(signIn.token && signIn.code, 'the sign-in mail has a link and a code');
   const { mfa_token: mfaToken } = await passwordStep(t, user);
   for (const kind of LINK_KINDS) {
     const open = await openLink(t, kind, links[kind], from);
     assert.equal(open.status, 200, `${label}: the ${kind} link is live before the event`);
   }
-  return { user, access, recoveryCodes, links, mfaToken, newEmail };
+  return { user, access, recoveryCodes, links, mfaToken, newEmail, signIn };
 }
 
 /** Where a link of a kind is opened (GET) and used (POST). */
@@ -115,5 +128,11 @@ export async function finishMfa(t: TestApp, mfaToken: string, code: string) {
     remoteAddress: nextAddress(),
     payload: { mfa_token: mfaToken, code },
   });
+  return { status: res.statusCode, code: res.statusCode === 200 ? null : json(res).code };
+}
+
+/** POST /login/email/verify with a pair's code or its link's token: its status and problem code. */
+export async function useSignIn(t: TestApp, payload: { email: string; code: string } | { token: string }) {
+  const res = await post(t, '/api/v1/login/email/verify', payload, {}, nextAddress());
   return { status: res.statusCode, code: res.statusCode === 200 ? null : json(res).code };
 }

@@ -19,6 +19,7 @@ import {
   openLink,
   PASSWORD,
   useLink,
+  useSignIn,
 } from './credential-events-support.ts';
 
 /*
@@ -162,6 +163,11 @@ for (const dialect of DIALECTS) {
           assert.deepEqual(await openLink(t, kind, token), dead, `opening the ${kind} link`);
           assert.deepEqual(await useLink(t, kind, token), dead, `using the ${kind} link`);
         }
+        // docs/api.md §16 and §20: the e-mail sign-in pair ends too — both halves.
+        const refused = { status: 401, code: 'invalid_credentials' };
+        const signInCode = { email: armed.user.email, code: armed.signIn.code };
+        assert.deepEqual(await useSignIn(t, signInCode), refused, 'the sign-in code');
+        assert.deepEqual(await useSignIn(t, { token: armed.signIn.token }), refused, 'the sign-in link');
         const code = armed.recoveryCodes[1] ?? '';
         assert.deepEqual(await finishMfa(t, armed.mfaToken, code), {
           status: 401,
@@ -183,6 +189,9 @@ for (const dialect of DIALECTS) {
       for (const kind of LINK_KINDS) {
         assert.deepEqual(await openLink(t, kind, bystander.links[kind]), { status: 200, code: null }, kind);
       }
+      // The bystander's sign-in link still works (its account has TOTP: the answer asks for it).
+      const pair = await useSignIn(t, { token: bystander.signIn.token });
+      assert.deepEqual(pair, { status: 403, code: 'mfa_required' });
       const done = await finishMfa(t, bystander.mfaToken, bystander.recoveryCodes[0] ?? '');
       assert.deepEqual(done, { status: 200, code: null });
     });

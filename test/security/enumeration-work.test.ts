@@ -62,7 +62,9 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       t = await buildTestApp(dialect, { env: { API_FORM: 'full' } });
-      for (const m of ['registration', 'recovery', 'email'] as const) await t.ctx.modules.set(m, true);
+      for (const m of ['registration', 'recovery', 'email', 'passwordless'] as const) {
+        await t.ctx.modules.set(m, true);
+      }
     });
     after(() => t?.destroy());
 
@@ -164,6 +166,34 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(taken, free);
       assert.equal(taken.kdf, 1);
       assert.equal(taken.rows.outbox, 2);
+    });
+
+    it('enumeration-work-email-signin-request: active, disabled and unknown addresses write the same rows, but for the pair and its mail', async () => {
+      await createUser(t, { email: 'known-pwl@example.com' });
+      await createUser(t, { email: 'disabled-pwl@example.com', status: 'disabled' });
+      const ask = (email: string) => () => post(t, '/api/v1/login/email', { email }, {}, ip());
+      const known = await workOf(t, ask('known-pwl@example.com'), 202);
+      const disabled = await workOf(t, ask('disabled-pwl@example.com'), 202);
+      const unknown = await workOf(t, ask('nobody-pwl@example.com'), 202);
+      // docs/api.md §20: only an active account gets the pair and the mail, in the same transaction.
+      const { one_time_links: links, outbox, ...knownRest } = known.rows;
+      assert.deepEqual([links, outbox], [1, 1]);
+      assert.deepEqual(knownRest, unknown.rows);
+      assert.deepEqual(disabled, unknown);
+      assert.deepEqual([known.kdf, known.hashes], [0, 0]);
+    });
+
+    it('enumeration-work-email-signin-verify: a wrong code for a live pair and a code for an unknown address write the same rows', async () => {
+      await createUser(t, { email: 'pair-pwl@example.com' });
+      assert.equal(
+        (await post(t, '/api/v1/login/email', { email: 'pair-pwl@example.com' }, {}, ip())).statusCode,
+        202,
+      );
+      const guess = (email: string) => () =>
+        post(t, '/api/v1/login/email/verify', { email, code: '999999' }, {}, ip());
+      const known = await workOf(t, guess('pair-pwl@example.com'), 401);
+      const unknown = await workOf(t, guess('nobody-pair-pwl@example.com'), 401);
+      assert.deepEqual(known, unknown);
     });
 
     it('enumeration-work-admin-untouched: the first admin still signs in', async () => {

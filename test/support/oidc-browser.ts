@@ -214,3 +214,37 @@ function readAuthorizationResponse(url: URL, expectedState: string): string {
   if (!code) throw new Error('oidc harness: redirect without code');
   return code;
 }
+
+/**
+ * Walks an authorization URL made by someone else (a relying party under test) through the dev login
+ * and consent forms, and returns the URL the provider redirects to at `redirectPrefix` (code and
+ * state in it), without following it.
+ */
+export async function authorizeAt(
+  authorizationUrl: string,
+  accountId: string,
+  redirectPrefix: string,
+): Promise<URL> {
+  const jar = createCookieJar();
+  let url = new URL(authorizationUrl);
+  let res = await browse(jar, url);
+  for (let step = 0; step < MAX_STEPS; step++) {
+    if (res.status >= 300 && res.status < 400) {
+      const location = res.headers.get('location');
+      if (!location) throw new Error(`oidc harness: ${res.status} without Location at ${url.pathname}`);
+      url = new URL(location, url);
+      if (url.href.startsWith(redirectPrefix)) return url;
+      res = await browse(jar, url);
+    } else if (res.status === 200 && res.headers.get('content-type')?.startsWith('text/html')) {
+      const form = parseHtmlForm(await res.text());
+      const fields = form.fields;
+      if (fields.has('login')) fields.set('login', accountId);
+      if (fields.has('password')) fields.set('password', 'any-password');
+      url = new URL(form.action, url);
+      res = await browse(jar, url, new URLSearchParams([...fields]));
+    } else {
+      throw new Error(`oidc harness: unexpected ${res.status} at ${url.pathname}: ${await res.text()}`);
+    }
+  }
+  throw new Error('oidc harness: too many steps in the sign-in flow');
+}

@@ -27,6 +27,10 @@ export interface OidcProviderOptions {
   accounts?: Record<string, OidcAccount>;
   /** ID token lifetime in seconds (default 3600). */
   idTokenTtlS?: number;
+  /** Extra redirect URIs of the client (a relying party under test, e.g. Gatehouse's callback). */
+  redirectUris?: string[];
+  /** Makes the client confidential (client_secret_post) instead of public (PKCE only). */
+  clientSecret?: string;
 }
 
 export interface SignInOptions {
@@ -122,11 +126,13 @@ export async function startOidcProvider(opts: OidcProviderOptions = {}): Promise
     clients: [
       {
         client_id: clientId,
-        redirect_uris: [redirectUri],
+        redirect_uris: [redirectUri, ...(opts.redirectUris ?? [])],
         post_logout_redirect_uris: [`http://${LOOPBACK}/signed-out`],
         grant_types: ['authorization_code'],
         response_types: ['code'],
-        token_endpoint_auth_method: 'none',
+        ...(opts.clientSecret
+          ? { client_secret: opts.clientSecret, token_endpoint_auth_method: 'client_secret_post' as const }
+          : { token_endpoint_auth_method: 'none' as const }),
       },
     ],
     // The provider mutates the JWKs it is given; hand it copies.

@@ -11,6 +11,10 @@ import * as authNotify from './20261125060000_auth_notify.ts';
 import * as signingKeyRevocation from './20261126010000_signing_key_revocation.ts';
 import * as usersCreatedVia from './20261126040000_users_created_via.ts';
 import * as idTokenUses from './20261126040100_id_token_uses.ts';
+import * as webhooks from './20261126071000_webhooks.ts';
+import * as emailSignin from './20261126072000_email_signin.ts';
+import * as providers from './20261126073000_providers.ts';
+import * as oauth from './20261126074000_oauth.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -31,4 +35,8 @@ export const migrations: Record<string, Migration> = {
   '20261126010000_signing_key_revocation': signingKeyRevocation,
   '20261126040000_users_created_via': usersCreatedVia,
   '20261126040100_id_token_uses': idTokenUses,
+  '20261126071000_webhooks': webhooks,
+  '20261126072000_email_signin': emailSignin,
+  '20261126073000_providers': providers,
+  '20261126074000_oauth': oauth,
 };

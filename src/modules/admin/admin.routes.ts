@@ -7,6 +7,8 @@ import { type Endpoint, endpoint } from '../endpoint.ts';
 import { checkFactorModuleOff } from '../mfa/index.ts';
 import { moduleUnavailable } from '../module-availability.ts';
 import type { ModuleCatalog } from '../module-state.ts';
+import { checkPasswordlessOff } from '../passwordless/index.ts';
+import { checkProvidersOff } from '../providers/index.ts';
 import { ModuleList, ModuleObject, ModuleParams, ToggleBody } from './admin.schemas.ts';
 
 /** admin.modules and admin.module_toggle (docs/api.md §8). The catalog is the registry's own derivation. */
@@ -48,7 +50,12 @@ export function adminEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): E
         await ctx.modules.set(module.name, req.body.enabled, async (trx) => {
           // docs/api.md §16: switching off a factor's module that accounts use is refused (409
           // module_in_use) unless forced, and even then while no admin could sign in afterwards.
-          const holders = req.body.enabled ? 0 : await checkFactorModuleOff(ctx, trx, module.name, force);
+          const holders = req.body.enabled
+            ? 0
+            : (await checkFactorModuleOff(ctx, trx, module.name, force)) +
+              (await checkProvidersOff(ctx, trx, module.name, force));
+          // The same rule for accounts whose only way in is an e-mail link or code.
+          const emailOnly = req.body.enabled ? 0 : await checkPasswordlessOff(ctx, trx, module.name, force);
           await recordAudit(trx, {
             action: 'module.toggle',
             actor: requestActor(req),
@@ -58,6 +65,7 @@ export function adminEndpoints(ctx: AppContext, catalog: () => ModuleCatalog): E
               enabled: req.body.enabled,
               previous: module.enabled,
               ...(holders > 0 && { force, accounts_with_factors: holders }),
+              ...(emailOnly > 0 && { force, accounts_signing_in_only_by_email: emailOnly }),
             },
           });
         });

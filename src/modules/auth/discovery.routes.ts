@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
+import { passToAuthorizationServer } from '../oauth/index.ts';
 
 const Metadata = Type.Object({}, { additionalProperties: true });
 
@@ -30,7 +31,9 @@ export function discoveryEndpoints(ctx: AppContext): Endpoint[] {
       hidden: true,
       summary: 'RFC 8414 metadata: the issuer of Gatehouse access tokens and its JWKS',
       schema: { response: { 200: Metadata } },
-      handler: (_req, reply) => {
+      handler: (req, reply) => {
+        // While `oauth` is on, the authorization server describes itself (docs/api.md §17).
+        if (ctx.modules.isEnabled('oauth')) return passToAuthorizationServer(ctx, req, reply);
         reply.header('cache-control', CACHE);
         return base();
       },
@@ -44,7 +47,8 @@ export function discoveryEndpoints(ctx: AppContext): Endpoint[] {
       hidden: true,
       summary: 'OpenID discovery document: the issuer, its JWKS and the signing algorithms in it',
       schema: { response: { 200: Metadata } },
-      handler: (_req, reply) => {
+      handler: (req, reply) => {
+        if (ctx.modules.isEnabled('oauth')) return passToAuthorizationServer(ctx, req, reply);
         reply.header('cache-control', CACHE);
         return {
           ...base(),

@@ -164,6 +164,7 @@ export async function removeUnusedFirstAdmin(ctx: AppContext, keptEmail: string)
         via: 'cli.create_admin',
         reason: 'first_admin_never_used',
       },
+      subject: first,
     });
     return true;
   });

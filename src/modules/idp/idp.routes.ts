@@ -1,9 +1,11 @@
 import type { AppContext } from '../../context.ts';
+import { ApiError } from '../../errors.ts';
 import { clientInfo } from '../../identity/index.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { ConfigResponse, VerifyBody, VerifyResponse } from './idp.schemas.ts';
-import { idpConfig, signInWithIdToken } from './idp.service.ts';
+import { type IdTokenSource, idpConfig, signInWithIdToken } from './idp.service.ts';
 import { pruneIdTokenUses } from './replay.ts';
+import { idTokenSource } from './sources.ts';
 
 // Used ID tokens past their expiry linger at most this long before they are deleted.
 const PRUNE_INTERVAL_MS = 10 * 60_000;
@@ -37,8 +39,31 @@ export function idpEndpoints(ctx: AppContext): Endpoint[] {
       issuesTokens: true,
       summary: "Exchange the provider's ID token for a Gatehouse session",
       schema: { body: VerifyBody, response: { 200: VerifyResponse } },
-      handler: (req) =>
-        signInWithIdToken(ctx, { idToken: req.body.id_token, nonce: req.body.nonce }, clientInfo(req)),
+      handler: async (req) => {
+        const { provider } = req.body;
+        let source: IdTokenSource | null = null;
+        if (provider !== undefined) {
+          // Forms A and B: the body is exactly section 7's; `provider` exists only with `providers` on.
+          if (!ctx.modules.isEnabled('providers')) {
+            throw new ApiError('validation_failed', {
+              detail: 'body must NOT have additional properties (provider)',
+              errors: [{ path: '/provider', message: 'must NOT have additional properties' }],
+            });
+          }
+          if (provider !== 'default') {
+            const found = idTokenSource(ctx, provider);
+            if (found === null)
+              throw new ApiError('provider_not_found', { detail: 'There is no such provider' });
+            source = await found;
+          }
+        }
+        return signInWithIdToken(
+          ctx,
+          { idToken: req.body.id_token, nonce: req.body.nonce },
+          clientInfo(req),
+          source,
+        );
+      },
     }),
   ];
 }

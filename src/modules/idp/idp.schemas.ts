@@ -6,6 +6,8 @@ export const VerifyBody = Type.Object(
   {
     id_token: Type.String({ minLength: 1, maxLength: 16_384 }),
     nonce: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+    /** docs/api.md §18: a named provider, only while the `providers` module is on. */
+    provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },
   { additionalProperties: false },
 );

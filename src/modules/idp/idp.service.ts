@@ -1,35 +1,39 @@
 import type { Transaction } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
-import type { DB, UserRow } from '../../db/schema.ts';
+import type { DB } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import {
   type AuditEvent,
   type ClientInfo,
   completeSignIn,
   FEDERATED_LOGIN,
-  findUserByEmail,
-  findUserById,
   hasCompatibilityCharacters,
-  insertUser,
-  newUserRow,
-  normalizeEmail,
   recordAudit,
   recordAudits,
   type TokenResponse,
-  updateUser,
 } from '../../identity/index.ts';
 import { countLogin } from '../core/index.ts';
 import { issueMfaToken, mfaRequired, type SecondFactorMethod, secondFactors } from '../mfa/index.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
-import { findIdentity, insertIdentity, updateIdentityEmail } from './idp.queries.ts';
-import { assertMayLinkByEmail, LinkRefused } from './linking.ts';
-import type { Discovery } from './oidc-client.ts';
+import { findLinkOrCreate, type MappingPolicy } from './identity-mapping.ts';
+import { LinkRefused } from './linking.ts';
+import type { Discovery, OidcClient } from './oidc-client.ts';
 import { reserveIdToken } from './replay.ts';
 
 /** `GET /api/v1/idp/config` (docs/api.md §7). */
 export type IdpConfig = { enabled: false } | ({ enabled: true; client_id: string } & Discovery);
+
+/**
+ * Where an ID token comes from when it is not the seed's provider: a named provider of the
+ * `providers` module (docs/api.md §18, `"provider"` in the body), its verifier and its own settings.
+ */
+export interface IdTokenSource {
+  client: OidcClient;
+  policy: MappingPolicy;
+  /** The provider's own reading of its claims (e.g. Microsoft's `xms_edov`), and its `allowed_domains`. */
+  refine(identity: VerifiedIdentity, idToken: string): void;
+}
 
 /** The token response of docs/api.md §5 plus whether the account was created by this sign-in. */
 export type IdpSignInResponse = TokenResponse & { created: boolean };
@@ -38,8 +42,6 @@ export type IdpSignInResponse = TokenResponse & { created: boolean };
 interface SecondFactorDue {
   mfa: { methods: SecondFactorMethod[]; token: string };
 }
-
-const MAX_NAME_CHARS = 200;
 
 /** The provider settings a front end needs to start a sign-in, from the cached discovery document. */
 export async function idpConfig(ctx: AppContext): Promise<IdpConfig> {
@@ -64,18 +66,21 @@ export async function signInWithIdToken(
   ctx: AppContext,
   input: { idToken: string; nonce?: string | undefined },
   client: ClientInfo,
+  source: IdTokenSource | null = null,
 ): Promise<IdpSignInResponse> {
-  if (!ctx.oidc) {
+  if (!source && !ctx.oidc) {
     throw new ApiError('idp_not_configured', {
       detail: 'No identity provider is configured (OIDC_ISSUER, OIDC_CLIENT_ID)',
     });
   }
-  const oidc = ctx.oidc;
+  const oidc = source?.client ?? (ctx.oidc as OidcClient);
+  const policy = source?.policy ?? ctx.config.oidc;
   const seen: Attempt = { identity: null, userId: null };
   let result: IdpSignInResponse | SecondFactorDue;
   try {
     const identity = await verifyIdToken(oidc, input.idToken, input.nonce);
     seen.identity = identity;
+    source?.refine(identity, input.idToken);
     if (identity.email !== null && hasCompatibilityCharacters(identity.email)) {
       // Refused, never folded: `\u212Aate@…` must not become `kate@…` (docs/api.md §5).
       throw new ApiError('validation_failed', {
@@ -87,7 +92,7 @@ export async function signInWithIdToken(
       ctx.db.transaction().execute(async (trx) => {
         // First write of the sign-in: the token's one use (docs/api.md §16), undone if it is refused.
         await reserveIdToken(trx, input.idToken, identity.expiresAt);
-        return mapAndOpen(ctx, trx, identity, client, seen);
+        return mapAndOpen(ctx, trx, identity, policy, client, seen);
       });
     try {
       result = await attempt();
@@ -131,108 +136,13 @@ async function mapAndOpen(
   ctx: AppContext,
   trx: Transaction<DB>,
   identity: VerifiedIdentity,
+  policy: MappingPolicy,
   client: ClientInfo,
   seen: Attempt,
 ): Promise<IdpSignInResponse | SecondFactorDue> {
-  const now = Date.now();
-  const email = identity.email === null ? null : normalizeEmail(identity.email);
+  const _now = Date.now();
   const { issuer, subject } = identity;
-  const events: AuditEvent[] = [];
-  let user: UserRow;
-  let created = false;
-
-  const linked = await findIdentity(trx, identity.issuer, identity.subject);
-  if (linked) {
-    const found = await findUserById(trx, linked.user_id);
-    if (!found) throw new Error('identity without user');
-    seen.userId = found.id;
-    assertMaySignIn(found);
-    if (linked.email !== email) await updateIdentityEmail(trx, linked.id, email);
-    user = found;
-    if (identity.emailVerified && email === found.email && found.email_verified !== 1) {
-      await updateUser(trx, found.id, { email_verified: 1, updated_at: now });
-      user = { ...found, email_verified: 1, updated_at: now };
-    }
-    // REQUIRE_VERIFIED_EMAIL (docs/api.md §16): a provider that vouches for the account's own
-    // address verified it just above, in this transaction; one that does not is no way around it.
-    if (ctx.config.requireVerifiedEmail && user.email_verified !== 1) {
-      throw new ApiError('email_not_verified', {
-        detail: "Confirm your e-mail address first: the provider has not verified this account's address",
-      });
-    }
-  } else {
-    // An address the provider has not verified proves nothing: it neither links to an account nor
-    // creates one (which would squat it before its owner comes). Refused before the address is
-    // looked up, so the answer is the same whether or not it is taken (no account
-    // enumeration, docs/api.md §12).
-    if (email !== null && !identity.emailVerified) {
-      throw new ApiError('idp_token_invalid', {
-        detail: 'The provider has not verified this e-mail address',
-      });
-    }
-    const holder = email === null ? undefined : await findUserByEmail(trx, email);
-    if (holder) {
-      seen.userId = holder.id;
-      // docs/api.md §16: a disabled (or invited) account answers 403 first; then the linking rules
-      // (verified or operator-vouched address, not an admin, linking on), else 409.
-      assertMaySignIn(holder);
-      await assertMayLinkByEmail(trx, holder, ctx.config.oidc);
-      const row = identityRow(holder.id, identity, email, now);
-      await insertIdentity(trx, row);
-      events.push({
-        action: 'identity.link',
-        actor: { type: 'user', id: holder.id },
-        target: { type: 'identity', id: row.id },
-        client,
-        details: { issuer, subject, user_id: holder.id, by: 'email' },
-      });
-      user = holder;
-      if (holder.email_verified !== 1) {
-        await updateUser(trx, holder.id, { email_verified: 1, updated_at: now });
-        user = { ...holder, email_verified: 1, updated_at: now };
-      }
-    } else {
-      if (!ctx.config.oidc.autoProvision) {
-        throw new ApiError('forbidden', {
-          detail: 'No account is linked to this identity and automatic provisioning is turned off',
-        });
-      }
-      if (email === null) {
-        throw new ApiError('forbidden', {
-          detail: 'The provider sent no usable email address, which a new account needs (scope "email")',
-        });
-      }
-      user = newUserRow(
-        {
-          created_via: 'idp',
-          email,
-          name: truncate(identity.name ?? '', MAX_NAME_CHARS),
-          email_verified: identity.emailVerified ? 1 : 0,
-        },
-        now,
-      );
-      await insertUser(trx, user);
-      const row = identityRow(user.id, identity, email, now);
-      await insertIdentity(trx, row);
-      created = true;
-      events.push(
-        {
-          action: 'user.create',
-          actor: { type: 'anonymous' },
-          target: { type: 'user', id: user.id },
-          client,
-          details: { via: 'idp', issuer, role: user.role },
-        },
-        {
-          action: 'identity.link',
-          actor: { type: 'user', id: user.id },
-          target: { type: 'identity', id: row.id },
-          client,
-          details: { issuer, subject, user_id: user.id, by: 'provisioning' },
-        },
-      );
-    }
-  }
+  const { user, created, events } = await findLinkOrCreate(ctx, trx, identity, policy, client, seen);
 
   // An account with second factors: the link (or update) commits, and the sign-in continues at
   // POST /login/mfa with an mfa_token whose first factor is `fed` (docs/api.md §13).
@@ -264,32 +174,4 @@ async function mapAndOpen(
     ],
   });
   return { ...tokens, created };
-}
-
-/** Disabled accounts stay shut; invited ones must accept their invitation first (docs/idp.md). */
-function assertMaySignIn(user: UserRow): void {
-  if (user.status === 'disabled') {
-    throw new ApiError('account_disabled', { detail: 'This account is disabled' });
-  }
-  if (user.status === 'invited') {
-    throw new ApiError('forbidden', {
-      detail: 'This account has a pending invitation; accept it before signing in with the identity provider',
-    });
-  }
-}
-
-function identityRow(userId: string, identity: VerifiedIdentity, email: string | null, now: number) {
-  return {
-    id: uuidv7(),
-    user_id: userId,
-    issuer: identity.issuer,
-    subject: identity.subject,
-    email,
-    linked_at: now,
-  };
-}
-
-function truncate(value: string, maxCodePoints: number): string {
-  const chars = [...value];
-  return chars.length > maxCodePoints ? chars.slice(0, maxCodePoints).join('') : value;
 }

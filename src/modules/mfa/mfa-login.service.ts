@@ -98,7 +98,7 @@ export async function completeMfaLogin(
       if (proved === null) throw new Rollback(null);
       // The account's failures clear and the address gets this attempt back.
       await throttle.succeed(ticket, trx);
-      return completeSignIn(ctx, trx, user, client, [row.first_factor, proved], { method });
+      return completeSignIn(ctx, trx, user, client, signInAmr(row.first_factor, proved), { method });
     });
   } catch (err) {
     if (!(err instanceof Rollback)) throw err;
@@ -125,4 +125,13 @@ export async function completeMfaLogin(
   }
   countLogin(ctx, 'success');
   return outcome;
+}
+
+/**
+ * The amr of a sign-in completed by a second factor: the first factor and what the second proved
+ * (`["pwd","otp"]`, `["fed","hwk"]`…). After an e-mail link or code (first factor `otp`, docs/api.md
+ * §20) it is `["otp","mfa"]`: two `otp` values would not say that two factors were used.
+ */
+export function signInAmr(firstFactor: string, proved: string): string[] {
+  return firstFactor === 'otp' ? ['otp', 'mfa'] : [firstFactor, proved];
 }

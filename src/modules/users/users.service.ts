@@ -209,6 +209,7 @@ export async function deleteUser(
       target: { type: 'user', id },
       client: by.client,
       details: { email: target.email, role: target.role },
+      subject: target,
     });
   });
 }

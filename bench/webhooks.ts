@@ -1,0 +1,110 @@
+// What webhooks cost (docs/webhooks.md): deliveries per second from the outbox to a receiver on
+// 127.0.0.1 (signing, the guarded agent, the attempt's write), and what one subscribed endpoint adds
+// to a sign-in's transaction (the event and its delivery row written with the change). The sign-in is
+// measured without the password hash (argon2 costs the same either way), as wall time per call.
+//   node bench/webhooks.ts [database url, default a temporary SQLite file] [n = 1000]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config.ts';
+import { closeContext, createContext } from '../src/context.ts';
+import { migrateToLatest, openDatabase } from '../src/db/database.ts';
+import { completeSignIn } from '../src/identity/index.ts';
+import { createLogger } from '../src/logger.ts';
+import { createOrPromoteAdmin } from '../src/modules/auth/first-admin.ts';
+import { startWebhookWorker } from '../src/modules/webhooks/delivery.ts';
+import { createWebhook } from '../src/modules/webhooks/webhooks.service.ts';
+
+const [url, count = '1000'] = process.argv.slice(2);
+const n = Number(count);
+const dir = mkdtempSync(join(tmpdir(), 'gatehouse-webhooks-bench-'));
+const databaseUrl = url || `sqlite:${join(dir, 'g.db')}`;
+
+let received = 0;
+const receiver = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    received++;
+    res.writeHead(204).end();
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/bench`;
+
+const config = loadConfig({
+  DATABASE_URL: databaseUrl,
+  PUBLIC_URL: 'http://bench',
+  API_FORM: 'full',
+  SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+});
+const database = openDatabase(config.databaseUrl);
+await migrateToLatest(database.db);
+const ctx = await createContext(config, database, createLogger('silent'));
+const rows: string[] = [];
+try {
+  await createOrPromoteAdmin(ctx, 'bench@example.com', 'correct horse battery staple 42', 'bench');
+  const user = await ctx.db
+    .selectFrom('users')
+    .selectAll()
+    .where('email', '=', 'bench@example.com')
+    .executeTakeFirstOrThrow();
+  const signIn = () =>
+    ctx.db
+      .transaction()
+      .execute((trx) =>
+        completeSignIn(ctx, trx, user, { ip: null, userAgent: 'bench' }, ['pwd'], { method: 'password' }),
+      );
+  const msPerSignIn = async () => {
+    const started = performance.now();
+    for (let i = 0; i < n; i++) await signIn();
+    return (performance.now() - started) / n;
+  };
+  for (let i = 0; i < 100; i++) await signIn();
+  // Rounds alternate without and with the endpoint (switched by `enabled`), so load from elsewhere on
+  // the machine falls on both alike; the median round of each is reported.
+  const hook = await createWebhook(
+    ctx,
+    { url: hookUrl, events: ['session.created'], enabled: false },
+    { actor: { type: 'system' }, client: null },
+  );
+  const setEnabled = (on: boolean) =>
+    ctx.db
+      .updateTable('webhook_endpoints')
+      .set({ enabled: on ? 1 : 0 })
+      .where('id', '=', hook.id)
+      .execute();
+  const without: number[] = [];
+  const withOne: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    await setEnabled(false);
+    without.push(await msPerSignIn());
+    await setEnabled(true);
+    withOne.push(await msPerSignIn());
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1] as number;
+  const a = median(without);
+  const b = median(withOne);
+  rows.push(`| sign-in transaction, no endpoint | ${a.toFixed(3)} ms | 1.00 |`);
+  rows.push(`| sign-in transaction, 1 subscribed endpoint | ${b.toFixed(3)} ms | ${(b / a).toFixed(2)} |`);
+
+  // Every sign-in above queued a delivery: the worker drains the backlog.
+  const backlog = 3 * n;
+  const started = performance.now();
+  const worker = startWebhookWorker(ctx);
+  while (received < backlog) await new Promise((r) => setTimeout(r, 20));
+  const seconds = (performance.now() - started) / 1000;
+  await worker.stop();
+  rows.push(`| deliveries to 127.0.0.1 (${backlog} queued) | ${(backlog / seconds).toFixed(0)} /s | |`);
+} finally {
+  await closeContext(ctx);
+  await database.close();
+  receiver.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+process.stdout.write(
+  `| ${database.dialect}, n = ${n} | figure | ratio |\n|---|---|---|\n${rows.join('\n')}\n`,
+);

@@ -1,0 +1,147 @@
+import type { Config } from '../config.ts';
+import type { AppContext } from '../context.ts';
+import { CliError, defineCommand } from './command.ts';
+import { withDatabase } from './database.ts';
+
+/** Runs `fn` on a full context (the clients service seals secrets with SECRETS_KEY), then closes it. */
+async function withContext(config: Config, fn: (ctx: AppContext) => Promise<void>): Promise<void> {
+  await withDatabase(config, async (database) => {
+    const { createLogger } = await import('../logger.ts');
+    const { closeContext, createContext } = await import('../context.ts');
+    const ctx = await createContext(config, database, createLogger('silent'));
+    try {
+      await fn(ctx);
+    } finally {
+      await closeContext(ctx);
+    }
+  });
+}
+
+const listOf = (value: string | undefined) =>
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+
+/** Turns the service's 400/404 answers into one line. */
+async function asCli<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const { ApiError } = await import('../errors.ts');
+    if (err instanceof ApiError) throw new CliError(err.detail ?? err.code);
+    throw err;
+  }
+}
+
+export const clientsCreateCommand = defineCommand({
+  name: 'clients create',
+  summary: 'register an OAuth client (docs/oauth.md); a confidential client’s secret is printed once',
+  options: {
+    name: {
+      type: 'string',
+      value: 'name',
+      description: 'the name people see on the consent page',
+      required: true,
+    },
+    type: { type: 'string', value: 'confidential|public', description: 'default confidential' },
+    'application-type': { type: 'string', value: 'web|native', description: 'default web' },
+    'redirect-uris': { type: 'string', value: 'uri,…', description: 'exact redirect URIs, comma-separated' },
+    'post-logout-redirect-uris': { type: 'string', value: 'uri,…', description: 'after RP-initiated logout' },
+    'grant-types': {
+      type: 'string',
+      value: 'grant,…',
+      description: 'authorization_code, refresh_token, client_credentials',
+    },
+    scopes: { type: 'string', value: 'scope,…', description: 'OpenID and API scopes it may ask for' },
+    resources: { type: 'string', value: 'uri,…', description: 'API identifiers it may ask tokens for' },
+    'first-party': { type: 'boolean', description: 'never shows a consent page' },
+  },
+  async run({ values, config }) {
+    await withContext(config, async (ctx) => {
+      const { createClient } = await import('../modules/oauth/index.ts');
+      const type = values.type;
+      if (type !== undefined && type !== 'confidential' && type !== 'public') {
+        throw new CliError('--type must be confidential or public');
+      }
+      const appType = values['application-type'];
+      if (appType !== undefined && appType !== 'web' && appType !== 'native') {
+        throw new CliError('--application-type must be web or native');
+      }
+      const created = await asCli(() =>
+        createClient(ctx, {
+          name: values.name as string,
+          ...(type ? { type } : {}),
+          ...(appType ? { application_type: appType } : {}),
+          ...(values['redirect-uris'] ? { redirect_uris: listOf(values['redirect-uris']) } : {}),
+          ...(values['post-logout-redirect-uris']
+            ? { post_logout_redirect_uris: listOf(values['post-logout-redirect-uris']) }
+            : {}),
+          ...(values['grant-types']
+            ? { grant_types: listOf(values['grant-types']) as Array<'authorization_code'> }
+            : {}),
+          ...(values.scopes ? { scopes: listOf(values.scopes) } : {}),
+          ...(values.resources ? { resources: listOf(values.resources) } : {}),
+          ...(values['first-party'] ? { first_party: true } : {}),
+        }),
+      );
+      console.log(`client_id ${created.client_id}`);
+      if (created.client_secret) console.log(`client_secret ${created.client_secret} (shown once)`);
+    });
+  },
+});
+
+export const clientsListCommand = defineCommand({
+  name: 'clients list',
+  summary: 'list the OAuth clients: id, type, first-party, name',
+  async run({ config }) {
+    await withContext(config, async (ctx) => {
+      const { listClients } = await import('../modules/oauth/index.ts');
+      const { data } = await listClients(ctx);
+      for (const c of data) {
+        console.log(`${c.client_id}\t${c.type}\t${c.first_party ? 'first-party' : 'third-party'}\t${c.name}`);
+      }
+      if (data.length === 0) console.log('no clients');
+    });
+  },
+});
+
+export const clientsDeleteCommand = defineCommand({
+  name: 'clients delete',
+  summary: 'remove an OAuth client',
+  positionals: [{ name: 'client_id', description: 'the client to remove', required: true }],
+  async run({ positionals, config }) {
+    const clientId = positionals[0] as string;
+    await withContext(config, async (ctx) => {
+      const { deleteClient } = await import('../modules/oauth/index.ts');
+      await asCli(() => deleteClient(ctx, clientId));
+      console.log(`deleted client ${clientId}`);
+    });
+  },
+});
+
+export const clientsRegistrationTokenCommand = defineCommand({
+  name: 'clients registration-token',
+  summary:
+    'an initial access token for dynamic registration (OAUTH_DYNAMIC_REGISTRATION=token), printed once',
+  options: {
+    ttl: { type: 'string', value: 'seconds', description: 'how long it may be used (default 86400)' },
+  },
+  async run({ values, config }) {
+    if (config.oauth.dynamicRegistration !== 'token') {
+      throw new CliError('OAUTH_DYNAMIC_REGISTRATION is not token: registration tokens are not used');
+    }
+    const ttl = values.ttl === undefined ? 86_400 : Number(values.ttl);
+    if (!Number.isInteger(ttl) || ttl < 60 || ttl > 31_536_000) {
+      throw new CliError('--ttl must be whole seconds between 60 and 31536000');
+    }
+    await withContext(config, async (ctx) => {
+      const { createRegistrationToken } = await import('../modules/oauth/index.ts');
+      const token = await createRegistrationToken(ctx, ttl);
+      console.log(`${token}`);
+      console.log(`(shown once; valid ${ttl} s; stored hashed)`);
+    });
+  },
+});

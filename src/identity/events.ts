@@ -1,0 +1,195 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { Db, UserRow } from '../db/schema.ts';
+import { deleteEvent, enabledSubscriptions, insertEvent, userForEvent } from './events.queries.ts';
+import { toPublicUser } from './user.schemas.ts';
+
+/*
+ * Events come from ONE place: the audit writer calls `emitForAudits` with every entry it records,
+ * in the transaction of the change (docs/api.md §19, "the outbox"). So a change that rolls back
+ * emits nothing, every path that makes a change emits its event, and adding an event is one line
+ * of the mapping below. Reads: one query on the endpoints table per audited change; nothing more
+ * when no enabled endpoint subscribes to the type.
+ */
+
+/** The event types of docs/api.md §19. */
+export const WEBHOOK_EVENT_TYPES = [
+  'user.created',
+  'user.updated',
+  'user.deleted',
+  'user.disabled',
+  'session.created',
+  'session.revoked',
+  'password.changed',
+  'password.reset',
+  'email.verified',
+  'email.changed',
+  'mfa.enabled',
+  'mfa.disabled',
+  'passkey.added',
+  'passkey.removed',
+  'invitation.created',
+  'invitation.accepted',
+  // Declared for the authorization server (the `oauth` module); no change emits them yet.
+  'oauth.grant.created',
+  'oauth.grant.revoked',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** What the emitter reads of an audit entry (the audit writer's event, structurally). */
+export interface AuditedChange {
+  action: string;
+  outcome?: 'success' | 'failure';
+  actor: { type: 'user'; id: string } | { type: 'system' } | { type: 'anonymous' };
+  target?: { type: string; id: string } | null;
+  details?: Record<string, unknown>;
+  at?: number;
+  /** The user as it was, when the change removed the row (a deletion). */
+  subject?: UserRow;
+}
+
+interface Mapped {
+  type: WebhookEventType;
+  userId: string;
+  extra: Record<string, unknown>;
+  system?: boolean;
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const session = (id: string | null) => (id === null ? {} : { session: { id, client: null } });
+
+/** The event an audit entry stands for, or null (failures, and actions no subscriber hears of). */
+function mapAudit(e: AuditedChange): Mapped | null {
+  const ok = (e.outcome ?? 'success') === 'success';
+  const t = e.target?.id ?? null;
+  const d = e.details ?? {};
+  const self = e.actor.type === 'user' ? e.actor.id : null;
+  const on = (type: WebhookEventType, userId: string | null, extra: Record<string, unknown> = {}) =>
+    userId === null ? null : { type, userId, extra };
+  // A refresh-token replay is refused (outcome failure) but revokes the session: a real change.
+  if (e.action === 'refresh.reuse') {
+    const m = on('session.revoked', str(d.user_id), { ...session(t), reason: 'refresh_token_reused' });
+    return m && { ...m, system: true };
+  }
+  if (!ok) return null;
+  switch (e.action) {
+    case 'user.create':
+    case 'user.signup':
+      return on('user.created', t);
+    case 'user.update':
+    case 'user.role_change':
+      return on('user.updated', t);
+    case 'user.status_change':
+      return on(d.to === 'disabled' ? 'user.disabled' : 'user.updated', t);
+    case 'user.delete':
+      return on('user.deleted', t);
+    case 'login.success':
+      return on('session.created', t, session(str(d.session_id)));
+    case 'logout':
+      return on('session.revoked', self, {
+        ...session(t),
+        ...(d.sessions_revoked !== undefined && { all_sessions: true }),
+      });
+    case 'session.revoke':
+      return on('session.revoked', str(d.user_id), session(t));
+    case 'password.change':
+      return on('password.changed', t);
+    case 'password.reset':
+      return on('password.reset', t);
+    case 'email.verify':
+      return on('email.verified', t);
+    case 'email.change':
+      return on('email.changed', t);
+    case 'mfa.totp_enable':
+      return on('mfa.enabled', t, { method: 'totp' });
+    case 'mfa.totp_disable':
+      return on('mfa.disabled', t, { method: 'totp' });
+    case 'mfa.reset':
+      return on('mfa.disabled', t, { method: 'all' });
+    case 'passkey.add':
+      return on('passkey.added', self, { passkey: { id: t } });
+    case 'passkey.remove':
+      return on('passkey.removed', self, { passkey: { id: t } });
+    case 'invitation.send':
+      return on('invitation.created', str(d.user_id), { invitation: { id: t } });
+    case 'invitation.accept':
+      return on('invitation.accepted', str(d.user_id), { invitation: { id: t } });
+    default:
+      return null;
+  }
+}
+
+/** `actor` of docs/api.md §19: the user themself, an admin acting on them, or the service. */
+function actorOf(e: AuditedChange, m: Mapped): { type: 'user' | 'admin' | 'system'; id: string | null } {
+  if (m.system === true || e.actor.type === 'system') return { type: 'system', id: null };
+  if (e.actor.type === 'anonymous') {
+    // An anonymous invitation is a resend asked by a sign-up with the invited address.
+    return m.type === 'invitation.created' ? { type: 'system', id: null } : { type: 'user', id: m.userId };
+  }
+  return e.actor.id === m.userId ? { type: 'user', id: m.userId } : { type: 'admin', id: e.actor.id };
+}
+
+/**
+ * "One change, one event": an admin's update writes several audit entries (fields, role, status,
+ * password) in one transaction; the subscriber gets the most specific of them only.
+ */
+const RANK: Partial<Record<WebhookEventType, number>> = {
+  'user.updated': 1,
+  'password.changed': 2,
+  'user.disabled': 3,
+};
+const emittedInTransaction = new WeakMap<object, Map<string, { rank: number; eventId: string | null }>>();
+
+/** Whether an endpoint's subscription (JSON array text) covers a type. */
+export function subscribes(events: string, type: string): boolean {
+  try {
+    const list: unknown = JSON.parse(events);
+    return Array.isArray(list) && (list.includes('*') || list.includes(type));
+  } catch {
+    return false;
+  }
+}
+
+/** Writes the events these audit entries stand for, in `db` (the change's transaction). */
+export async function emitForAudits(db: Db, entries: readonly AuditedChange[]): Promise<void> {
+  const mapped = entries.flatMap((e) => {
+    const m = mapAudit(e);
+    return m ? [{ e, m }] : [];
+  });
+  if (mapped.length === 0) return;
+  const subscriptions = await enabledSubscriptions(db);
+  if (subscriptions.length === 0) return;
+  for (const { e, m } of mapped) {
+    const rank = RANK[m.type];
+    let seen: Map<string, { rank: number; eventId: string | null }> | undefined;
+    let replaces: string | null = null;
+    if (rank !== undefined && db.isTransaction) {
+      seen = emittedInTransaction.get(db) ?? new Map();
+      emittedInTransaction.set(db, seen);
+      const before = seen.get(m.userId);
+      if (before && before.rank >= rank) continue;
+      replaces = before?.eventId ?? null;
+    }
+    const endpoints = subscriptions.filter((s) => subscribes(s.events, m.type));
+    const user = e.subject ?? (endpoints.length > 0 ? await userForEvent(db, m.userId) : undefined);
+    let eventId: string | null = null;
+    if (endpoints.length > 0 && user) {
+      const at = e.at ?? Date.now();
+      eventId = uuidv7();
+      const body = {
+        type: m.type,
+        timestamp: new Date(at).toISOString(),
+        data: { user: toPublicUser(user), actor: actorOf(e, m), ...m.extra },
+      };
+      if (replaces !== null) await deleteEvent(db, replaces);
+      await insertEvent(
+        db,
+        { id: eventId, type: m.type, payload: JSON.stringify(body), created_at: at },
+        endpoints.map((s) => ({ id: uuidv7(), endpoint_id: s.id })),
+      );
+    } else if (replaces !== null) {
+      await deleteEvent(db, replaces);
+    }
+    if (seen && rank !== undefined) seen.set(m.userId, { rank, eventId });
+  }
+}

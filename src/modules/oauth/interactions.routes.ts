@@ -1,0 +1,93 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.ts';
+import { ASSET_PATH, createPageRenderer, loadPageAssets } from '../../pages/index.ts';
+import { requireAuth } from '../../security/guard.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import { MODULE_NAMES } from '../module-state.ts';
+import { finishConsent, finishLogin, interactionView } from './interactions.service.ts';
+import { INTERACTION_PATH } from './provider.ts';
+
+const UidParams = Type.Object({ uid: Type.String({ pattern: '^[A-Za-z0-9_-]{1,128}$' }) });
+const Redirect = Type.Object({ redirect_to: Type.String() });
+const Described = Type.Object({ name: Type.String(), description: Type.String() });
+const View = Type.Object({
+  prompt: Type.String(),
+  client: Type.Object({ client_id: Type.String(), name: Type.String(), first_party: Type.Boolean() }),
+  scopes: Type.Array(Described),
+  apis: Type.Array(
+    Type.Object({ identifier: Type.String(), name: Type.String(), scopes: Type.Array(Described) }),
+  ),
+});
+const ConsentBody = Type.Object({ allow: Type.Boolean() }, { additionalProperties: false });
+
+/**
+ * The hosted half of the code flow (docs/oauth.md): the page the library sends the browser to, and
+ * the calls its script makes. They live under the interaction's path, where the library's
+ * interaction cookie is sent. Hidden from the index, like every page.
+ */
+export function interactionEndpoints(ctx: AppContext): Endpoint[] {
+  const renderer = createPageRenderer(ctx.config, loadPageAssets(ctx.config), ASSET_PATH);
+  const raw = (
+    req: { raw: import('node:http').IncomingMessage },
+    reply: { raw: import('node:http').ServerResponse },
+  ) => ({
+    req: req.raw,
+    res: reply.raw,
+  });
+  return [
+    endpoint({
+      group: 'oauth',
+      label: 'interaction_page',
+      method: 'GET',
+      path: `${INTERACTION_PATH}/:uid`,
+      access: 'public',
+      hidden: true,
+      summary: 'Sign-in and consent for an application',
+      schema: { hide: true, params: UidParams },
+      handler: (_req, reply) =>
+        renderer.send(reply, {
+          title: 'Sign in to an application',
+          fragment: 'authorize',
+          script: 'authorize.js',
+          modules: MODULE_NAMES.filter((m) => ctx.modules.isEnabled(m)),
+        }),
+    }),
+    endpoint({
+      group: 'oauth',
+      label: 'interaction',
+      method: 'GET',
+      path: `${INTERACTION_PATH}/:uid/details`,
+      access: 'public',
+      hidden: true,
+      summary: 'What the application asks for',
+      schema: { hide: true, params: UidParams, response: { 200: View } },
+      handler: (req, reply) => {
+        reply.header('cache-control', 'no-store');
+        return interactionView(ctx, raw(req, reply), req.params.uid);
+      },
+    }),
+    endpoint({
+      group: 'oauth',
+      label: 'interaction_login',
+      method: 'POST',
+      path: `${INTERACTION_PATH}/:uid/login`,
+      access: 'authenticated',
+      hidden: true,
+      summary: 'Continues the request as the signed-in account',
+      schema: { hide: true, params: UidParams, response: { 200: Redirect } },
+      handler: (req, reply) => finishLogin(ctx, raw(req, reply), req.params.uid, requireAuth(req)),
+    }),
+    endpoint({
+      group: 'oauth',
+      label: 'interaction_consent',
+      method: 'POST',
+      path: `${INTERACTION_PATH}/:uid/consent`,
+      access: 'authenticated',
+      hidden: true,
+      summary: 'Allows or denies what the application asks for',
+      schema: { hide: true, params: UidParams, body: ConsentBody, response: { 200: Redirect } },
+      handler: (req, reply) =>
+        finishConsent(ctx, raw(req, reply), req.params.uid, requireAuth(req), req.body.allow),
+    }),
+  ];
+}

@@ -1,0 +1,166 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { InteractionDetails } from 'oidc-provider';
+import type { AppContext } from '../../context.ts';
+import { ApiError } from '../../errors.ts';
+import type { AuthContext } from '../../security/guard.ts';
+import { clientPolicy } from './clients.service.ts';
+import { recordConsent } from './consents.service.ts';
+import { authorizationServer } from './provider.ts';
+import { resourceByIdentifier } from './resources.service.ts';
+
+type Raw = { req: IncomingMessage; res: ServerResponse };
+
+/** The interaction of this browser (its cookie), or 404: expired, finished or another browser's. */
+async function details(
+  ctx: AppContext,
+  raw: Raw,
+  uid: string,
+): Promise<InteractionDetails & { iat?: number }> {
+  const { provider } = await authorizationServer(ctx);
+  let found: InteractionDetails & { iat?: number };
+  try {
+    found = await provider.interactionDetails(raw.req, raw.res);
+  } catch {
+    throw new ApiError('not_found', {
+      detail: 'This sign-in request has expired; start again from the application',
+    });
+  }
+  if (found.uid !== uid)
+    throw new ApiError('not_found', { detail: 'This sign-in request is not this browser’s' });
+  return found;
+}
+
+const SCOPE_WORDS: Record<string, string> = {
+  openid: 'Know who you are (your account identifier)',
+  profile: 'See your name',
+  email: 'See your e-mail address and whether it is confirmed',
+  offline_access: 'Keep access while you are not using it',
+};
+
+export interface InteractionView {
+  prompt: 'login' | 'consent';
+  client: { client_id: string; name: string; first_party: boolean };
+  scopes: Array<{ name: string; description: string }>;
+  apis: Array<{ identifier: string; name: string; scopes: Array<{ name: string; description: string }> }>;
+}
+
+/** What the hosted page shows: which step, which client, and in plain words what it asks for. */
+export async function interactionView(ctx: AppContext, raw: Raw, uid: string): Promise<InteractionView> {
+  const d = await details(ctx, raw, uid);
+  const clientId = String(d.params.client_id);
+  const client = await clientPolicy(ctx, clientId);
+  if (!client) throw new ApiError('not_found', { detail: 'The application is no longer registered' });
+  const prompt = d.prompt.name === 'login' ? 'login' : 'consent';
+  const missing = d.prompt.details as {
+    missingOIDCScope?: string[];
+    missingResourceScopes?: Record<string, string[]>;
+  };
+  const scopes = (missing.missingOIDCScope ?? []).map((name) => ({
+    name,
+    description: SCOPE_WORDS[name] ?? name,
+  }));
+  const apis: InteractionView['apis'] = [];
+  for (const [identifier, names] of Object.entries(missing.missingResourceScopes ?? {})) {
+    const resource = await resourceByIdentifier(ctx, identifier);
+    if (!resource) continue;
+    apis.push({
+      identifier,
+      name: resource.name,
+      scopes: names.map((name) => ({
+        name,
+        description: resource.scopes.find((s) => s.name === name)?.description || name,
+      })),
+    });
+  }
+  return {
+    prompt,
+    client: { client_id: client.client_id, name: client.name, first_party: client.first_party },
+    scopes,
+    apis,
+  };
+}
+
+/**
+ * Ends the login step with the Gatehouse session the hosted sign-in opened (completeSignIn, through
+ * /api/v1/login in cookie mode): the account, its `amr` and `auth_time`. A request that asked for a
+ * fresh sign-in (`prompt=login`, `max_age`) needs a session authenticated since: otherwise 401
+ * `reauthentication_required`, and the page signs out and in again.
+ */
+export async function finishLogin(
+  ctx: AppContext,
+  raw: Raw,
+  uid: string,
+  auth: AuthContext,
+): Promise<{ redirect_to: string }> {
+  const d = await details(ctx, raw, uid);
+  if (d.prompt.name !== 'login')
+    throw new ApiError('not_found', { detail: 'This request is not waiting for a sign-in' });
+  const authTime = auth.claims.auth_time ?? Math.floor(Number(auth.session.created_at) / 1000);
+  const nowS = Math.floor(Date.now() / 1000);
+  const maxAge = d.params.max_age === undefined ? null : Number(d.params.max_age);
+  const staleForPrompt = d.prompt.reasons.includes('login_prompt') && d.iat !== undefined && authTime < d.iat;
+  const staleForMaxAge = maxAge !== null && Number.isFinite(maxAge) && authTime + maxAge < nowS;
+  if (staleForPrompt || staleForMaxAge) {
+    throw new ApiError('reauthentication_required', { detail: 'The application asks you to sign in again' });
+  }
+  const { provider } = await authorizationServer(ctx);
+  const redirect = await provider.interactionResult(
+    raw.req,
+    raw.res,
+    { login: { accountId: auth.user.id, amr: auth.claims.amr, ts: authTime, remember: true } },
+    { mergeWithLastSubmission: false },
+  );
+  return { redirect_to: redirect };
+}
+
+/** Allows (and stores per user and client) what the consent step asked for, or denies it. */
+export async function finishConsent(
+  ctx: AppContext,
+  raw: Raw,
+  uid: string,
+  auth: AuthContext,
+  allow: boolean,
+): Promise<{ redirect_to: string }> {
+  const d = await details(ctx, raw, uid);
+  if (d.prompt.name !== 'consent')
+    throw new ApiError('not_found', { detail: 'This request is not asking for consent' });
+  if (d.session?.accountId !== auth.user.id) {
+    throw new ApiError('forbidden', { detail: 'This request belongs to another account; sign in as it' });
+  }
+  const { provider } = await authorizationServer(ctx);
+  if (!allow) {
+    const redirect = await provider.interactionResult(
+      raw.req,
+      raw.res,
+      { error: 'access_denied', error_description: 'The user did not allow the request' },
+      { mergeWithLastSubmission: false },
+    );
+    return { redirect_to: redirect };
+  }
+  const clientId = String(d.params.client_id);
+  const missing = d.prompt.details as {
+    missingOIDCScope?: string[];
+    missingOIDCClaims?: string[];
+    missingResourceScopes?: Record<string, string[]>;
+  };
+  const grant = d.grantId
+    ? await provider.Grant.find(d.grantId)
+    : new provider.Grant({ accountId: auth.user.id, clientId });
+  if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+  if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
+  for (const [identifier, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+    grant.addResourceScope(identifier, scopes.join(' '));
+  }
+  const grantId: string = await grant.save();
+  await recordConsent(ctx, auth.user.id, clientId, {
+    scopes: missing.missingOIDCScope ?? [],
+    resources: missing.missingResourceScopes ?? {},
+  });
+  const redirect = await provider.interactionResult(
+    raw.req,
+    raw.res,
+    { consent: { grantId } },
+    { mergeWithLastSubmission: true },
+  );
+  return { redirect_to: redirect };
+}

@@ -1,0 +1,125 @@
+import type { Db } from '../../db/schema.ts';
+
+/** One stored oidc-provider model, as the adapter reads it back. */
+export interface ModelRow {
+  payload: string;
+  expires_at: number | null;
+  consumed_at: number | null;
+}
+
+/** Inserts or replaces a model under its id's hash (docs/api.md §17, "Storage"). */
+export async function upsertModel(
+  db: Db,
+  row: {
+    model: string;
+    id_hash: string;
+    payload: string;
+    grant_id: string | null;
+    account_id: string | null;
+    client_id: string | null;
+    uid_hash: string | null;
+    user_code_hash: string | null;
+    expires_at: number | null;
+  },
+): Promise<void> {
+  await db
+    .insertInto('oauth_models')
+    .values({ ...row, consumed_at: null })
+    .onConflict((oc) =>
+      oc.columns(['model', 'id_hash']).doUpdateSet({
+        payload: row.payload,
+        grant_id: row.grant_id,
+        account_id: row.account_id,
+        client_id: row.client_id,
+        uid_hash: row.uid_hash,
+        user_code_hash: row.user_code_hash,
+        expires_at: row.expires_at,
+      }),
+    )
+    .execute();
+}
+
+export async function findModel(db: Db, model: string, idHash: string): Promise<ModelRow | undefined> {
+  return db
+    .selectFrom('oauth_models')
+    .select(['payload', 'expires_at', 'consumed_at'])
+    .where('model', '=', model)
+    .where('id_hash', '=', idHash)
+    .executeTakeFirst();
+}
+
+export async function findModelBy(
+  db: Db,
+  model: string,
+  column: 'uid_hash' | 'user_code_hash',
+  hash: string,
+): Promise<(ModelRow & { id_hash: string }) | undefined> {
+  return db
+    .selectFrom('oauth_models')
+    .select(['id_hash', 'payload', 'expires_at', 'consumed_at'])
+    .where('model', '=', model)
+    .where(column, '=', hash)
+    .executeTakeFirst();
+}
+
+export async function consumeModel(db: Db, model: string, idHash: string, now: number): Promise<void> {
+  await db
+    .updateTable('oauth_models')
+    .set({ consumed_at: now })
+    .where('model', '=', model)
+    .where('id_hash', '=', idHash)
+    .execute();
+}
+
+export async function deleteModel(db: Db, model: string, idHash: string): Promise<void> {
+  await db.deleteFrom('oauth_models').where('model', '=', model).where('id_hash', '=', idHash).execute();
+}
+
+/** Every model of a grant, whatever its kind (the library calls it once per model name). */
+export async function deleteModelsOfGrant(db: Db, model: string, grantId: string): Promise<void> {
+  await db.deleteFrom('oauth_models').where('model', '=', model).where('grant_id', '=', grantId).execute();
+}
+
+/** Every grant, token and code of one account for one client (a connected app revoked). */
+export async function deleteModelsOfAccountClient(
+  db: Db,
+  accountId: string,
+  clientId: string,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('oauth_models')
+    .where('account_id', '=', accountId)
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Expired models, for the periodic sweep. */
+export async function deleteExpiredModels(db: Db, now: number): Promise<void> {
+  await db.deleteFrom('oauth_models').where('expires_at', '<', now).execute();
+}
+
+/** A named application secret (app_secrets), or undefined. */
+export async function readAppSecret(db: Db, name: string): Promise<string | undefined> {
+  const row = await db.selectFrom('app_secrets').select('value').where('name', '=', name).executeTakeFirst();
+  return row?.value;
+}
+
+/** Stores a secret unless one of that name exists (of two instances racing, the first wins). */
+export async function insertAppSecret(db: Db, name: string, value: string, now: number): Promise<boolean> {
+  const result = await db
+    .insertInto('app_secrets')
+    .values({ name, value, created_at: now })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** The account claims the provider releases (docs/api.md §17: `email`, `profile`). */
+export async function findAccountRow(db: Db, id: string) {
+  return db
+    .selectFrom('users')
+    .select(['id', 'email', 'email_verified', 'name', 'status', 'updated_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}

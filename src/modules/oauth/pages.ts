@@ -1,0 +1,78 @@
+import type { ErrorContext, KoaContextWithOIDC } from 'oidc-provider';
+import type { Config } from '../../config.ts';
+import { escapeHtml } from '../../pages/index.ts';
+
+/**
+ * The pages oidc-provider would render (errors, logout and its success), written by
+ * Gatehouse: no external requests, no inline style, a CSP of their own (docs/api.md §17).
+ */
+const CSP_BASE = "default-src 'none'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'";
+
+function page(config: Config, title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · ${escapeHtml(config.appName)}</title></head>
+<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+}
+
+function send(ctx: KoaContextWithOIDC, html: string, csp: string): void {
+  ctx.type = 'html';
+  ctx.set('content-security-policy', csp);
+  ctx.set('cache-control', 'no-store');
+  ctx.body = html;
+}
+
+/** An error the library cannot send back to a client (bad client_id or redirect_uri, and the like). */
+export function renderError(config: Config) {
+  return async (errorCtx: ErrorContext, out: Record<string, string>) => {
+    const ctx = errorCtx as unknown as KoaContextWithOIDC;
+    const description = out.error_description ?? 'The request could not be completed.';
+    send(
+      ctx,
+      page(
+        config,
+        'Sign-in could not continue',
+        `<p role="alert"><strong>${escapeHtml(out.error ?? 'error')}</strong>: ${escapeHtml(description)}</p>`,
+      ),
+      `${CSP_BASE}; form-action 'none'`,
+    );
+  };
+}
+
+/** RP-initiated logout: Gatehouse's confirmation page; `form` is the library's hidden form. */
+export function logoutSource(config: Config) {
+  return async (ctx: KoaContextWithOIDC, form: string) => {
+    const client = ctx.oidc.client as { clientName?: string; clientId: string } | undefined;
+    const who = client ? ` from ${escapeHtml(client.clientName ?? client.clientId)}` : '';
+    // The library's form has an id `op.logoutForm`; buttons outside it submit it by `form=`.
+    send(
+      ctx,
+      page(
+        config,
+        'Sign out',
+        `<p>Do you want to sign out${who} of ${escapeHtml(config.appName)}?</p>${form}
+<p><button type="submit" form="op.logoutForm" name="logout" value="yes">Yes, sign me out</button>
+<button type="submit" form="op.logoutForm">No, stay signed in</button></p>`,
+      ),
+      // Browsers apply form-action to the redirect that follows the submission too: the registered
+      // post_logout_redirect_uri the library validated is allowed, nothing else.
+      `${CSP_BASE}; form-action 'self'${redirectOrigin(ctx)}`,
+    );
+  };
+}
+
+function redirectOrigin(ctx: KoaContextWithOIDC): string {
+  const uri = ctx.oidc?.params?.post_logout_redirect_uri;
+  if (typeof uri !== 'string') return '';
+  try {
+    return ` ${new URL(uri).origin}`;
+  } catch {
+    return '';
+  }
+}
+
+export function postLogoutSuccessSource(config: Config) {
+  return async (ctx: KoaContextWithOIDC) => {
+    send(ctx, page(config, 'Signed out', '<p>You are signed out. You may close this window.</p>'), CSP_BASE);
+  };
+}

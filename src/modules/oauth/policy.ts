@@ -1,0 +1,30 @@
+import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
+import type { AppContext } from '../../context.ts';
+import { clientPolicy } from './clients.service.ts';
+
+/**
+ * The library's interaction policy with one change (docs/api.md §17): its "native clients are asked
+ * every time" check (RFC 8252 §8.6, `interaction_required` under `prompt=none`) spares first-party
+ * clients, which never see a consent page.
+ */
+export function interactionPolicyFor(ctx: AppContext) {
+  const policy = interactionPolicy.base();
+  const consent = policy.get('consent');
+  const at = consent.checks.findIndex((c: { reason: string }) => c.reason === 'native_client_prompt');
+  consent.checks.remove('native_client_prompt');
+  consent.checks.splice(
+    Math.max(at, 0),
+    0,
+    new interactionPolicy.Check(
+      'native_client_prompt',
+      'native clients require End-User interaction',
+      'interaction_required',
+      async (kctx: KoaContextWithOIDC) => {
+        const { oidc } = kctx;
+        if (oidc.client.applicationType !== 'native' || oidc.result?.consent) return false;
+        return (await clientPolicy(ctx, oidc.client.clientId))?.first_party !== true;
+      },
+    ),
+  );
+  return policy;
+}

@@ -1,0 +1,278 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { AppContext } from '../../context.ts';
+import { addSigningKey } from '../../security/signing-keys.ts';
+import { adapterFactory } from './adapter.ts';
+import { clientPolicy, OIDC_SCOPES, providerClientMetadata } from './clients.service.ts';
+import { loadExistingGrant } from './grants.ts';
+import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
+import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
+import { interactionPolicyFor } from './policy.ts';
+import { storeRegisteredClient } from './registration.ts';
+import { resourceByIdentifier } from './resources.service.ts';
+
+/** Where the library's endpoints live (docs/api.md §17). */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth2/authorize',
+  token: '/oauth2/token',
+  userinfo: '/oauth2/userinfo',
+  introspection: '/oauth2/introspect',
+  revocation: '/oauth2/revoke',
+  end_session: '/oauth2/logout',
+  registration: '/oauth2/register',
+  // Served by Gatehouse itself from its signing keys (src/modules/auth/auth.routes.ts), never by the
+  // library: the discovery documents point at it.
+  jwks: '/.well-known/jwks.json',
+} as const;
+
+/** Where a person signs in and consents: Gatehouse's hosted page for one interaction. */
+export const INTERACTION_PATH = '/account/authorize';
+
+interface Built {
+  signature: string;
+  provider: Provider;
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+}
+
+const built = new WeakMap<AppContext, Promise<Built>>();
+
+/**
+ * The authorization server of this context, built on first use and rebuilt whenever the signing
+ * keys change (a rotation here or on another instance, an algorithm change): its keys are
+ * Gatehouse's keys, so the one JWKS at /.well-known/jwks.json verifies everything it signs.
+ */
+export async function authorizationServer(ctx: AppContext): Promise<Built> {
+  const signature = keySignature(ctx);
+  const current = built.get(ctx);
+  if (current) {
+    const server = await current;
+    if (server.signature === signature && ctx.keys.hasCurrentKey('RS256')) return server;
+  }
+  const next = build(ctx);
+  built.set(ctx, next);
+  try {
+    return await next;
+  } catch (err) {
+    built.delete(ctx);
+    throw err;
+  }
+}
+
+/**
+ * OpenID Discovery requires RS256 for ID tokens: while `oauth` is on an unretired RS256 key is
+ * always loaded (added beside the instance's own algorithm when that is ES256 or EdDSA).
+ */
+export async function ensureRs256Key(ctx: AppContext): Promise<void> {
+  if (ctx.keys.hasCurrentKey('RS256')) return;
+  await ctx.keys.reload();
+  if (ctx.keys.hasCurrentKey('RS256')) return;
+  // Instances starting together must not each add one (their JWKS would differ until the next
+  // reload): the key is added under a claim named after the newest RS256 key they all see, in one
+  // transaction, so exactly one instance adds it and the others wait for it, then load it.
+  const newest = ctx.keys.privateJwks().find((k) => k.alg === 'RS256')?.kid ?? 'none';
+  await ctx.db.transaction().execute(async (trx) => {
+    if (await insertAppSecret(trx, `oauth_rs256_after:${newest}`, 'claimed', Date.now())) {
+      await addSigningKey(trx, 'RS256');
+    }
+  });
+  await ctx.keys.reload();
+  // A claim left from a key no longer loaded (retired long ago): add one without it.
+  if (!ctx.keys.hasCurrentKey('RS256')) {
+    await addSigningKey(ctx.db, 'RS256');
+    await ctx.keys.reload();
+  }
+}
+
+function keySignature(ctx: AppContext): string {
+  return ctx.keys
+    .jwks()
+    .keys.map((k) => k.kid)
+    .join(',');
+}
+
+async function cookieKey(ctx: AppContext): Promise<string> {
+  const name = 'oauth_cookie_key';
+  const existing = await readAppSecret(ctx.db, name);
+  if (existing !== undefined) return existing;
+  await insertAppSecret(ctx.db, name, randomBytes(32).toString('base64url'), Date.now());
+  return (await readAppSecret(ctx.db, name)) as string;
+}
+
+async function build(ctx: AppContext): Promise<Built> {
+  await ensureRs256Key(ctx);
+  const signature = keySignature(ctx);
+  const provider = new Provider(ctx.config.publicUrl, configuration(ctx, await cookieKey(ctx)));
+  // Behind TRUST_PROXY the library reads X-Forwarded-Proto for its cookies' Secure flag.
+  provider.proxy = ctx.config.trustProxy !== false;
+  provider.on('server_error', (_kctx: unknown, err: unknown) => {
+    ctx.log.error({ err }, 'authorization server error');
+  });
+  return { signature, provider, handle: provider.callback() };
+}
+
+function configuration(ctx: AppContext, cookieSecret: string): Configuration {
+  const { config } = ctx;
+  const registration = config.oauth.dynamicRegistration;
+  const algs = ['RS256', 'ES256', 'EdDSA'];
+  return {
+    adapter: adapterFactory(ctx.db, {
+      find: (id) => providerClientMetadata(ctx, id),
+      register: (id, metadata) => storeRegisteredClient(ctx, id, metadata),
+    }),
+    clients: [],
+    jwks: { keys: ctx.keys.privateJwks() },
+    cookies: {
+      keys: [cookieSecret],
+      long: { signed: true, httpOnly: true, sameSite: 'lax' },
+      short: { signed: true, httpOnly: true, sameSite: 'lax' },
+    },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'updated_at'] },
+    scopes: [...OIDC_SCOPES],
+    // docs/api.md §17: granted email and profile claims are in the ID token too.
+    conformIdTokenClaims: false,
+    findAccount: async (_kctx: unknown, sub: string) => {
+      const user = await findAccountRow(ctx.db, sub);
+      if (user?.status !== 'active') return undefined;
+      return {
+        accountId: user.id,
+        claims: () => ({
+          sub: user.id,
+          email: user.email,
+          email_verified: Boolean(user.email_verified),
+          name: user.name,
+          updated_at: Math.floor(Number(user.updated_at) / 1000),
+        }),
+      };
+    },
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    clientDefaults: {
+      grant_types: ['authorization_code'],
+      id_token_signed_response_alg: 'RS256',
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
+    enabledJWA: {
+      idTokenSigningAlgValues: algs,
+      clientAuthSigningAlgValues: algs,
+      requestObjectSigningAlgValues: algs,
+      userinfoSigningAlgValues: algs,
+      introspectionSigningAlgValues: algs,
+      authorizationSigningAlgValues: algs,
+    },
+    routes: { ...OAUTH_ROUTES },
+    interactions: {
+      policy: interactionPolicyFor(ctx),
+      url: (_kctx: unknown, interaction: { uid: string }) => `${INTERACTION_PATH}/${interaction.uid}`,
+    },
+    renderError: renderError(config),
+    ttl: {
+      AccessToken: (_kctx: unknown, token: { resourceServer?: { accessTokenTTL?: number } }) =>
+        token.resourceServer?.accessTokenTTL ?? config.accessTokenTtlS,
+      ClientCredentials: (_kctx: unknown, token: { resourceServer?: { accessTokenTTL?: number } }) =>
+        token.resourceServer?.accessTokenTTL ?? config.accessTokenTtlS,
+      AuthorizationCode: 60,
+      IdToken: config.accessTokenTtlS,
+      RefreshToken: config.refreshTokenTtlS,
+      Grant: config.refreshTokenTtlS,
+      Session: config.sessionMaxLifetimeS,
+      Interaction: 600,
+    },
+    loadExistingGrant: loadExistingGrant(ctx),
+    // Every use of a refresh token rotates it, with no grace window; presenting a rotated one
+    // revokes the grant (the library's reuse detection).
+    rotateRefreshToken: true,
+    issueRefreshToken: async (
+      _kctx: unknown,
+      client: { clientId: string; grantTypeAllowed(t: string): boolean },
+      code: { scopes: Set<string> },
+    ) => {
+      if (!client.grantTypeAllowed('refresh_token')) return false;
+      if (code.scopes.has('offline_access')) return true;
+      return (await clientPolicy(ctx, client.clientId))?.first_party === true;
+    },
+    features: {
+      devInteractions: { enabled: false },
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      clientCredentials: { enabled: true },
+      userinfo: { enabled: true },
+      revocation: {
+        enabled: true,
+        // Only the token's own client revokes it (RFC 7009 §2.1); any other gets the library's refusal.
+        allowedPolicy: async (_kctx: unknown, caller: { clientId: string }, token: { clientId: string }) =>
+          caller.clientId === token.clientId,
+      },
+      introspection: {
+        enabled: true,
+        // The token's own client, or a client an admin marked `introspection: true`.
+        // A token of an account that is disabled or deleted introspects as inactive at once (the
+        // refresh token and userinfo fail too: findAccount answers no account).
+        allowedPolicy: async (
+          _kctx: unknown,
+          caller: { clientId: string },
+          token: { clientId: string; accountId?: string },
+        ) => {
+          if (
+            caller.clientId !== token.clientId &&
+            (await clientPolicy(ctx, caller.clientId))?.introspection !== true
+          ) {
+            return false;
+          }
+          if (token.accountId === undefined) return true;
+          return (await findAccountRow(ctx.db, token.accountId))?.status === 'active';
+        },
+      },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: logoutSource(config),
+        postLogoutSuccessSource: postLogoutSuccessSource(config),
+      },
+      registration: {
+        enabled: registration !== 'off',
+        // `token`: an initial access token an admin made (stored hashed, like every model).
+        initialAccessToken: registration === 'token',
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => undefined,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (
+          kctx: KoaContextWithOIDC,
+          identifier: string,
+          client: { clientId: string },
+        ) => {
+          const policy = await clientPolicy(ctx, client.clientId);
+          const resource = policy?.resources.includes(identifier)
+            ? await resourceByIdentifier(ctx, identifier)
+            : null;
+          if (!resource) throw new errors.InvalidTarget('this client may not ask for that resource');
+          // The API's scopes this client registered (docs/oauth.md). The library would drop any
+          // other scope asked for silently; docs/api.md §17 answers invalid_scope instead.
+          const allowed = resource.scopes.map((s) => s.name).filter((name) => policy?.scopes.includes(name));
+          const asked = String(kctx.oidc?.params?.scope ?? '')
+            .split(' ')
+            .filter(Boolean);
+          const oidcScopes: readonly string[] = OIDC_SCOPES;
+          const stray = asked.find((name) => !oidcScopes.includes(name) && !allowed.includes(name));
+          if (stray !== undefined) throw new errors.InvalidScope('requested scope is not allowed', stray);
+          return {
+            scope: allowed.join(' '),
+            audience: resource.identifier,
+            accessTokenTTL: resource.access_token_ttl_s,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+  };
+}
+
+/** An initial access token for `OAUTH_DYNAMIC_REGISTRATION=token`: the value, shown once; stored hashed. */
+export async function createRegistrationToken(ctx: AppContext, ttlS: number): Promise<string> {
+  const { provider } = await authorizationServer(ctx);
+  return new provider.InitialAccessToken({ expiresIn: ttlS }).save();
+}

@@ -1,0 +1,95 @@
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import type { DB, UserRow } from '../../db/schema.ts';
+import { ApiError } from '../../errors.ts';
+import type { ClientInfo } from '../../identity/index.ts';
+import { findUserByEmail, normalizeEmail, recordAudit } from '../../identity/index.ts';
+import { signinMailBudget, signinRequestBudget } from '../../links/budgets.ts';
+import { issueLink } from '../../links/one-time-links.ts';
+import { renderAccountMail } from '../../mail/layout.ts';
+import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts';
+import type { SecretsKey } from '../../security/secrets-key.ts';
+import { newSignInCode, signInCodeHash, signInKey, signInLinkUrl } from './email-signin.ts';
+
+/** The one answer of a sign-in request, whatever the address (docs/api.md §20). */
+export const REQUEST_MESSAGE =
+  'If an account exists for this address, we have sent it a sign-in link and code.';
+
+/**
+ * POST /login/email, shaped like forgot-password (src/modules/recovery/): a malformed address is a
+ * 400 (its shape says nothing about accounts); the client's budget comes next (429 before the 202);
+ * then every path — unknown, active, invited, disabled, over the address's mail budget — does the same
+ * work: one lookup, then one transaction that reserves the address's sign-in mail budget and writes an
+ * audit entry. Only an active account within its budget also gets a new pair (replacing its live one)
+ * and the mail, in that transaction. Past the budget nothing is sent and the live pair stays.
+ */
+export async function requestEmailSignIn(
+  ctx: AppContext,
+  rawEmail: string,
+  client: ClientInfo,
+): Promise<{ message: string }> {
+  const email = emailOr400(rawEmail);
+  const key = signInKey(ctx);
+  await reserveOrThrow(
+    ctx.db,
+    [signinRequestBudget(client.ip)],
+    'Too many sign-in requests from this address; try again later',
+  );
+  const user = await findUserByEmail(ctx.db, email);
+  await ctx.db.transaction().execute(async (trx) => {
+    const budget = await reserveAttempt(trx, [signinMailBudget(email)]);
+    let outcome: string;
+    if (!user) outcome = 'no_account';
+    else if (!budget.ok) outcome = 'over_mail_budget';
+    else if (user.status === 'active') {
+      await mailSignInPair(ctx, trx, key, user);
+      outcome = 'sent';
+    } else outcome = `not_sent_${user.status}`;
+    await recordAudit(trx, {
+      action: 'login.email_request',
+      actor: { type: 'anonymous' },
+      target: user ? { type: 'user', id: user.id } : null,
+      client,
+      details: { email, outcome },
+    });
+  });
+  ctx.mail.outbox.nudge();
+  return { message: REQUEST_MESSAGE };
+}
+
+/** Issues the pair (one row: link token hash and code HMAC) and writes its mail, in the caller's transaction. */
+async function mailSignInPair(ctx: AppContext, trx: Transaction<DB>, key: SecretsKey, user: UserRow) {
+  const code = newSignInCode();
+  const { token, link } = await issueLink(trx, {
+    userId: user.id,
+    purpose: 'email_signin',
+    email: user.email,
+    ttlS: ctx.config.emailSigninTtlS,
+    codeHash: signInCodeHash(key, user.id, code),
+  });
+  const minutes = Math.round(ctx.config.emailSigninTtlS / 60);
+  const mail = renderAccountMail({
+    to: user.email,
+    appName: ctx.config.appName,
+    subject: 'Your sign-in link and code',
+    paragraphs: [
+      'Someone (hopefully you) asked to sign in to your {app} account with this e-mail address.',
+      `Your sign-in code is ${code}. Type it where you asked for it, or open the link below and press the button.`,
+      `The code and the link work once, for ${minutes} minutes; using either one ends both. If you did not ask for this, ignore this e-mail and share the code with no one.`,
+    ],
+    action: { label: 'Sign in', url: signInLinkUrl(ctx, token), expiresAt: new Date(link.expires_at) },
+  });
+  await ctx.mail.outbox.enqueue(trx, mail, 'email_signin');
+}
+
+/** A body e-mail that normalizes, or 400 `validation_failed`. */
+export function emailOr400(raw: string): string {
+  const email = normalizeEmail(raw);
+  if (email === null) {
+    throw new ApiError('validation_failed', {
+      detail: 'body/email must be a valid email address',
+      errors: [{ path: '/email', message: 'must be a valid email address' }],
+    });
+  }
+  return email;
+}

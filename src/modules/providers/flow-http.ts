@@ -1,0 +1,77 @@
+import { stringifySetCookie } from 'cookie';
+import type { FastifyReply } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { cookiesInsecure, escapeHtml, refreshCookie } from '../../pages/index.ts';
+import type { Landing } from './flow.service.ts';
+
+/** Binds a redirect flow to the browser that started it (docs/api.md §18). */
+export const FLOW_COOKIE = 'gatehouse_idp_flow';
+/** Binds a provider sign-in's pending second factor to the browser, for the sign-in page to continue. */
+export const SECOND_FACTOR_COOKIE = 'gatehouse_idp_mfa';
+
+const basePath = (ctx: AppContext) => new URL(ctx.config.publicUrl).pathname.replace(/\/+$/, '');
+
+/**
+ * The flow cookie: HttpOnly, Secure (except on a loopback PUBLIC_URL), scoped to the provider paths,
+ * 10 minutes. `SameSite=Lax` goes with the provider's redirect back (a top-level GET); a `form_post`
+ * provider answers with a cross-site POST, which only a `SameSite=None` cookie (always Secure) goes with.
+ */
+export function flowCookie(ctx: AppContext, value: string, maxAge: number, crossSitePost: boolean): string {
+  return stringifySetCookie({
+    name: FLOW_COOKIE,
+    value,
+    httpOnly: true,
+    secure: crossSitePost || !cookiesInsecure(ctx),
+    sameSite: crossSitePost ? 'none' : 'lax',
+    path: `${basePath(ctx)}/api/v1/idp/`,
+    maxAge,
+  });
+}
+
+/** The pending second factor's cookie: read only by the sign-in page's same-origin call. */
+export function secondFactorCookie(ctx: AppContext, value: string, maxAge: number): string {
+  return stringifySetCookie({
+    name: SECOND_FACTOR_COOKIE,
+    value,
+    httpOnly: true,
+    secure: !cookiesInsecure(ctx),
+    sameSite: 'strict',
+    path: `${basePath(ctx)}/api/v1/idp/continue`,
+    maxAge,
+  });
+}
+
+// Nothing runs on this page: it only moves on (a same-origin navigation, so the SameSite=Strict
+// session cookie goes with the next request) and offers a link for browsers that ignore the refresh.
+const CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/**
+ * Answers a callback. A refusal is a 302 to the sign-in page with the code (`?error=<code>`, nothing
+ * else); everything else is a small same-origin page that continues to where the flow goes next.
+ */
+export function landingPage(ctx: AppContext, reply: FastifyReply, landing: Landing): FastifyReply {
+  const base = basePath(ctx);
+  reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+  if (landing.kind === 'refused') {
+    return reply.redirect(`${base}/account/sign-in?error=${encodeURIComponent(landing.code)}`, 302);
+  }
+  let next = landing.returnTo;
+  if (landing.kind === 'signed_in') {
+    reply.header('set-cookie', refreshCookie(ctx, landing.refreshToken, landing.refreshTtlS));
+  } else if (landing.kind === 'second_factor') {
+    reply.header('set-cookie', secondFactorCookie(ctx, landing.browserToken, 600));
+    next = `${base}/account/sign-in?continue=provider`;
+  }
+  const href = escapeHtml(next);
+  const app = escapeHtml(ctx.config.appName);
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${href}">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Continuing to ${app}</title></head>
+<body><main><p>Continuing to ${app}… <a href="${href}">Continue</a></p></main></body></html>
+`;
+  return reply
+    .status(200)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', CSP)
+    .send(html);
+}

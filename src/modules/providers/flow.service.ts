@@ -1,0 +1,262 @@
+import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
+import type { AppContext } from '../../context.ts';
+import { isUniqueViolation } from '../../db/dialect.ts';
+import { ApiError } from '../../errors.ts';
+import { type ClientInfo, completeSignIn, recordAudit, recordAudits } from '../../identity/index.ts';
+import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
+import { secretsKey } from '../../security/secrets-key.ts';
+import { countLogin } from '../core/index.ts';
+import { findLinkOrCreate, reserveIdToken } from '../idp/index.ts';
+import { issueMfaToken, secondFactors } from '../mfa/index.ts';
+import { assertAllowedDomain, linkToAccount } from './link.service.ts';
+import { insertFlow, takeFlow } from './providers.queries.ts';
+import { notFound, type Provider, requireProvider } from './providers.service.ts';
+import { authorizationUrl, exchange, usesFormPost } from './upstream.ts';
+
+/** A flow lives 10 minutes (docs/api.md §18); so does a pending second factor's handle. */
+export const FLOW_TTL_MS = 10 * 60_000;
+
+export type FlowPurpose = 'sign_in' | 'link';
+
+/** The start's answer: where to send the browser, and the cookie that binds the flow to it. */
+export interface Started {
+  location: string;
+  browserToken: string;
+  /** `SameSite=None` for `form_post` providers (their callback is a cross-site POST). */
+  crossSitePost: boolean;
+}
+
+const sealContext = (hash: string) => `idp_flow:${hash}`;
+
+function key(ctx: AppContext) {
+  const k = secretsKey(ctx);
+  if (k === null) throw new ApiError('module_unavailable', { detail: 'SECRETS_KEY is not set' });
+  return k;
+}
+
+/** The callback URL registered at the provider. */
+export function callbackUrl(ctx: AppContext, name: string): string {
+  return `${ctx.config.publicUrl.replace(/\/+$/, '')}/api/v1/idp/${name}/callback`;
+}
+
+/**
+ * Starts a redirect flow: state, nonce and a PKCE verifier are made here and kept server-side with
+ * `return_to` (already checked), keyed by the hash of a fresh random value that only the browser's
+ * cookie holds. `binding` ties a link flow to the signed-in session that asked for it.
+ */
+export async function startFlow(
+  ctx: AppContext,
+  name: string,
+  returnTo: string,
+  purpose: FlowPurpose,
+  binding: { userId: string; sessionId: string } | null = null,
+): Promise<Started> {
+  const provider = await requireProvider(ctx, name);
+  if (!provider.enabled) throw notFound(name);
+  const browserToken = newOpaqueToken();
+  const hash = hashOpaqueToken(browserToken);
+  const state = randomState();
+  const nonce = randomNonce();
+  const codeVerifier = randomPKCECodeVerifier();
+  const location = await authorizationUrl(ctx, provider, {
+    redirectUri: callbackUrl(ctx, name),
+    state,
+    nonce,
+    codeVerifier,
+    fresh: purpose === 'link',
+  });
+  const now = Date.now();
+  await insertFlow(ctx.db, {
+    browser_hash: hash,
+    purpose,
+    provider: name,
+    state,
+    nonce,
+    verifier_box: key(ctx).seal(Buffer.from(codeVerifier), sealContext(hash)),
+    return_to: returnTo,
+    user_id: binding?.userId ?? null,
+    session_id: binding?.sessionId ?? null,
+    created_at: now,
+    expires_at: now + FLOW_TTL_MS,
+  });
+  return { location, browserToken, crossSitePost: usesFormPost(provider) };
+}
+
+/** Where a callback leaves the browser. */
+export type Landing =
+  | { kind: 'signed_in'; refreshToken: string; refreshTtlS: number; returnTo: string }
+  | { kind: 'second_factor'; browserToken: string; returnTo: string }
+  | { kind: 'linked'; returnTo: string }
+  | { kind: 'refused'; code: string };
+
+const spent = () =>
+  new ApiError('link_invalid', {
+    detail: 'This sign-in link was already used, has expired or was not started here',
+  });
+
+/**
+ * The callback (docs/api.md §18): the browser's flow is taken out once (a missing, spent, expired or
+ * foreign one: `link_invalid`), the code is exchanged with the stored state, nonce and PKCE verifier,
+ * the identity is verified and mapped by the rules of §16, and the sign-in ends in `completeSignIn`
+ * with amr `fed` — or, when the account has second factors, in a pending step kept server-side.
+ * Any refusal lands on the sign-in page with its code; nothing is signed in.
+ */
+export async function finishFlow(
+  ctx: AppContext,
+  name: string,
+  callback: URL | Request,
+  browserToken: string | undefined,
+  client: ClientInfo,
+): Promise<Landing> {
+  let provider: Provider | null = null;
+  try {
+    if (!browserToken) throw spent();
+    const hash = hashOpaqueToken(browserToken);
+    const flow = await takeFlow(ctx.db, hash);
+    if (!flow || flow.purpose === 'second_factor' || flow.provider !== name || flow.expires_at < Date.now()) {
+      throw spent();
+    }
+    const verifier = key(ctx).open(flow.verifier_box, sealContext(hash));
+    if (verifier === null) throw spent();
+    provider = await requireProvider(ctx, name);
+    if (!provider.enabled) throw notFound(name);
+    const upstream = await exchange(ctx, provider, callback, {
+      state: flow.state,
+      nonce: flow.nonce,
+      codeVerifier: verifier.toString(),
+    });
+    assertAllowedDomain(provider, upstream);
+    if (flow.purpose === 'link') {
+      await linkToAccount(ctx, provider, upstream, flow, client);
+      return { kind: 'linked', returnTo: flow.return_to };
+    }
+    return await signIn(ctx, provider, upstream, flow.return_to, client);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status >= 500) {
+      ctx.log.warn({ err, provider: name }, 'provider callback failed');
+    }
+    const code = err instanceof ApiError ? err.code : 'internal_error';
+    if (err instanceof ApiError && err.status < 500) {
+      await recordAudit(ctx.db, {
+        action: 'login.failure',
+        outcome: 'failure',
+        actor: { type: 'anonymous' },
+        target: null,
+        client,
+        details: { method: 'idp', provider: name, reason: code, detail: err.detail ?? null },
+      });
+      countLogin(ctx, 'failure');
+    }
+    return { kind: 'refused', code };
+  }
+}
+
+async function signIn(
+  ctx: AppContext,
+  provider: Provider,
+  upstream: Awaited<ReturnType<typeof exchange>>,
+  returnTo: string,
+  client: ClientInfo,
+): Promise<Landing> {
+  const { identity, idToken } = upstream;
+  const seen = { userId: null as string | null };
+  const policy = {
+    linkByEmail: provider.linkByEmail,
+    linkAdmins: provider.linkAdmins,
+    autoProvision: provider.autoProvision,
+  };
+  const attempt = () =>
+    ctx.db.transaction().execute(async (trx): Promise<Landing> => {
+      // "An ID token signs in once" (docs/api.md §16), as at POST /idp/verify.
+      if (idToken !== null) await reserveIdToken(trx, idToken, identity.expiresAt);
+      const { user, created, events } = await findLinkOrCreate(ctx, trx, identity, policy, client, seen);
+      const { issuer, subject } = identity;
+      const methods = await secondFactors(ctx, trx, user.id);
+      if (methods.length > 0) {
+        events.push({
+          action: 'login.mfa_required',
+          actor: { type: 'anonymous' },
+          target: { type: 'user', id: user.id },
+          client,
+          details: { method: 'idp', provider: provider.name, issuer, subject, methods },
+        });
+        await recordAudits(trx, events);
+        const mfaToken = await issueMfaToken(trx, user.id, 'fed');
+        const browserToken = await storeSecondFactor(ctx, trx, provider.name, mfaToken, methods, returnTo);
+        return { kind: 'second_factor', browserToken, returnTo };
+      }
+      await recordAudits(trx, events);
+      const tokens = await completeSignIn(ctx, trx, user, client, ['fed'], {
+        method: 'idp',
+        provider: provider.name,
+        issuer,
+        subject,
+        created,
+      });
+      return {
+        kind: 'signed_in',
+        refreshToken: tokens.refresh_token,
+        refreshTtlS: tokens.refresh_expires_in,
+        returnTo,
+      };
+    });
+  let landing: Landing;
+  try {
+    landing = await attempt();
+  } catch (err) {
+    // Two first sign-ins of one identity at once: the loser finds what the winner committed.
+    if (!isUniqueViolation(err)) throw err;
+    landing = await attempt();
+  }
+  if (landing.kind === 'signed_in') countLogin(ctx, 'success');
+  return landing;
+}
+
+/** The pending second factor, kept server-side: the sealed mfa_token under a second cookie's hash. */
+async function storeSecondFactor(
+  ctx: AppContext,
+  trx: Parameters<typeof insertFlow>[0],
+  provider: string,
+  mfaToken: string,
+  methods: string[],
+  returnTo: string,
+): Promise<string> {
+  const browserToken = newOpaqueToken();
+  const hash = hashOpaqueToken(browserToken);
+  const now = Date.now();
+  await insertFlow(trx, {
+    browser_hash: hash,
+    purpose: 'second_factor',
+    provider,
+    state: JSON.stringify(methods),
+    nonce: '',
+    verifier_box: key(ctx).seal(Buffer.from(mfaToken), sealContext(hash)),
+    return_to: returnTo,
+    user_id: null,
+    session_id: null,
+    created_at: now,
+    expires_at: now + FLOW_TTL_MS,
+  });
+  return browserToken;
+}
+
+/**
+ * `POST /api/v1/idp/continue` (hidden): the sign-in page takes the pending second factor of a provider
+ * sign-in, once, and goes on exactly as after `POST /login` answered `mfa_required`.
+ */
+export async function takeSecondFactor(
+  ctx: AppContext,
+  browserToken: string | undefined,
+): Promise<{ mfa_token: string; methods: string[]; return_to: string }> {
+  if (!browserToken) throw spent();
+  const hash = hashOpaqueToken(browserToken);
+  const flow = await takeFlow(ctx.db, hash);
+  if (flow?.purpose !== 'second_factor' || flow.expires_at < Date.now()) throw spent();
+  const token = key(ctx).open(flow.verifier_box, sealContext(hash));
+  if (token === null) throw spent();
+  return {
+    mfa_token: token.toString(),
+    methods: JSON.parse(flow.state) as string[],
+    return_to: flow.return_to,
+  };
+}

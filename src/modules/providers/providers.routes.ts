@@ -1,0 +1,248 @@
+import { Type } from '@sinclair/typebox';
+import { parseCookie } from 'cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { clientInfo } from '../../identity/index.ts';
+import { requireAuth } from '../../security/guard.ts';
+import { type Endpoint, endpoint } from '../endpoint.ts';
+import { provideIdTokenSources } from '../idp/index.ts';
+import { requireForModule } from '../module-availability.ts';
+import { finishFlow, startFlow, takeSecondFactor } from './flow.service.ts';
+import {
+  FLOW_COOKIE,
+  flowCookie,
+  landingPage,
+  SECOND_FACTOR_COOKIE,
+  secondFactorCookie,
+} from './flow-http.ts';
+import { assertFreshSession, identitiesOf, isFresh, unlinkIdentity } from './link.service.ts';
+import {
+  CallbackFields,
+  ContinueResponse,
+  CreateProviderBody,
+  FreshProofBody,
+  IdentityList,
+  IdentityParams,
+  LinkResponse,
+  ProviderList,
+  ProviderParams,
+  ProviderSchema,
+  StartQuery,
+  UpdateProviderBody,
+} from './providers.schemas.ts';
+import { enabledProviders, listProviders } from './providers.service.ts';
+import { createProvider, deleteProvider, updateProvider } from './providers-admin.service.ts';
+import { pruneFlows } from './prune.ts';
+import { checkReturnTo } from './return-to.ts';
+import { verifySource } from './verify-source.ts';
+
+const Buttons = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      display_name: Type.String(),
+      icon: Type.String(),
+      start_url: Type.String(),
+    }),
+  ),
+});
+
+/** The `providers` module (docs/api.md §18): named external providers, their redirect flow, linking. */
+export function providerEndpoints(ctx: AppContext): Endpoint[] {
+  requireForModule(ctx, 'providers');
+  pruneFlows(ctx);
+  // POST /idp/verify with "provider" (docs/api.md §18): a stored provider's verifier and settings.
+  provideIdTokenSources(ctx, (name) => verifySource(ctx, name));
+  const cookie = (req: FastifyRequest, name: string) => parseCookie(req.headers.cookie ?? '')[name];
+
+  const callback = async (
+    req: FastifyRequest<{ Params: { name: string } }>,
+    reply: FastifyReply,
+    fields: Record<string, string>,
+  ) => {
+    const { name } = req.params;
+    const url = new URL(`${ctx.config.publicUrl.replace(/\/+$/, '')}/api/v1/idp/${name}/callback`);
+    let current: URL | Request = url;
+    if (req.method === 'GET') {
+      for (const [k, v] of Object.entries(fields)) url.searchParams.set(k, v);
+    } else {
+      current = new Request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields).toString(),
+      });
+    }
+    const landing = await finishFlow(ctx, name, current, cookie(req, FLOW_COOKIE), clientInfo(req));
+    // The flow's cookie is spent whatever happened.
+    reply.header('set-cookie', flowCookie(ctx, '', 0, false));
+    return landingPage(ctx, reply, landing);
+  };
+
+  return [
+    endpoint({
+      group: 'idp',
+      label: 'providers',
+      method: 'GET',
+      path: '/api/v1/idp/providers',
+      access: 'admin',
+      summary: 'List the external sign-in providers (secrets are never shown)',
+      schema: { response: { 200: ProviderList } },
+      handler: () => listProviders(ctx),
+    }),
+    endpoint({
+      group: 'idp',
+      label: 'provider_create',
+      method: 'POST',
+      path: '/api/v1/idp/providers',
+      access: 'admin',
+      summary: 'Add an external sign-in provider (presets: google, microsoft, gitlab, apple, github)',
+      schema: { body: CreateProviderBody, response: { 201: ProviderSchema } },
+      handler: async (req, reply) => {
+        const created = await createProvider(ctx, req.body, requireAuth(req).user.id, clientInfo(req));
+        return reply.status(201).header('location', `/api/v1/idp/providers/${created.name}`).send(created);
+      },
+    }),
+    endpoint({
+      group: 'idp',
+      label: 'provider_update',
+      method: 'PUT',
+      path: '/api/v1/idp/providers/:name',
+      access: 'admin',
+      summary: 'Change a provider; secrets not sent stay as they are',
+      schema: { params: ProviderParams, body: UpdateProviderBody, response: { 200: ProviderSchema } },
+      handler: (req) =>
+        updateProvider(ctx, req.params.name, req.body, requireAuth(req).user.id, clientInfo(req)),
+    }),
+    endpoint({
+      group: 'idp',
+      label: 'provider_delete',
+      method: 'DELETE',
+      path: '/api/v1/idp/providers/:name',
+      access: 'admin',
+      summary: 'Remove a provider (identities linked through it stay)',
+      schema: { params: ProviderParams, response: { 204: Type.Null() } },
+      handler: async (req, reply) => {
+        await deleteProvider(ctx, req.params.name, requireAuth(req).user.id, clientInfo(req));
+        return reply.status(204).send(null);
+      },
+    }),
+    endpoint({
+      group: 'idp',
+      label: 'start',
+      method: 'GET',
+      path: '/api/v1/idp/:name/start',
+      access: 'public',
+      issuesTokens: true,
+      summary: 'Start a sign-in at a provider: 302 there, bound to this browser',
+      schema: { params: ProviderParams, querystring: StartQuery },
+      handler: async (req, reply) => {
+        const returnTo = checkReturnTo(ctx, req.query.return_to);
+        const started = await startFlow(ctx, req.params.name, returnTo, 'sign_in');
+        return reply
+          .header('set-cookie', flowCookie(ctx, started.browserToken, 600, started.crossSitePost))
+          .redirect(started.location, 302);
+      },
+    }),
+    endpoint({
+      group: 'idp',
+      label: 'callback',
+      method: 'GET',
+      path: '/api/v1/idp/:name/callback',
+      access: 'public',
+      issuesTokens: true,
+      summary: "The provider's answer: signs in (or links) and continues to return_to",
+      schema: { params: ProviderParams, querystring: CallbackFields },
+      handler: (req, reply) => callback(req, reply, req.query as Record<string, string>),
+    }),
+    endpoint({
+      group: 'idp',
+      label: 'callback_form_post',
+      method: 'POST',
+      path: '/api/v1/idp/:name/callback',
+      access: 'public',
+      hidden: true,
+      issuesTokens: true,
+      summary: "The provider's answer by form_post (Apple)",
+      schema: { params: ProviderParams, body: CallbackFields },
+      handler: (req, reply) => callback(req, reply, req.body as Record<string, string>),
+    }),
+    endpoint({
+      group: 'idp',
+      label: 'continue',
+      method: 'POST',
+      path: '/api/v1/idp/continue',
+      access: 'public',
+      hidden: true,
+      issuesTokens: true,
+      summary: 'The pending second factor of a provider sign-in, for the hosted sign-in page (once)',
+      schema: { response: { 200: ContinueResponse } },
+      handler: async (req, reply) => {
+        reply.header('set-cookie', secondFactorCookie(ctx, '', 0));
+        return takeSecondFactor(ctx, cookie(req, SECOND_FACTOR_COOKIE));
+      },
+    }),
+    endpoint({
+      group: 'idp',
+      label: 'buttons',
+      method: 'GET',
+      path: '/api/v1/idp/buttons',
+      access: 'public',
+      hidden: true,
+      summary: "The enabled providers' sign-in buttons, for the hosted sign-in page",
+      schema: { response: { 200: Buttons } },
+      handler: async () => ({
+        data: (await enabledProviders(ctx)).map((p) => ({
+          name: p.name,
+          display_name: p.displayName,
+          icon: p.preset ?? 'generic',
+          start_url: `${new URL(ctx.config.publicUrl).pathname.replace(/\/+$/, '')}/api/v1/idp/${p.name}/start`,
+        })),
+      }),
+    }),
+    endpoint({
+      group: 'idp',
+      label: 'identities',
+      method: 'GET',
+      path: '/api/v1/idp/identities',
+      access: 'authenticated',
+      summary: 'Your linked external identities',
+      schema: { response: { 200: IdentityList } },
+      handler: (req) => identitiesOf(ctx, requireAuth(req).user.id),
+    }),
+    endpoint({
+      group: 'idp',
+      label: 'link',
+      method: 'GET',
+      path: '/api/v1/idp/:name/link',
+      access: 'authenticated',
+      summary: 'Start linking a provider to your account (needs a sign-in from the last 5 minutes)',
+      schema: { params: ProviderParams, querystring: StartQuery, response: { 200: LinkResponse } },
+      handler: async (req, reply) => {
+        const auth = requireAuth(req);
+        assertFreshSession(auth.claims.auth_time);
+        const returnTo = checkReturnTo(ctx, req.query.return_to);
+        const started = await startFlow(ctx, req.params.name, returnTo, 'link', {
+          userId: auth.user.id,
+          sessionId: auth.session.id,
+        });
+        reply.header('set-cookie', flowCookie(ctx, started.browserToken, 600, started.crossSitePost));
+        return { authorization_url: started.location };
+      },
+    }),
+    endpoint({
+      group: 'idp',
+      label: 'identity_delete',
+      method: 'DELETE',
+      path: '/api/v1/idp/identities/:id',
+      access: 'authenticated',
+      summary: 'Unlink one of your identities after a fresh proof; never your last way to sign in',
+      schema: { params: IdentityParams, body: FreshProofBody, response: { 204: Type.Null() } },
+      handler: async (req, reply) => {
+        const auth = requireAuth(req);
+        const fed = isFresh(auth.claims.auth_time) && (auth.claims.amr ?? []).includes('fed');
+        await unlinkIdentity(ctx, auth.user, req.params.id, req.body, clientInfo(req), fed);
+        return reply.status(204).send(null);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PUBLIC_URL, TEST_SECRETS_KEY } from '../helpers/app.ts';
+import { runCli } from '../helpers/cli.ts';
+import { DIALECTS } from '../helpers/databases.ts';
+import { type OauthStack, startOauthApp } from './support.ts';
+
+// docs/api.md §17: `gatehouse clients create|list|delete|registration-token`.
+for (const dialect of DIALECTS) {
+  describe(`gatehouse clients … [${dialect}]`, () => {
+    let s: OauthStack;
+    const env = {
+      API_FORM: 'full',
+      PUBLIC_URL,
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      OAUTH_DYNAMIC_REGISTRATION: 'token',
+    };
+    const cli = (args: string[]) => runCli(['clients', ...args], s.t.databaseUrl, env);
+
+    before(async () => {
+      s = await startOauthApp(dialect, { OAUTH_DYNAMIC_REGISTRATION: 'token' });
+    });
+    after(() => s?.close());
+
+    it('creates (secret printed once), lists and deletes a client', async () => {
+      const created = await cli([
+        'create',
+        '--name',
+        'Wiki',
+        '--redirect-uris',
+        'https://wiki.example.test/cb',
+      ]);
+      assert.equal(created.code, 0, created.stderr);
+      const id = /client_id (\S+)/.exec(created.stdout)?.[1];
+      const secret = /client_secret (\S+)/.exec(created.stdout)?.[1];
+      assert.ok(id && secret);
+      const listed = await cli(['list']);
+      assert.match(listed.stdout, new RegExp(`${id}\\tconfidential\\tthird-party\\tWiki`));
+      assert.ok(!listed.stdout.includes(secret));
+      const bad = await cli(['create', '--name', 'Bad', '--redirect-uris', 'http://wiki.example.test/cb']);
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /https/);
+      assert.equal((await cli(['delete', id])).code, 0);
+      assert.equal((await cli(['delete', id])).code, 1);
+    });
+
+    it('registration-token prints an initial access token that registers a client once OAUTH_DYNAMIC_REGISTRATION=token', async () => {
+      const made = await cli(['registration-token', '--ttl', '600']);
+      assert.equal(made.code, 0, made.stderr);
+      const token = made.stdout.split('\n')[0]?.trim() as string;
+      const body = JSON.stringify({ redirect_uris: ['https://agent.example.test/cb'], client_name: 'Agent' });
+      const without = await fetch(`${s.origin}/oauth2/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      assert.equal(without.status, 401);
+      const withToken = await fetch(`${s.origin}/oauth2/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body,
+      });
+      assert.equal(withToken.status, 201, await withToken.clone().text());
+      const rows = await s.t.ctx.db.selectFrom('oauth_models').select('payload').execute();
+      assert.ok(
+        rows.every((r) => !r.payload.includes(token)),
+        'the token is stored hashed',
+      );
+    });
+  });
+}

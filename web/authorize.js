@@ -1,0 +1,90 @@
+// /account/authorize/<uid>: the hosted half of "Sign in with Gatehouse" (docs/oauth.md). Signs in
+// through /account/sign-in (password, second factor, passkey) when there is no session, continues
+// the application's request as the signed-in account, and asks for consent when the server says so.
+import { $, api, base, el, focusOn, restore, showError, signOut } from './lib.js';
+
+const uid = location.pathname.split('/').filter(Boolean).pop();
+const call = (step, body) =>
+  api(`/account/authorize/${encodeURIComponent(uid)}/${step}`, { method: 'POST', auth: true, body });
+
+function signInFirst() {
+  const next = `/account/authorize/${uid}`;
+  location.assign(`${base}/account/sign-in?next=${encodeURIComponent(next)}`);
+}
+
+function fail(err) {
+  $('#loading').hidden = true;
+  showError($('.card'), err);
+  focusOn($('#authorize-error'));
+}
+
+async function showConsent(view) {
+  $('#client-name').textContent = view.client.name;
+  $('#client-name-2').textContent = view.client.name;
+  const list = $('#scope-list');
+  for (const scope of view.scopes) list.append(el('li', scope.description));
+  const apis = $('#api-list');
+  for (const apiView of view.apis) {
+    apis.append(el('h3', `Use ${apiView.name} for you`));
+    const ul = el('ul', '');
+    for (const scope of apiView.scopes) ul.append(el('li', scope.description));
+    apis.append(ul);
+  }
+  $('#loading').hidden = true;
+  $('#consent').hidden = false;
+  focusOn($('#consent-title'));
+  const decide = async (allow) => {
+    try {
+      const { redirect_to } = await call('consent', { allow });
+      location.assign(redirect_to);
+    } catch (err) {
+      fail(err);
+    }
+  };
+  $('#allow-button').addEventListener('click', () => decide(true));
+  $('#deny-button').addEventListener('click', () => decide(false));
+}
+
+async function start() {
+  let view;
+  try {
+    view = await api(`/account/authorize/${encodeURIComponent(uid)}/details`);
+  } catch (err) {
+    fail(err);
+    return;
+  }
+  const user = await restore().catch(() => null);
+  if (!user) {
+    signInFirst();
+    return;
+  }
+  if (view.prompt === 'consent' && view.client.first_party) {
+    // A first-party application never shows a consent page (docs/api.md §17), even with
+    // prompt=consent: the server records what it asked for and the request goes on.
+    try {
+      const { redirect_to } = await call('consent', { allow: true });
+      location.assign(redirect_to);
+    } catch (err) {
+      fail(err);
+    }
+    return;
+  }
+  if (view.prompt === 'consent') {
+    await showConsent(view);
+    return;
+  }
+  try {
+    const { redirect_to } = await call('login');
+    location.assign(redirect_to);
+  } catch (err) {
+    // The application asked for a fresh sign-in (prompt=login, max_age): sign out, then in again.
+    if (err?.code === 'reauthentication_required') {
+      await signOut().catch(() => {});
+      signInFirst();
+      return;
+    }
+    fail(err);
+  }
+}
+
+start();
