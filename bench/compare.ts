@@ -75,7 +75,7 @@ async function mint(env: NodeJS.ProcessEnv): Promise<string> {
   const { openDatabase } = await import('../src/db/database.ts');
   const { createContext, closeContext } = await import('../src/context.ts');
   const { createLogger } = await import('../src/logger.ts');
-  const { openSession, PASSWORD_LOGIN } = await import('../src/modules/auth/sessions.service.ts');
+  const { openSession, PASSWORD_LOGIN } = await import('../src/identity/sessions.ts');
   const config = loadConfig(env);
   const database = openDatabase(config.databaseUrl);
   const ctx = await createContext(config, database, createLogger('silent'));

@@ -32,7 +32,7 @@ export interface Row {
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-/** The rows of the table: each target of issue 18 (and 19's per algorithm), then each A/B. */
+/** The rows of the table: each speed target of docs/benchmarks.md (and the token algorithms'), then each A/B. */
 export function rowsOf({
   taken,
   logins,

@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     );
     servers.push(sqlitePlain);
     await addUsers(sqlitePlain, 50);
-    // A/B servers on SQLite: the verified-token cache off; the other two token algorithms (issue 19);
+    // A/B servers on SQLite: the verified-token cache off; the other two token algorithms (EdDSA, RS256);
     // the hashing threads at normal priority (WORKER_NICE=0) for the /health-under-logins A/B.
     const sqliteWith = async (name: string, env: Record<string, string>) => {
       const server = await startGatehouse(name, {

@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { closeContext, createContext } from '../src/context.ts';
 import { migrateToLatest, openDatabase } from '../src/db/database.ts';
+import { PASSWORD_LOGIN } from '../src/identity/index.ts';
+import { openSession } from '../src/identity/sessions.ts';
 import { createLogger } from '../src/logger.ts';
 import { createOrPromoteAdmin } from '../src/modules/auth/first-admin.ts';
-import { openSession, PASSWORD_LOGIN } from '../src/modules/auth/sessions.service.ts';
 import { createAuthenticator } from '../src/security/guard.ts';
 import { createSessionReader } from '../src/security/session-cache.ts';
 

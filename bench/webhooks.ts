@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { closeContext, createContext } from '../src/context.ts';
 import { migrateToLatest, openDatabase } from '../src/db/database.ts';
+import { completeSignIn } from '../src/identity/index.ts';
 import { createLogger } from '../src/logger.ts';
 import { createOrPromoteAdmin } from '../src/modules/auth/first-admin.ts';
-import { completeSignIn } from '../src/modules/auth/sessions.service.ts';
 import { startWebhookWorker } from '../src/modules/webhooks/delivery.ts';
 import { createWebhook } from '../src/modules/webhooks/webhooks.service.ts';
 

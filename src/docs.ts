@@ -7,7 +7,7 @@ export interface DocsOptions {
   openapi: Record<string, unknown>;
   /**
    * Whether operations tagged so (the first tag: the module) are listed now. Asked on every request
-   * for the document, so a module toggled off at run time leaves it at once (issue 17.9).
+   * for the document, so a module toggled off at run time leaves it at once (a disabled module's endpoints are not advertised).
    */
   isListed?: (tag: string) => boolean;
 }

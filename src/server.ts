@@ -24,7 +24,7 @@ export interface Service {
 export async function startService(config: Config, log: Logger): Promise<Service> {
   if (!config.publicUrlSet && !config.databaseUrl.startsWith('sqlite:')) {
     // The default issuer names this instance's port, so two instances on one PostgreSQL database
-    // would refuse each other's tokens (issue 17.8). Checked here, not in loadConfig: the other
+    // would refuse each other's tokens: PUBLIC_URL is required there. Checked here, not in loadConfig: the other
     // commands (migrate, users …) issue no tokens and need no PUBLIC_URL.
     throw new ConfigError(
       'PUBLIC_URL must be set when DATABASE_URL is PostgreSQL: every instance sharing the database must name the same issuer',

@@ -61,7 +61,7 @@ export const clientsCreateCommand = defineCommand({
   },
   async run({ values, config }) {
     await withContext(config, async (ctx) => {
-      const { createClient } = await import('../modules/oauth/clients.service.ts');
+      const { createClient } = await import('../modules/oauth/index.ts');
       const type = values.type;
       if (type !== undefined && type !== 'confidential' && type !== 'public') {
         throw new CliError('--type must be confidential or public');
@@ -98,7 +98,7 @@ export const clientsListCommand = defineCommand({
   summary: 'list the OAuth clients: id, type, first-party, name',
   async run({ config }) {
     await withContext(config, async (ctx) => {
-      const { listClients } = await import('../modules/oauth/clients.service.ts');
+      const { listClients } = await import('../modules/oauth/index.ts');
       const { data } = await listClients(ctx);
       for (const c of data) {
         console.log(`${c.client_id}\t${c.type}\t${c.first_party ? 'first-party' : 'third-party'}\t${c.name}`);
@@ -115,7 +115,7 @@ export const clientsDeleteCommand = defineCommand({
   async run({ positionals, config }) {
     const clientId = positionals[0] as string;
     await withContext(config, async (ctx) => {
-      const { deleteClient } = await import('../modules/oauth/clients.service.ts');
+      const { deleteClient } = await import('../modules/oauth/index.ts');
       await asCli(() => deleteClient(ctx, clientId));
       console.log(`deleted client ${clientId}`);
     });
@@ -138,7 +138,7 @@ export const clientsRegistrationTokenCommand = defineCommand({
       throw new CliError('--ttl must be whole seconds between 60 and 31536000');
     }
     await withContext(config, async (ctx) => {
-      const { createRegistrationToken } = await import('../modules/oauth/provider.ts');
+      const { createRegistrationToken } = await import('../modules/oauth/index.ts');
       const token = await createRegistrationToken(ctx, ttl);
       console.log(`${token}`);
       console.log(`(shown once; valid ${ttl} s; stored hashed)`);

@@ -23,7 +23,7 @@ export const createAdminCommand = defineCommand({
       const log = createLogger('silent');
       const { closeContext, createContext } = await import('../context.ts');
       const { createOrPromoteAdmin, DEFAULT_ADMIN_EMAIL, removeUnusedFirstAdmin } = await import(
-        '../modules/auth/first-admin.ts'
+        '../modules/auth/index.ts'
       );
       const ctx = await createContext(config, database, log);
       try {

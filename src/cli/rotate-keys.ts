@@ -18,7 +18,7 @@ export const rotateKeysCommand = defineCommand({
     },
   },
   async run({ config, values }) {
-    const { recordAudit } = await import('../modules/audit/audit.queries.ts');
+    const { recordAudit } = await import('../identity/audit.queries.ts');
     const { revokeSigningKey, rotateSigningKey } = await import('../security/signing-keys.ts');
     const revoke = values.revoke;
     await withDatabase(config, async ({ db }) => {

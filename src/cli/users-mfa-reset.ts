@@ -15,13 +15,13 @@ export const usersMfaResetCommand = defineCommand({
   async run({ values, config }) {
     const raw = values.email;
     if (typeof raw !== 'string' || raw === '') throw new CliError('users mfa-reset needs --email <address>');
-    const { normalizeEmail } = await import('../modules/users/email.ts');
+    const { normalizeEmail } = await import('../identity/email.ts');
     const email = normalizeEmail(raw);
     if (email === null) throw new CliError(`"${raw}" is not a valid e-mail address`);
     await withDatabase(config, async (database) => {
       const { createLogger } = await import('../logger.ts');
       const { closeContext, createContext } = await import('../context.ts');
-      const { resetUserMfaByEmail } = await import('../modules/mfa/mfa.service.ts');
+      const { resetUserMfaByEmail } = await import('../modules/mfa/index.ts');
       const ctx = await createContext(config, database, createLogger('silent'));
       try {
         const done = await resetUserMfaByEmail(ctx, email);

@@ -14,7 +14,7 @@ export const usersResetLinkCommand = defineCommand({
     await withDatabase(config, async (database) => {
       const { createLogger } = await import('../logger.ts');
       const { closeContext, createContext } = await import('../context.ts');
-      const { cliResetLink } = await import('../modules/recovery/reset-link-admin.service.ts');
+      const { cliResetLink } = await import('../modules/recovery/index.ts');
       const ctx = await createContext(config, database, createLogger('silent'));
       try {
         const link = await cliResetLink(ctx, raw).catch((err: unknown) => {

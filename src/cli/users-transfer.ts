@@ -14,10 +14,8 @@ export const usersImportCommand = defineCommand({
   },
   positionals: [{ name: 'file', description: 'the file to import, or - for stdin', required: true }],
   async run({ values, positionals, config }) {
-    const { formatFor, readRecords, TransferFileError } = await import(
-      '../modules/users/user-transfer.format.ts'
-    );
-    const { ImportFailedError, importUsers } = await import('../modules/users/user-transfer.service.ts');
+    const { formatFor, readRecords, TransferFileError } = await import('../modules/users/index.ts');
+    const { ImportFailedError, importUsers } = await import('../modules/users/index.ts');
     const file = positionals[0] ?? '-';
     let format: ReturnType<typeof formatFor>;
     try {
@@ -71,7 +69,7 @@ export const usersExportCommand = defineCommand({
     format: { type: 'string', value: 'jsonl|csv', description: 'the output format (default jsonl)' },
   },
   async run({ values, config }) {
-    const { exportUsers } = await import('../modules/users/user-transfer.service.ts');
+    const { exportUsers } = await import('../modules/users/index.ts');
     const format = values.format ?? 'jsonl';
     if (format !== 'jsonl' && format !== 'csv')
       throw new CliError(`unknown format ${quoted(format)}: use jsonl or csv`);

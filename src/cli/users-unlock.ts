@@ -11,11 +11,11 @@ export const usersUnlockCommand = defineCommand({
   async run({ values, config }) {
     const raw = values.email;
     if (typeof raw !== 'string' || raw === '') throw new CliError('users unlock needs --email <address>');
-    const { normalizeEmail } = await import('../modules/users/email.ts');
+    const { normalizeEmail } = await import('../identity/email.ts');
     const email = normalizeEmail(raw);
     if (email === null) throw new CliError(`${quoted(raw)} is not a valid e-mail address`);
     await withDatabase(config, async ({ db }) => {
-      const { unlockUserByEmail } = await import('../modules/users/unlock.service.ts');
+      const { unlockUserByEmail } = await import('../modules/users/index.ts');
       const cleared = await unlockUserByEmail(db, email, {
         actor: { type: 'system' },
         client: { ip: null, userAgent: null },

@@ -39,7 +39,7 @@ export const webhooksListCommand = defineCommand({
   summary: 'list the webhook endpoints (id, enabled, url, events)',
   async run({ config }) {
     await withContext(config, async (ctx) => {
-      const { listWebhooks } = await import('../modules/webhooks/webhooks.service.ts');
+      const { listWebhooks } = await import('../modules/webhooks/index.ts');
       const { data } = await listWebhooks(ctx);
       if (data.length === 0) console.log('no webhook endpoints');
       for (const w of data) {
@@ -58,7 +58,7 @@ export const webhooksAddCommand = defineCommand({
     description: { type: 'string', value: 'text', description: 'a note for admins' },
   },
   async run({ values, config }) {
-    const { WEBHOOK_EVENT_TYPES } = await import('../modules/webhooks/events.ts');
+    const { WEBHOOK_EVENT_TYPES } = await import('../identity/index.ts');
     const events = (values.events ?? '*')
       .split(',')
       .map((e) => e.trim())
@@ -71,7 +71,7 @@ export const webhooksAddCommand = defineCommand({
       );
     }
     await withContext(config, async (ctx) => {
-      const { createWebhook } = await import('../modules/webhooks/webhooks.service.ts');
+      const { createWebhook } = await import('../modules/webhooks/index.ts');
       const created = await createWebhook(
         ctx,
         {
@@ -93,7 +93,7 @@ export const webhooksEnableCommand = defineCommand({
   options: idOption,
   async run({ values, config }) {
     await withContext(config, async (ctx) => {
-      const { updateWebhook } = await import('../modules/webhooks/webhooks.service.ts');
+      const { updateWebhook } = await import('../modules/webhooks/index.ts');
       const w = await updateWebhook(ctx, String(values.id), { enabled: true }, SYSTEM);
       console.log(`enabled ${w.id} ${w.url}`);
     });
@@ -106,7 +106,7 @@ export const webhooksRemoveCommand = defineCommand({
   options: idOption,
   async run({ values, config }) {
     await withContext(config, async (ctx) => {
-      const { deleteWebhook } = await import('../modules/webhooks/webhooks.service.ts');
+      const { deleteWebhook } = await import('../modules/webhooks/index.ts');
       await deleteWebhook(ctx, String(values.id), SYSTEM);
       console.log(`removed ${values.id}`);
     });

@@ -61,7 +61,7 @@ export interface Config {
     readonly jwksCooldownS: number;
     /** Timeout of each request to the provider. */
     readonly httpTimeoutMs: number;
-    /** Oldest `iat` accepted: an ID token is exchanged right after it is issued (issue 17.9). */
+    /** Oldest `iat` accepted: an ID token is exchanged right after it is issued (a captured token has a short life even without a nonce). */
     readonly maxTokenAgeS: number;
   };
   readonly smtpUrl: string | null;

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { DB, LinkPurpose, OneTimeLinksTable, UserRow } from '../db/schema.ts';
-import { JOINED_USER_COLUMNS, pickUser } from '../modules/users/users.queries.ts';
+import { JOINED_USER_COLUMNS, pickUser } from '../identity/users.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 

@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
-import { listIdentities } from '../modules/account/account.queries.ts';
+import { linkedIdentities } from '../modules/account/index.ts';
 import { type Endpoint, endpoint } from '../modules/endpoint.ts';
 import { MODULE_NAMES } from '../modules/module-state.ts';
-import { IdParams } from '../modules/users/users.schemas.ts';
-import { getUser } from '../modules/users/users.service.ts';
+import { getUser, IdParams } from '../modules/users/index.ts';
 import { requireAuth } from '../security/guard.ts';
 import { loadPageAssets } from './assets.ts';
 import { assetEndpoint, pageModules } from './pages.routes.ts';
@@ -68,14 +67,7 @@ export function consoleEndpoints(ctx: AppContext, catalog: () => ModuleCatalog):
       handler: async (req) => {
         // getUser answers 404 for an unknown or malformed id, exactly like GET /users/<id>.
         const user = await getUser(ctx, requireAuth(req).user, req.params.id);
-        const rows = await listIdentities(ctx.db, user.id);
-        return {
-          data: rows.map((r) => ({
-            issuer: r.issuer,
-            subject: r.subject,
-            linked_at: new Date(r.linked_at).toISOString(),
-          })),
-        };
+        return { data: await linkedIdentities(ctx, user.id) };
       },
     }),
   ];

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import { type Listener, startListener } from '../db/notifications.ts';
-import { findSessionWithUser, type SessionWithUser } from '../modules/auth/sessions.queries.ts';
+import { findSessionWithUser, type SessionWithUser } from '../identity/sessions.queries.ts';
 
 /** The channel the triggers of migration 20261125060000 announce user and session changes on. */
 export const AUTH_CHANNEL = 'gatehouse_auth';

@@ -25,7 +25,8 @@ export interface ThrottleTicket {
  * against the account-and-address and the address budgets, in one conditional write per budget,
  * before any hashing. A wrong password simply keeps its reservation (that is the counted failure);
  * a right one resets the account's count and gives the address's attempt back. So N parallel
- * guesses can never get more than the budget evaluated (issue 17.1). Windows are fixed: they start
+ * guesses can never get more than the budget evaluated (every check of a secret reserves its attempt
+ * atomically before the expensive work). Windows are fixed: they start
  * at the first counted attempt and end `windowMs` later.
  */
 export interface LoginThrottle {

@@ -63,7 +63,7 @@ for (const dialect of DIALECTS) {
     });
 
     // Regression: `gatehouse rotate-keys --help` rotated the signing key and `migrate --help`
-    // migrated (issue 17, item 7). Every command, present and future, is run here.
+    // migrated: --help must never act. Every command, present and future, is run here.
     for (const command of COMMANDS) {
       it(`${command.name}: --help prints its help and exits 0; an unknown option exits 2; the database is untouched`, async () => {
         const before = await snapshot(used.url);

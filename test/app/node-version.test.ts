@@ -5,7 +5,7 @@ import { MINIMUM_NODE, nodeVersionOk } from '../../src/node-version.ts';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
-describe('the Node.js minimum (issue 20, item 2)', () => {
+describe('the Node.js minimum: an older Node stops with one line', () => {
   it('regression: README said 22.12, on which the service crashed; one minimum everywhere', () => {
     const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
     assert.equal(engines, `>=${MINIMUM_NODE}`);

@@ -10,8 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.ts';
 import { closeContext, createContext } from '../../src/context.ts';
 import { openDatabase } from '../../src/db/database.ts';
+import { PASSWORD_LOGIN } from '../../src/identity/index.ts';
+import { openSession } from '../../src/identity/sessions.ts';
 import { createLogger } from '../../src/logger.ts';
-import { openSession, PASSWORD_LOGIN } from '../../src/modules/auth/sessions.service.ts';
 import { ADMIN_EMAIL, testEnv } from '../helpers/app.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -13,7 +13,7 @@ import { firstAdmin, sessionFor } from '../helpers/users.ts';
 
 const UNREACHABLE = 'postgres://gatehouse:hunter2-secret@127.0.0.1:1/gatehouse';
 
-describe('start failures are named before anything is changed (issue 20, item 7)', () => {
+describe('start failures are named before anything is changed', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-start-'));
   let taken: Server;
   let port = 0;

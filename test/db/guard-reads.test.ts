@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setImmediate as tick } from 'node:timers/promises';
-import { findSessionWithUser } from '../../src/modules/auth/sessions.queries.ts';
-import { revokeSession } from '../../src/modules/auth/sessions.service.ts';
+import { findSessionWithUser, revokeSession } from '../../src/identity/index.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser, sessionFor } from '../helpers/users.ts';
 
-// The guard's one read (src/modules/auth/sessions.queries.ts) never sees another request's
+// The guard's one read (src/identity/sessions.queries.ts) never sees another request's
 // uncommitted writes.
 for (const dialect of DIALECTS) {
   describe(`guard session reads [${dialect}]`, () => {

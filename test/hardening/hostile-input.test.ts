@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/database.ts';
 import { toApiError } from '../../src/errors.ts';
-import { recordAudit } from '../../src/modules/audit/audit.queries.ts';
+import { recordAudit } from '../../src/identity/index.ts';
 import { readOperations } from '../fuzz/openapi-fuzz.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, DIALECTS } from '../helpers/databases.ts';
@@ -15,7 +15,7 @@ import { type Fixtures, hostileEndpoints } from './hostile-endpoints.ts';
 import type { HostileRow } from './hostile-rows.ts';
 
 /*
- * The hostile-input matrix (issue 9): every endpoint with a body, query or path parameter gets
+ * The hostile-input matrix (every bad input gets a clear problem+json error): every endpoint with a body, query or path parameter gets
  * malformed JSON, wrong types, missing and extra fields, empty and 10 kB strings, deep nesting, NUL,
  * RTL, zero-width and emoji characters, look-alike emails, prototype-poisoning keys, bad limits,
  * tampered cursors, hostile ids. Each must get its 4xx problem (code from docs/api.md §9, no internals)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { AuditRow } from '../../src/modules/audit/audit.queries.ts';
+import type { AuditRow } from '../../src/identity/index.ts';
 import type { TestApp } from './app.ts';
 
 /** Every audit entry, oldest first. */

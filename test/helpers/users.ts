@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Role, UserOrigin, UserRow, UserStatus } from '../../src/db/schema.ts';
-import { openSession, PASSWORD_LOGIN, type TokenResponse } from '../../src/modules/auth/sessions.service.ts';
-import { insertUser } from '../../src/modules/users/users.queries.ts';
+import { insertUser, PASSWORD_LOGIN, type TokenResponse } from '../../src/identity/index.ts';
+import { openSession } from '../../src/identity/sessions.ts';
 import type { TestApp } from './app.ts';
 import { ADMIN_EMAIL } from './app.ts';
 

@@ -104,7 +104,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await countFor(t, 'bob@example.com', 'bob'), { users: 1, identities: 0 });
     });
 
-    it('an account provisioned from an unverified email (before issue 17.3) is never linked to another identity', async () => {
+    it('an account provisioned from an unverified email (before such addresses were refused) is never linked to another identity', async () => {
       // Such accounts exist from earlier versions; made here the way that sign-in made them.
       const frank = await createUser(t, { email: 'frank@example.com' });
       await t.ctx.db.updateTable('users').set({ email_verified: 0 }).where('id', '=', frank.id).execute();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
-import type { AuditRow } from '../../src/modules/audit/audit.queries.ts';
+import type { AuditRow } from '../../src/identity/index.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { assertEntry, auditEntries, clearAudit, onlyEntry, refuseInserts } from '../helpers/audit.ts';
 import { DIALECTS } from '../helpers/databases.ts';

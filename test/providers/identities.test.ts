@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createLocalJWKSet, exportJWK, jwtVerify } from 'jose';
-import { openSession } from '../../src/modules/auth/sessions.service.ts';
+import { openSession } from '../../src/identity/sessions.ts';
 import { appleClientSecret } from '../../src/modules/providers/presets.ts';
 import { buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';

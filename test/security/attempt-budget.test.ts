@@ -5,7 +5,7 @@ import { release, reserveAttempt } from '../../src/security/attempt-budget.ts';
 import { deleteCountersByPrefix, readCounter } from '../../src/security/throttle.queries.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.ts';
 
-// The check-then-act hole (issue 17.1): a budget read before the expensive check and counted after
+// The check-then-act hole (every check of a secret reserves its attempt before the work): a budget read before the expensive check and counted after
 // it lets N parallel attempts all through. reserveAttempt counts before the check, in one write.
 for (const dialect of DIALECTS) {
   describe(`reserveAttempt (${dialect})`, () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hasCompatibilityCharacters, normalizeEmail } from '../../src/modules/users/email.ts';
+import { hasCompatibilityCharacters, normalizeEmail } from '../../src/identity/index.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { authHeaders, createUser, firstAdmin } from '../helpers/users.ts';

@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { UserRow } from '../../src/db/schema.ts';
-import { revokeSession } from '../../src/modules/auth/sessions.service.ts';
+import { revokeSession } from '../../src/identity/index.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser, firstAdmin, sessionFor } from '../helpers/users.ts';

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it, mock } from 'node:test';
 import { ApiError } from '../../src/errors.ts';
-import { revokeSession } from '../../src/modules/auth/sessions.service.ts';
-import { updateUser } from '../../src/modules/users/users.queries.ts';
+import { revokeSession, updateUser } from '../../src/identity/index.ts';
 import { createAccessTokens } from '../../src/security/access-tokens.ts';
 import { buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { type AuditEvent, recordAudit } from '../../src/modules/audit/audit.queries.ts';
-import { insertUser } from '../../src/modules/users/users.queries.ts';
+import { type AuditEvent, insertUser, recordAudit } from '../../src/identity/index.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser } from '../helpers/users.ts';

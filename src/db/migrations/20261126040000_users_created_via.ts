@@ -6,7 +6,7 @@ import { type Kysely, sql } from 'kysely';
  * and so vouches for its address. Values: `signup`, `admin`, `invitation`, `idp`, `import`,
  * `first_admin`, and `unknown` for rows whose origin this migration cannot establish.
  *
- * New rows always name their origin (newUserRow in src/modules/users/users.queries.ts requires it);
+ * New rows always name their origin (newUserRow in src/identity/users.queries.ts requires it);
  * the column's default, `unknown`, is the fail-safe one: an `unknown` account is treated like a
  * self-signed-up one (never linked by e-mail while its address is unproven).
  *

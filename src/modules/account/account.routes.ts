@@ -1,8 +1,7 @@
 import type { AppContext } from '../../context.ts';
+import { clientInfo, TokenResponse } from '../../identity/index.ts';
 import { requireAuth } from '../../security/guard.ts';
 import { createLoginThrottle } from '../../security/throttle.ts';
-import { TokenResponse } from '../auth/auth.schemas.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { ChangePasswordBody, ProfileResponse } from './account.schemas.ts';
 import { changePassword, profile } from './account.service.ts';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { MfaStatus } from '../mfa/mfa.schemas.ts';
-import { UserSchema } from '../users/users.schemas.ts';
+import { UserSchema } from '../../identity/index.ts';
+import { MfaStatus } from '../mfa/index.ts';
 
 /**
  * `current_password` is capped like login's password (nothing longer can be correct); `new_password`

@@ -1,22 +1,22 @@
 import type { Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import {
+  type ClientInfo,
+  completeSignIn,
+  iso,
+  PASSWORD_LOGIN,
+  revokeUserSessions,
+  type TokenResponse,
+  toPublicUser,
+} from '../../identity/index.ts';
 import { endOutstandingLinks } from '../../links/credential-events.ts';
 import type { AuthContext } from '../../security/guard.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import type { LoginThrottle } from '../../security/throttle.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import { invalidCredentials } from '../auth/auth.service.ts';
-import {
-  type ClientInfo,
-  openSession,
-  PASSWORD_LOGIN,
-  revokeUserSessions,
-  type TokenResponse,
-} from '../auth/sessions.service.ts';
-import { mfaStatus } from '../mfa/mfa.service.ts';
-import { listLiveSessions } from '../sessions/session-list.queries.ts';
-import { iso, toPublicUser } from '../users/users.schemas.ts';
+import { invalidCredentials } from '../auth/index.ts';
+import { mfaStatus } from '../mfa/index.ts';
+import { liveSessions } from '../sessions/index.ts';
 import { listIdentities, setPasswordHash } from './account.queries.ts';
 import type { ProfileResponse } from './account.schemas.ts';
 
@@ -64,30 +64,41 @@ export async function changePassword(
     // docs/api.md §16: a link or mfa_token issued before the change must not outlive it.
     await endOutstandingLinks(trx, user.id, now);
     await throttle.succeed(ticket, trx);
-    await recordAudit(trx, {
-      action: 'password.change',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'user', id: user.id },
+    // The new session is covered by the change's own entry, and a password change is no login.
+    const changed = { ...user, password_hash: hash, updated_at: now };
+    return completeSignIn(
+      ctx,
+      trx,
+      changed,
       client,
-      details: { sessions_revoked: revoked },
-    });
-    return openSession(ctx, { ...user, password_hash: hash, updated_at: now }, client, PASSWORD_LOGIN, trx);
+      PASSWORD_LOGIN.amr,
+      { method: 'password_change' },
+      null,
+      {
+        recordLogin: false,
+        audit: () => [
+          {
+            action: 'password.change',
+            actor: { type: 'user', id: user.id },
+            target: { type: 'user', id: user.id },
+            client,
+            details: { sessions_revoked: revoked },
+          },
+        ],
+      },
+    );
   });
 }
 
 /** GET /profile: the caller's user object with linked identities and live sessions. */
 export async function profile(ctx: AppContext, auth: AuthContext): Promise<Static<typeof ProfileResponse>> {
   const [identities, sessions] = await Promise.all([
-    listIdentities(ctx.db, auth.user.id),
-    listLiveSessions(ctx.db, auth.user.id, Date.now()),
+    linkedIdentities(ctx, auth.user.id),
+    liveSessions(ctx, auth.user.id),
   ]);
   return {
     ...toPublicUser(auth.user),
-    identities: identities.map((i) => ({
-      issuer: i.issuer,
-      subject: i.subject,
-      linked_at: iso(i.linked_at),
-    })),
+    identities,
     sessions: sessions.map((s) => ({
       id: s.id,
       created_at: iso(s.created_at),
@@ -96,4 +107,10 @@ export async function profile(ctx: AppContext, auth: AuthContext): Promise<Stati
     })),
     ...(ctx.modules.isEnabled('mfa') && { mfa: await mfaStatus(ctx, auth.user) }),
   };
+}
+
+/** The external identities linked to a user, as the profile and the console show them. */
+export async function linkedIdentities(ctx: AppContext, userId: string) {
+  const rows = await listIdentities(ctx.db, userId);
+  return rows.map((i) => ({ issuer: i.issuer, subject: i.subject, linked_at: iso(i.linked_at) }));
 }

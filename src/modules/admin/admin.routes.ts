@@ -1,15 +1,14 @@
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import { clientInfo, recordAudit } from '../../identity/index.ts';
 import { quoted } from '../../quoted.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import { requestActor } from '../audit/audit.service.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
+import { requestActor } from '../audit/index.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { checkFactorModuleOff } from '../mfa/module-in-use.ts';
+import { checkFactorModuleOff } from '../mfa/index.ts';
 import { moduleUnavailable } from '../module-availability.ts';
 import type { ModuleCatalog } from '../module-state.ts';
-import { checkPasswordlessOff } from '../passwordless/module-in-use.ts';
-import { checkProvidersOff } from '../providers/module-in-use.ts';
+import { checkPasswordlessOff } from '../passwordless/index.ts';
+import { checkProvidersOff } from '../providers/index.ts';
 import { ModuleList, ModuleObject, ModuleParams, ToggleBody } from './admin.schemas.ts';
 
 /** admin.modules and admin.module_toggle (docs/api.md §8). The catalog is the registry's own derivation. */

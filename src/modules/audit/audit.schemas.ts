@@ -1,5 +1,5 @@
 import { type TLiteral, Type } from '@sinclair/typebox';
-import { AUDIT_ACTIONS, type AuditAction } from './audit.queries.ts';
+import { AUDIT_ACTIONS, type AuditAction } from '../../identity/index.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 

@@ -1,11 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import type { AuditActor, AuditRow } from '../../identity/index.ts';
 import {
-  type AuditActor,
   type AuditFilter,
   type AuditPosition,
-  type AuditRow,
   emailsOfUsers,
   listAudit,
   pruneAudit,

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import type { DB, Db, UserRow } from '../../db/schema.ts';
-import { JOINED_USER_COLUMNS, pickUser } from '../users/users.queries.ts';
+import { JOINED_USER_COLUMNS, pickUser } from '../../identity/index.ts';
 
 /** A refresh token row with what rotation decides on: its session's state and its user. */
 export interface RefreshTokenState {
@@ -66,25 +66,6 @@ export async function findRefreshTokenForRotation(
   };
 }
 
-/** Stores a new refresh token (by hash) for a session. */
-export async function insertRefreshToken(
-  db: Db,
-  p: { id: string; sessionId: string; tokenHash: string; createdAt: number; expiresAt: number },
-): Promise<void> {
-  await db
-    .insertInto('refresh_tokens')
-    .values({
-      id: p.id,
-      session_id: p.sessionId,
-      token_hash: p.tokenHash,
-      created_at: p.createdAt,
-      expires_at: p.expiresAt,
-      rotated_at: null,
-      successor_box: null,
-    })
-    .execute();
-}
-
 /** Marks a refresh token used, keeping its sealed successor for grace-window replays. */
 export async function markRotated(
   db: Db,
@@ -105,18 +86,6 @@ export async function touchSession(db: Db, id: string, usedAt: number, expiresAt
     .updateTable('sessions')
     .set({ last_used_at: usedAt, expires_at: expiresAt })
     .where('id', '=', id)
-    .execute();
-}
-
-/**
- * Records a successful login: `last_login_at`, and the upgraded hash when the parameters changed.
- * `updated_at` is left alone — it tracks changes to the account, not its use.
- */
-export async function recordLogin(db: Db, userId: string, at: number, newHash: string | null): Promise<void> {
-  await db
-    .updateTable('users')
-    .set(newHash === null ? { last_login_at: at } : { last_login_at: at, password_hash: newHash })
-    .where('id', '=', userId)
     .execute();
 }
 

@@ -1,21 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { clientInfo, TokenResponse, toPublicUser } from '../../identity/index.ts';
 import { requireAuth } from '../../security/guard.ts';
 import { createLoginThrottle } from '../../security/throttle.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { toPublicUser } from '../users/users.schemas.ts';
-import {
-  JwksResponse,
-  LoginBody,
-  LogoutBody,
-  RefreshBody,
-  TokenResponse,
-  VerifyTokenResponse,
-} from './auth.schemas.ts';
+import { JwksResponse, LoginBody, LogoutBody, RefreshBody, VerifyTokenResponse } from './auth.schemas.ts';
 import { login, logout, pruneAuthState } from './auth.service.ts';
 import { discoveryEndpoints } from './discovery.routes.ts';
 import { refresh } from './refresh.service.ts';
-import { clientInfo } from './sessions.service.ts';
 
 // Spent counters and expired refresh tokens linger at most this long before they are deleted.
 const PRUNE_INTERVAL_MS = 10 * 60_000;

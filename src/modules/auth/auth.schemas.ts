@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { UserSchema } from '../users/users.schemas.ts';
+import { TokenResponse, UserSchema } from '../../identity/index.ts';
+
+export { TokenResponse };
 
 /** Every claim of a Gatehouse access token (docs/api.md §14); the optional ones are missing only from older tokens. */
 export const ClaimsSchema = Type.Object({
@@ -28,16 +30,6 @@ export const VerifyTokenResponse = Type.Object({
 
 export const JwksResponse = Type.Object({
   keys: Type.Array(Type.Object({}, { additionalProperties: true })),
-});
-
-/** The token response of docs/api.md §5 (login, refresh, invitation set-password, idp verify). */
-export const TokenResponse = Type.Object({
-  access_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer(),
-  refresh_token: Type.String(),
-  refresh_expires_in: Type.Integer(),
-  user: UserSchema,
 });
 
 /**

@@ -1,25 +1,27 @@
 import type { AppContext } from '../../context.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import {
+  type AuditEvent,
+  type ClientInfo,
+  completeSignIn,
+  findUserByEmail,
+  normalizeEmail,
+  PASSWORD_LOGIN,
+  recordAudit,
+  revokeSession,
+  revokeUserSessions,
+  type TokenResponse,
+  updateUser,
+} from '../../identity/index.ts';
 import { endOutstandingLinks } from '../../links/credential-events.ts';
 import type { AuthContext } from '../../security/guard.ts';
 import { verifyUserPassword } from '../../security/password-attempt.ts';
 import { HashCapacityError } from '../../security/passwords.ts';
 import type { LoginThrottle, ThrottleTicket } from '../../security/throttle.ts';
-import { type AuditEvent, recordAudit } from '../audit/audit.queries.ts';
-import { countLogin } from '../core/metrics.ts';
-import { issueMfaToken, mfaRequired, secondFactors } from '../mfa/factors.ts';
-import { normalizeEmail } from '../users/email.ts';
-import { findUserByEmail, updateUser } from '../users/users.queries.ts';
+import { countLogin } from '../core/index.ts';
+import { issueMfaToken, mfaRequired, secondFactors } from '../mfa/index.ts';
 import { deleteExpiredRefreshTokens } from './auth.queries.ts';
-import {
-  type ClientInfo,
-  completeSignIn,
-  PASSWORD_LOGIN,
-  revokeSession,
-  revokeUserSessions,
-  type TokenResponse,
-} from './sessions.service.ts';
 
 /** The one refusal for every wrong-credential case, so none of them can be told apart. */
 export function invalidCredentials(): ApiError {

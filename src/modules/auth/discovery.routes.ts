@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { passToAuthorizationServer } from '../oauth/mount.ts';
+import { passToAuthorizationServer } from '../oauth/index.ts';
 
 const Metadata = Type.Object({}, { additionalProperties: true });
 

@@ -1,19 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
-import { endOutstandingLinks } from '../../links/credential-events.ts';
-import { checkPasswordPolicy } from '../../security/password-policy.ts';
-import { auditEntriesOfTarget, recordAudit } from '../audit/audit.queries.ts';
-import { normalizeEmail } from '../users/email.ts';
 import {
+  auditEntriesOfTarget,
   deleteUserById,
   findUserByEmail,
   hasUser,
   insertUser,
   newUserRow,
+  normalizeEmail,
+  recordAudit,
+  revokeUserSessions,
   updateUser,
-} from '../users/users.queries.ts';
-import { revokeUserSessions } from './sessions.service.ts';
+} from '../../identity/index.ts';
+import { endOutstandingLinks } from '../../links/credential-events.ts';
+import { checkPasswordPolicy } from '../../security/password-policy.ts';
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
 
@@ -109,7 +110,8 @@ export async function createOrPromoteAdmin(
         });
       }
       // A password set by the operator ends every session, as every other way of setting one does
-      // (issue 17.5): whoever held a session under the old password loses it.
+      // (a password change ends the sessions it did not open): whoever held a session under the old
+      // password loses it.
       const revoked = await revokeUserSessions(trx, existing.id, 'password_set_by_operator');
       // docs/api.md §16: and every outstanding link and mfa_token, as an admin's password set does.
       await endOutstandingLinks(trx, existing.id, now);

@@ -2,17 +2,17 @@ import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import {
+  type ClientInfo,
+  insertRefreshToken,
+  recordAudit,
+  revokeSession,
+  type TokenResponse,
+  toPublicUser,
+} from '../../identity/index.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
 import { openSuccessor, type Successor, sealSuccessor } from '../../security/successor-box.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import { toPublicUser } from '../users/users.schemas.ts';
-import {
-  findRefreshTokenForRotation,
-  insertRefreshToken,
-  markRotated,
-  touchSession,
-} from './auth.queries.ts';
-import { type ClientInfo, revokeSession, type TokenResponse } from './sessions.service.ts';
+import { findRefreshTokenForRotation, markRotated, touchSession } from './auth.queries.ts';
 
 type RotationOutcome =
   | {

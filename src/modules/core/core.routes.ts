@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { coreHealth } from '../health/health.service.ts';
+import { coreHealth } from '../health/index.ts';
 import { metricsEndpoints } from './metrics.routes.ts';
 
 const Core = Type.Object({

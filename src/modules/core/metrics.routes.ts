@@ -21,7 +21,7 @@ export function metricsEndpoints(ctx: AppContext): Endpoint[] {
       summary: 'Prometheus metrics (Bearer METRICS_TOKEN; anonymous only with METRICS_PUBLIC=true)',
       schema: { response: { 200: Type.String({ description: 'Prometheus text exposition format 0.0.4' }) } },
       handler: async (req, reply) => {
-        // Anonymous metrics only when the operator opens them on purpose (docs/api.md §10, issue 17.9):
+        // Anonymous metrics only when the operator opens them on purpose (docs/api.md §10):
         // they tell an outsider the traffic, the failure rates and the module set.
         if (expected === null && !ctx.config.metricsPublic) {
           throw new ApiError('not_found', {

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import { clientInfo } from '../../identity/index.ts';
 import { bearerToken, createAuthenticator, requireAuth } from '../../security/guard.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import {
   ChangeBody,

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { FreshProofFields } from '../mfa/mfa.schemas.ts';
-import { EmailInput, PasswordInput } from '../recovery/recovery.schemas.ts';
+import { FreshProofFields } from '../mfa/index.ts';
+import { EmailInput, PasswordInput } from '../recovery/index.ts';
 
-export { EmptyBody, LinkTokenParams, MessageResponse, UserEnvelope } from '../recovery/recovery.schemas.ts';
+export { EmptyBody, LinkTokenParams, MessageResponse, UserEnvelope } from '../recovery/index.ts';
 
 /**
  * POST /email/verification: no body (or `{}`) with a Bearer token; `{"email","password"}` without

@@ -2,6 +2,16 @@ import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import {
+  type ClientInfo,
+  findUserByEmail,
+  findUserById,
+  iso,
+  type PublicUser,
+  recordAudit,
+  revokeUserSessions,
+  toPublicUser,
+} from '../../identity/index.ts';
 import { mailBudget, verificationBudgets } from '../../links/budgets.ts';
 import { endOutstandingLinks } from '../../links/credential-events.ts';
 import {
@@ -15,12 +25,8 @@ import { type LinkMailKind, renderLinkMail } from '../../mail/link-mails.ts';
 import { enqueueNotice } from '../../mail/notices.ts';
 import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts';
 import { checkPasswordReserved, wrongPassword } from '../../security/password-attempt.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
-import { type FreshProof, requireFreshProof } from '../mfa/reauth.ts';
-import { emailOr400 } from '../recovery/recovery.service.ts';
-import { findUserByEmail, findUserById } from '../users/users.queries.ts';
-import { iso, type PublicUser, toPublicUser } from '../users/users.schemas.ts';
+import { type FreshProof, requireFreshProof } from '../mfa/index.ts';
+import { emailOr400 } from '../recovery/index.ts';
 import { markEmailVerified, switchEmail } from './email.queries.ts';
 
 export const VERIFICATION_MESSAGE = 'We have sent a link to confirm your address.';

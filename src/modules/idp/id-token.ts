@@ -105,7 +105,7 @@ async function verifyWithCandidates(
 }
 
 // C0 and C1 controls (NUL included): no identifier, address or name needs them, and PostgreSQL
-// cannot store NUL at all (issue 17.9).
+// cannot store NUL at all: refused here, a claim never reaches the database with one.
 function hasControlCharacter(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);

@@ -3,10 +3,15 @@ import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
-import type { AuditEvent } from '../audit/audit.queries.ts';
-import type { ClientInfo } from '../auth/sessions.service.ts';
-import { normalizeEmail } from '../users/email.ts';
-import { findUserByEmail, findUserById, insertUser, newUserRow, updateUser } from '../users/users.queries.ts';
+import type { AuditEvent, ClientInfo } from '../../identity/index.ts';
+import {
+  findUserByEmail,
+  findUserById,
+  insertUser,
+  newUserRow,
+  normalizeEmail,
+  updateUser,
+} from '../../identity/index.ts';
 import type { VerifiedIdentity } from './id-token.ts';
 import { findIdentity, insertIdentity, updateIdentityEmail } from './idp.queries.ts';
 import { assertMayLinkByEmail, type LinkPolicy } from './linking.ts';

@@ -34,11 +34,6 @@ export async function updateIdentityEmail(db: Db, id: string, email: string | nu
   await db.updateTable('identities').set({ email }).where('id', '=', id).execute();
 }
 
-/** Sets last_login_at without touching updated_at (a sign-in is not a change to the account). */
-export async function touchLastLogin(db: Db, userId: string, at: number): Promise<void> {
-  await db.updateTable('users').set({ last_login_at: at }).where('id', '=', userId).execute();
-}
-
 /**
  * Reserves an ID token's hash until `expiresAt` (docs/api.md §16): true when this call inserted it,
  * false when a row already holds it. The primary key decides, so two uses on any instances never

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
+import { clientInfo } from '../../identity/index.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { ConfigResponse, VerifyBody, VerifyResponse } from './idp.schemas.ts';
 import { type IdTokenSource, idpConfig, signInWithIdToken } from './idp.service.ts';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { TokenResponse } from '../auth/auth.schemas.ts';
+import { TokenResponse } from '../../identity/index.ts';
 
 /** `POST /api/v1/idp/verify` body: the provider's ID token and the nonce of the authentication request. */
 export const VerifyBody = Type.Object(

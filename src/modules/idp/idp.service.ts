@@ -3,19 +3,20 @@ import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import type { DB } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
-import { type AuditEvent, recordAudit, recordAudits } from '../audit/audit.queries.ts';
 import {
+  type AuditEvent,
   type ClientInfo,
+  completeSignIn,
   FEDERATED_LOGIN,
-  startSession,
+  hasCompatibilityCharacters,
+  recordAudit,
+  recordAudits,
   type TokenResponse,
-} from '../auth/sessions.service.ts';
-import { countLogin } from '../core/metrics.ts';
-import { issueMfaToken, mfaRequired, type SecondFactorMethod, secondFactors } from '../mfa/factors.ts';
-import { hasCompatibilityCharacters } from '../users/email.ts';
+} from '../../identity/index.ts';
+import { countLogin } from '../core/index.ts';
+import { issueMfaToken, mfaRequired, type SecondFactorMethod, secondFactors } from '../mfa/index.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
 import { findLinkOrCreate, type MappingPolicy } from './identity-mapping.ts';
-import { touchLastLogin } from './idp.queries.ts';
 import { LinkRefused } from './linking.ts';
 import type { Discovery, OidcClient } from './oidc-client.ts';
 import { reserveIdToken } from './replay.ts';
@@ -81,7 +82,7 @@ export async function signInWithIdToken(
     seen.identity = identity;
     source?.refine(identity, input.idToken);
     if (identity.email !== null && hasCompatibilityCharacters(identity.email)) {
-      // Refused, never folded: `\u212Aate@…` must not become `kate@…` (issue 17.2, docs/api.md §5).
+      // Refused, never folded: `\u212Aate@…` must not become `kate@…` (docs/api.md §5).
       throw new ApiError('validation_failed', {
         detail:
           "The identity provider's e-mail address contains compatibility characters (NFKC would change it); it is refused, not folded",
@@ -139,7 +140,7 @@ async function mapAndOpen(
   client: ClientInfo,
   seen: Attempt,
 ): Promise<IdpSignInResponse | SecondFactorDue> {
-  const now = Date.now();
+  const _now = Date.now();
   const { issuer, subject } = identity;
   const { user, created, events } = await findLinkOrCreate(ctx, trx, identity, policy, client, seen);
 
@@ -158,22 +159,19 @@ async function mapAndOpen(
     return { mfa: { methods, token: await issueMfaToken(trx, user.id, 'fed') } };
   }
 
-  await touchLastLogin(trx, user.id, now);
-  const { sessionId, tokens } = await startSession(
-    ctx,
-    { ...user, last_login_at: now },
-    client,
-    FEDERATED_LOGIN,
-    trx,
-  );
-  events.push({
-    action: 'login.success',
-    actor: { type: 'user', id: user.id },
-    target: { type: 'user', id: user.id },
-    client,
-    details: { method: 'idp', session_id: sessionId, issuer, subject, created },
+  // This sign-in's entries (provisioning, linking, then login.success) in one statement; its
+  // login.success names no amr, as it always has.
+  const tokens = await completeSignIn(ctx, trx, user, client, FEDERATED_LOGIN.amr, { method: 'idp' }, null, {
+    audit: (sessionId) => [
+      ...events,
+      {
+        action: 'login.success',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        client,
+        details: { method: 'idp', session_id: sessionId, issuer, subject, created },
+      },
+    ],
   });
-  // One statement for all of this sign-in's entries.
-  await recordAudits(trx, events);
   return { ...tokens, created };
 }

@@ -2,9 +2,7 @@ import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import type { DB } from '../../db/schema.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import { normalizeEmail } from '../users/email.ts';
-import { findUserByEmail, findUserById } from '../users/users.queries.ts';
+import { findUserByEmail, findUserById, normalizeEmail, recordAudit } from '../../identity/index.ts';
 import { findIdentity, insertIdentity } from './idp.queries.ts';
 
 /** A refusal of `gatehouse users link-identity`, said in one line. */

@@ -2,11 +2,10 @@ import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
+import type { ClientInfo } from '../../identity/index.ts';
+import { findUserById, recordAudit } from '../../identity/index.ts';
 import { renderInvitationMail } from '../../mail/templates.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import type { ClientInfo } from '../auth/sessions.service.ts';
-import { findUserById } from '../users/users.queries.ts';
 import {
   findLatestInvitation,
   type InvitationRow,

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
+import { clientInfo } from '../../identity/index.ts';
 import { requireAuth } from '../../security/guard.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import {
   InvitationView,

@@ -1,6 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { TokenResponse } from '../auth/auth.schemas.ts';
-import { UserSchema } from '../users/users.schemas.ts';
+import { TokenResponse, UserSchema } from '../../identity/index.ts';
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('user')]);
 

@@ -3,20 +3,24 @@ import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import {
+  type ClientInfo,
+  completeSignIn,
+  findUserById,
+  insertUser,
+  iso,
+  newUserRow,
+  normalizeEmail,
+  PASSWORD_LOGIN,
+  recordAudit,
+  type TokenResponse,
+  toPublicUser,
+  updateUser,
+} from '../../identity/index.ts';
 import { renderInvitationMail } from '../../mail/templates.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { HashCapacityError } from '../../security/passwords.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import {
-  type ClientInfo,
-  openSession,
-  PASSWORD_LOGIN,
-  type TokenResponse,
-} from '../auth/sessions.service.ts';
-import { normalizeEmail } from '../users/email.ts';
-import { findUserById, insertUser, newUserRow, updateUser } from '../users/users.queries.ts';
-import { iso, toPublicUser } from '../users/users.schemas.ts';
 import {
   activateInvitedUser,
   consumeInvitation,
@@ -186,15 +190,19 @@ export async function acceptInvitation(
     if (!(await activateInvitedUser(trx, invitation.user_id, passwordHash, now))) throw used();
     const user = await findUserById(trx, invitation.user_id);
     if (!user) throw used();
-    // The acceptance entry covers the session it opens: no separate login.success.
-    await recordAudit(trx, {
-      action: 'invitation.accept',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'invitation', id: invitation.id },
-      client,
-      details: { user_id: user.id },
+    // The acceptance entry covers the session it opens: no separate login.success, no login counted.
+    return completeSignIn(ctx, trx, user, client, PASSWORD_LOGIN.amr, { method: 'invitation' }, null, {
+      recordLogin: false,
+      audit: () => [
+        {
+          action: 'invitation.accept',
+          actor: { type: 'user', id: user.id },
+          target: { type: 'invitation', id: invitation.id },
+          client,
+          details: { user_id: user.id },
+        },
+      ],
     });
-    return openSession(ctx, user, client, PASSWORD_LOGIN, trx);
   });
 }
 

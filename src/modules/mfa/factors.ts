@@ -11,6 +11,8 @@ import {
   acceptTotpStep,
   consumeRecoveryCode,
   countRecoveryCodes,
+  deleteRecoveryCodes,
+  findMfaToken,
   findTotp,
   insertMfaToken,
   replaceRecoveryCodes,
@@ -142,4 +144,31 @@ export async function recoveryCodesForNewFactor(
 ): Promise<string[] | undefined> {
   if ((await countRecoveryCodes(trx, userId)) > 0) return undefined;
   return regenerateRecoveryCodes(ctx, trx, userId);
+}
+
+/** The user of a live mfa_token (unknown, used, expired or out of tries: 401 `mfa_token_invalid`). */
+export async function liveMfaTokenUser(db: Db, mfaToken: string): Promise<string> {
+  const token = await findMfaToken(db, hashOpaqueToken(mfaToken));
+  const now = Date.now();
+  if (!token || token.used_at !== null || token.expires_at <= now || token.tries >= MFA_TOKEN_MAX_TRIES) {
+    throw new ApiError('mfa_token_invalid', {
+      detail: 'The mfa_token is unknown, used, expired or out of tries',
+    });
+  }
+  return token.user_id;
+}
+
+/**
+ * After a passkey is removed: with no passkey left and no confirmed TOTP the account has no second
+ * factor, and its recovery codes go too. True when they did.
+ */
+export async function dropRecoveryCodesWithoutFactors(
+  db: Db,
+  userId: string,
+  passkeysLeft: number,
+): Promise<boolean> {
+  const totp = await findTotp(db, userId);
+  const lastFactor = passkeysLeft === 0 && (totp === undefined || totp.confirmed_at === null);
+  if (lastFactor) await deleteRecoveryCodes(db, userId);
+  return lastFactor;
 }

@@ -1,12 +1,16 @@
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import {
+  type ClientInfo,
+  completeSignIn,
+  findUserById,
+  recordAudit,
+  type TokenResponse,
+} from '../../identity/index.ts';
 import { hashOpaqueToken } from '../../security/opaque-tokens.ts';
 import { createLoginThrottle, type LoginThrottle, type ThrottleTicket } from '../../security/throttle.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import { type ClientInfo, completeSignIn, type TokenResponse } from '../auth/sessions.service.ts';
-import { countLogin } from '../core/metrics.ts';
-import { refuseWhilePasskeysOff } from '../passkeys/passkey-factor.ts';
-import { findUserById } from '../users/users.queries.ts';
+import { countLogin } from '../core/index.ts';
+import { refuseWhilePasskeysOff } from '../passkeys/index.ts';
 import { MFA_TOKEN_MAX_TRIES, spendCode } from './factors.ts';
 import { consumeMfaToken, countMfaTokenTry, findMfaToken } from './mfa.queries.ts';
 

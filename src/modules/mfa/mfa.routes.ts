@@ -1,13 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { clientInfo, TokenResponse } from '../../identity/index.ts';
 import { requireAuth } from '../../security/guard.ts';
 import { secretsKey } from '../../security/secrets-key.ts';
-import { TokenResponse } from '../auth/auth.schemas.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { requireForModule } from '../module-availability.ts';
-import { passkeyFactor } from '../passkeys/passkey-factor.ts';
-import { IdParams } from '../users/users.schemas.ts';
+import { passkeyFactor } from '../passkeys/index.ts';
+import { IdParams } from '../users/index.ts';
 import { deleteExpiredMfaState } from './mfa.queries.ts';
 import {
   CodeBody,

@@ -1,11 +1,16 @@
 import type { AppContext } from '../../context.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import {
+  type AuditEvent,
+  type ClientInfo,
+  findUserByEmail,
+  findUserById,
+  recordAudit,
+  revokeUserSessions,
+} from '../../identity/index.ts';
 import { endOutstandingLinks } from '../../links/credential-events.ts';
 import type { AuthContext } from '../../security/guard.ts';
-import { type AuditEvent, recordAudit } from '../audit/audit.queries.ts';
-import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
-import { findUserByEmail, findUserById } from '../users/users.queries.ts';
 import {
   recoveryCodesForNewFactor,
   regenerateRecoveryCodes,

@@ -2,18 +2,18 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import type { ClientInfo } from '../../identity/index.ts';
+import { recordAudit } from '../../identity/index.ts';
 import { verifyUserPassword } from '../../security/password-attempt.ts';
 import { secretsKey } from '../../security/secrets-key.ts';
 import type { ThrottleTicket } from '../../security/throttle.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import type { ClientInfo } from '../auth/sessions.service.ts';
 import {
   type CheckedAssertion,
   checkAssertion,
   type PasskeyProof,
   recordAssertion,
   refuseWhilePasskeysOff,
-} from '../passkeys/passkey-factor.ts';
+} from '../passkeys/index.ts';
 import { spendCode } from './factors.ts';
 import { loginThrottle, reserveLogin } from './mfa-login.service.ts';
 

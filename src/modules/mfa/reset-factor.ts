@@ -1,14 +1,14 @@
 import type { AppContext } from '../../context.ts';
 import type { Db, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import type { ClientInfo } from '../../identity/index.ts';
 import type { ThrottleTicket } from '../../security/throttle.ts';
-import type { ClientInfo } from '../auth/sessions.service.ts';
 import {
   checkAssertion,
   type PasskeyProof,
   recordAssertion,
   refuseWhilePasskeysOff,
-} from '../passkeys/passkey-factor.ts';
+} from '../passkeys/index.ts';
 import { mfaRequired, secondFactors, spendCode } from './factors.ts';
 import { releaseLoginAttempt, reserveLoginAttempt } from './reauth.ts';
 

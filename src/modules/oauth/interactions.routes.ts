@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
-import { loadPageAssets } from '../../pages/assets.ts';
-import { ASSET_PATH } from '../../pages/pages.routes.ts';
-import { createPageRenderer } from '../../pages/shell.ts';
+import { ASSET_PATH, createPageRenderer, loadPageAssets } from '../../pages/index.ts';
 import { requireAuth } from '../../security/guard.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { MODULE_NAMES } from '../module-state.ts';

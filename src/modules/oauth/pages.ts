@@ -1,6 +1,6 @@
 import type { ErrorContext, KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../../config.ts';
-import { escapeHtml } from '../../pages/shell.ts';
+import { escapeHtml } from '../../pages/index.ts';
 
 /**
  * The pages oidc-provider would render (errors, logout and its success), written by

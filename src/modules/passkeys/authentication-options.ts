@@ -1,11 +1,9 @@
 import { generateAuthenticationOptions } from '@simplewebauthn/server';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import type { ClientInfo } from '../../identity/index.ts';
 import { peekLinkReserved } from '../../links/one-time-links.ts';
-import { hashOpaqueToken } from '../../security/opaque-tokens.ts';
-import type { ClientInfo } from '../auth/sessions.service.ts';
-import { MFA_TOKEN_MAX_TRIES } from '../mfa/factors.ts';
-import { findMfaToken } from '../mfa/mfa.queries.ts';
+import { liveMfaTokenUser } from '../mfa/index.ts';
 import { storeChallenge } from './passkey-factor.ts';
 import { listPasskeys } from './passkeys.queries.ts';
 
@@ -39,7 +37,7 @@ export async function authenticationOptions(
   const [userId, purpose] =
     input.reset_token !== undefined
       ? [await resetLinkUser(ctx, input.reset_token, client), 'reset' as const]
-      : [await mfaTokenUser(ctx, input.mfa_token as string), 'mfa' as const];
+      : [await liveMfaTokenUser(ctx.db, input.mfa_token as string), 'mfa' as const];
   return proofOptions(ctx, userId, purpose);
 }
 
@@ -52,18 +50,6 @@ async function proofOptions(ctx: AppContext, userId: string, purpose: 'mfa' | 'r
     allowCredentials: passkeys.map((p) => ({ id: p.credential_id, transports: JSON.parse(p.transports) })),
   });
   return { challenge_id: await storeChallenge(ctx, options.challenge, purpose, userId), options };
-}
-
-/** The user of a live mfa_token, or 401 `mfa_token_invalid`. */
-async function mfaTokenUser(ctx: AppContext, mfaToken: string): Promise<string> {
-  const token = await findMfaToken(ctx.db, hashOpaqueToken(mfaToken));
-  const now = Date.now();
-  if (!token || token.used_at !== null || token.expires_at <= now || token.tries >= MFA_TOKEN_MAX_TRIES) {
-    throw new ApiError('mfa_token_invalid', {
-      detail: 'The mfa_token is unknown, used, expired or out of tries',
-    });
-  }
-  return token.user_id;
 }
 
 /**

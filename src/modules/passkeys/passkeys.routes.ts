@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { clientInfo, TokenResponse } from '../../identity/index.ts';
 import { createAuthenticator, optionalCaller, requireAuth } from '../../security/guard.ts';
-import { TokenResponse } from '../auth/auth.schemas.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { CurrentPasswordBody, FreshProofBody } from '../mfa/mfa.schemas.ts';
+import { CurrentPasswordBody, FreshProofBody } from '../mfa/index.ts';
 import { requireForModule } from '../module-availability.ts';
 import { authenticationOptions } from './authentication-options.ts';
 import {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PasskeyProof, WebauthnResponse } from '../mfa/mfa.schemas.ts';
+import { PasskeyProof, WebauthnResponse } from '../mfa/index.ts';
 
 export { PasskeyProof };
 

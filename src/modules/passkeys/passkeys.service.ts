@@ -7,16 +7,24 @@ import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import type { PasskeysTable } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import {
+  type ClientInfo,
+  completeSignIn,
+  findUserById,
+  recordAudit,
+  type TokenResponse,
+} from '../../identity/index.ts';
 import { singleLine } from '../../mail/templates.ts';
 import type { AuthContext } from '../../security/guard.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import { type ClientInfo, completeSignIn, type TokenResponse } from '../auth/sessions.service.ts';
-import { countLogin } from '../core/metrics.ts';
-import { recoveryCodesForNewFactor } from '../mfa/factors.ts';
-import { deleteRecoveryCodes, findTotp } from '../mfa/mfa.queries.ts';
-import { confirmCurrentPassword, type FreshProof, requireFreshProof } from '../mfa/reauth.ts';
-import { queueSecurityNotice } from '../mfa/security-notices.ts';
-import { findUserById } from '../users/users.queries.ts';
+import { countLogin } from '../core/index.ts';
+import {
+  confirmCurrentPassword,
+  dropRecoveryCodesWithoutFactors,
+  type FreshProof,
+  queueSecurityNotice,
+  recoveryCodesForNewFactor,
+  requireFreshProof,
+} from '../mfa/index.ts';
 import { type PasskeyProof, storeChallenge, verifyAssertion } from './passkey-factor.ts';
 import {
   consumeChallenge,
@@ -162,9 +170,7 @@ export async function removePasskey(
     async (trx, kind) => {
       if (!(await deletePasskey(trx, user.id, id))) return false;
       const left = (await listPasskeys(trx, user.id)).length;
-      const totp = await findTotp(trx, user.id);
-      const lastFactor = left === 0 && (totp === undefined || totp.confirmed_at === null);
-      if (lastFactor) await deleteRecoveryCodes(trx, user.id);
+      const lastFactor = await dropRecoveryCodesWithoutFactors(trx, user.id, left);
       await recordAudit(trx, {
         action: 'passkey.remove',
         actor: { type: 'user', id: user.id },

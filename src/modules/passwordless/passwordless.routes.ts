@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
+import { clientInfo } from '../../identity/index.ts';
 import { deleteCountersBefore } from '../../security/throttle.queries.ts';
-import { TokenResponse } from '../auth/auth.schemas.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
+import { TokenResponse } from '../auth/index.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import {
   EmailSignInAccepted,

@@ -2,15 +2,13 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import type { ClientInfo } from '../../identity/index.ts';
+import { findUserByEmail, normalizeEmail, recordAudit } from '../../identity/index.ts';
 import { signinMailBudget, signinRequestBudget } from '../../links/budgets.ts';
 import { issueLink } from '../../links/one-time-links.ts';
 import { renderAccountMail } from '../../mail/layout.ts';
 import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts';
 import type { SecretsKey } from '../../security/secrets-key.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import type { ClientInfo } from '../auth/sessions.service.ts';
-import { normalizeEmail } from '../users/email.ts';
-import { findUserByEmail } from '../users/users.queries.ts';
 import { newSignInCode, signInCodeHash, signInKey, signInLinkUrl } from './email-signin.ts';
 
 /** The one answer of a sign-in request, whatever the address (docs/api.md §20). */

@@ -2,6 +2,13 @@ import type { AppContext } from '../../context.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import {
+  type ClientInfo,
+  completeSignIn,
+  findUserByEmail,
+  recordAudit,
+  type TokenResponse,
+} from '../../identity/index.ts';
+import {
   consumeLink,
   endLink,
   type LinkRow,
@@ -10,11 +17,8 @@ import {
   reserveCodeTry,
 } from '../../links/one-time-links.ts';
 import { createLoginThrottle, type LoginThrottle, type ThrottleTicket } from '../../security/throttle.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import { type ClientInfo, completeSignIn, type TokenResponse } from '../auth/sessions.service.ts';
-import { countLogin } from '../core/metrics.ts';
-import { issueMfaToken, mfaRequired, secondFactors } from '../mfa/factors.ts';
-import { findUserByEmail } from '../users/users.queries.ts';
+import { countLogin } from '../core/index.ts';
+import { issueMfaToken, mfaRequired, secondFactors } from '../mfa/index.ts';
 import { CODE_MAX_TRIES, codeMatches, signInKey, signInRefused } from './email-signin.ts';
 import { markMailboxProven } from './passwordless.queries.ts';
 import { emailOr400 } from './request.service.ts';

@@ -1,8 +1,7 @@
 import { stringifySetCookie } from 'cookie';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { cookiesInsecure, refreshCookie } from '../../pages/browser-session.ts';
-import { escapeHtml } from '../../pages/shell.ts';
+import { cookiesInsecure, escapeHtml, refreshCookie } from '../../pages/index.ts';
 import type { Landing } from './flow.service.ts';
 
 /** Binds a redirect flow to the browser that started it (docs/api.md §18). */

@@ -2,14 +2,12 @@ import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client'
 import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import { ApiError } from '../../errors.ts';
+import { type ClientInfo, completeSignIn, recordAudit, recordAudits } from '../../identity/index.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
 import { secretsKey } from '../../security/secrets-key.ts';
-import { recordAudit, recordAudits } from '../audit/audit.queries.ts';
-import { type ClientInfo, completeSignIn } from '../auth/sessions.service.ts';
-import { countLogin } from '../core/metrics.ts';
-import { findLinkOrCreate } from '../idp/identity-mapping.ts';
-import { reserveIdToken } from '../idp/replay.ts';
-import { issueMfaToken, secondFactors } from '../mfa/factors.ts';
+import { countLogin } from '../core/index.ts';
+import { findLinkOrCreate, reserveIdToken } from '../idp/index.ts';
+import { issueMfaToken, secondFactors } from '../mfa/index.ts';
 import { assertAllowedDomain, linkToAccount } from './link.service.ts';
 import { insertFlow, takeFlow } from './providers.queries.ts';
 import { notFound, type Provider, requireProvider } from './providers.service.ts';

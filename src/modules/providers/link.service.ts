@@ -4,10 +4,9 @@ import type { AppContext } from '../../context.ts';
 import { dialectOf } from '../../db/dialect.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import type { ClientInfo } from '../auth/sessions.service.ts';
-import { type FreshProof, requireFreshProof } from '../mfa/reauth.ts';
-import { normalizeEmail } from '../users/email.ts';
+import type { ClientInfo } from '../../identity/index.ts';
+import { normalizeEmail, recordAudit } from '../../identity/index.ts';
+import { type FreshProof, requireFreshProof } from '../mfa/index.ts';
 import {
   deleteIdentity,
   type FlowRow,

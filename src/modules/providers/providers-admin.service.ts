@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import { ApiError } from '../../errors.ts';
-import { type AuditAction, recordAudit } from '../audit/audit.queries.ts';
-import type { ClientInfo } from '../auth/sessions.service.ts';
+import type { ClientInfo } from '../../identity/index.ts';
+import { type AuditAction, recordAudit } from '../../identity/index.ts';
 import {
   checkApplePrivateKey,
   checkServerUrl,

@@ -2,10 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { parseCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import { clientInfo } from '../../identity/index.ts';
 import { requireAuth } from '../../security/guard.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { provideIdTokenSources } from '../idp/sources.ts';
+import { provideIdTokenSources } from '../idp/index.ts';
 import { requireForModule } from '../module-availability.ts';
 import { finishFlow, startFlow, takeSecondFactor } from './flow.service.ts';
 import {

@@ -2,9 +2,8 @@ import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
-import type { VerifiedIdentity } from '../idp/id-token.ts';
-import { verifyIdToken } from '../idp/id-token.ts';
-import { createOidcClient, type OidcClient, providerUnavailable } from '../idp/oidc-client.ts';
+import type { VerifiedIdentity } from '../idp/index.ts';
+import { createOidcClient, type OidcClient, providerUnavailable, verifyIdToken } from '../idp/index.ts';
 import { appleClientSecret, GITHUB_API } from './presets.ts';
 import type { Provider } from './providers.service.ts';
 

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import type { IdTokenSource } from '../idp/idp.service.ts';
+import type { IdTokenSource } from '../idp/index.ts';
 import { assertAllowedDomain } from './link.service.ts';
 import { notFound, requireProvider } from './providers.service.ts';
 import { refineIdentity, verifierFor } from './upstream.ts';

@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.ts';
+import { clientInfo } from '../../identity/index.ts';
 import { deleteLinksExpiredBefore } from '../../links/one-time-links.queries.ts';
 import { requireAuth } from '../../security/guard.ts';
 import { deleteCountersBefore } from '../../security/throttle.queries.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { IdParams } from '../users/users.schemas.ts';
+import { IdParams } from '../users/index.ts';
 import {
   EmptyBody,
   ExpiresResponse,

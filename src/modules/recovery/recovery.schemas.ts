@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { PasskeyProof } from '../mfa/mfa.schemas.ts';
-import { UserSchema } from '../users/users.schemas.ts';
+import { UserSchema } from '../../identity/index.ts';
+import { PasskeyProof } from '../mfa/index.ts';
 
 /** Long enough for any address normalizeEmail accepts (which then decides). */
 export const EmailInput = Type.String({ minLength: 1, maxLength: 320 });

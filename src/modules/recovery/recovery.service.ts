@@ -1,6 +1,17 @@
 import type { AppContext } from '../../context.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import {
+  type ClientInfo,
+  findUserByEmail,
+  findUserById,
+  iso,
+  normalizeEmail,
+  type PublicUser,
+  recordAudit,
+  revokeUserSessions,
+  toPublicUser,
+} from '../../identity/index.ts';
 import { forgotBudget, mailBudget } from '../../links/budgets.ts';
 import { endOutstandingLinks } from '../../links/credential-events.ts';
 import { consumeLink, linkInvalid, peekLinkReserved } from '../../links/one-time-links.ts';
@@ -8,14 +19,14 @@ import { enqueueNotice } from '../../mail/notices.ts';
 import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { clearAccountCounters } from '../../security/throttle.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
-import { resendInvitation } from '../invitations/invitation-resend.ts';
-import { type SecondFactorMethod, secondFactors } from '../mfa/factors.ts';
-import { prepareResetFactor, type ResetFactorInput, refuseUnservedResetFactor } from '../mfa/reset-factor.ts';
-import { normalizeEmail } from '../users/email.ts';
-import { findUserByEmail, findUserById } from '../users/users.queries.ts';
-import { iso, type PublicUser, toPublicUser } from '../users/users.schemas.ts';
+import { resendInvitation } from '../invitations/index.ts';
+import {
+  prepareResetFactor,
+  type ResetFactorInput,
+  refuseUnservedResetFactor,
+  type SecondFactorMethod,
+  secondFactors,
+} from '../mfa/index.ts';
 import { setPasswordFromReset } from './recovery.queries.ts';
 import { mailResetLink } from './reset-links.ts';
 

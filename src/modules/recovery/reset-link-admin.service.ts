@@ -1,12 +1,9 @@
 import type { AppContext } from '../../context.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import type { ClientInfo } from '../auth/sessions.service.ts';
-import { normalizeEmail } from '../users/email.ts';
-import { findUserByEmail, findUserById } from '../users/users.queries.ts';
-import { iso } from '../users/users.schemas.ts';
-import { parseUserId } from '../users/users-list.service.ts';
+import type { ClientInfo } from '../../identity/index.ts';
+import { findUserByEmail, findUserById, iso, normalizeEmail, recordAudit } from '../../identity/index.ts';
+import { parseUserId } from '../users/index.ts';
 import { issueResetLink, mailResetLink } from './reset-links.ts';
 
 function notActive(): ApiError {

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
+import { clientInfo } from '../../identity/index.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { EmailInput, MessageResponse, PasswordInput } from '../recovery/recovery.schemas.ts';
+import { EmailInput, MessageResponse, PasswordInput } from '../recovery/index.ts';
 import { signup } from './registration.service.ts';
 
 const SignupBody = Type.Object(

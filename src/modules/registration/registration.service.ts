@@ -1,17 +1,15 @@
 import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import { ApiError } from '../../errors.ts';
+import type { ClientInfo } from '../../identity/index.ts';
+import { findUserByEmail, insertUser, newUserRow, recordAudit } from '../../identity/index.ts';
 import { mailBudget, signupBudget } from '../../links/budgets.ts';
 import { enqueueNotice } from '../../mail/notices.ts';
 import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import type { ClientInfo } from '../auth/sessions.service.ts';
-import { mailVerificationLink } from '../email/email.service.ts';
-import { resendInvitation } from '../invitations/invitation-resend.ts';
-import { emailOr400 } from '../recovery/recovery.service.ts';
-import { issueResetLink } from '../recovery/reset-links.ts';
-import { findUserByEmail, insertUser, newUserRow } from '../users/users.queries.ts';
+import { mailVerificationLink } from '../email/index.ts';
+import { resendInvitation } from '../invitations/index.ts';
+import { emailOr400, issueResetLink } from '../recovery/index.ts';
 
 /** The one answer of sign-up, whatever the address (docs/api.md §12). */
 export const SIGNUP_MESSAGE = 'Check your inbox to confirm your address.';

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { clientInfo } from '../../identity/index.ts';
 import { requireAuth } from '../../security/guard.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { IdParams } from '../users/users.schemas.ts';
+import { IdParams } from '../users/index.ts';
 import { revokeUserSession, sessionList, userSessionList } from './sessions.service.ts';
 
 const SessionSchema = Type.Object({

@@ -1,10 +1,8 @@
 import type { AppContext } from '../../context.ts';
 import type { SessionRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import { type ClientInfo, findUserById, recordAudit, revokeSession } from '../../identity/index.ts';
 import type { AuthContext } from '../../security/guard.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import { type ClientInfo, revokeSession } from '../auth/sessions.service.ts';
-import { findUserById } from '../users/users.queries.ts';
 import { findLiveSession, listLiveSessions } from './session-list.queries.ts';
 
 /** A session as the list shows it. */
@@ -31,9 +29,14 @@ function sessionAmr(s: SessionRow): string[] {
   }
 }
 
+/** A user's live sessions, newest first as stored (the profile lists them too). */
+export async function liveSessions(ctx: AppContext, userId: string): Promise<SessionRow[]> {
+  return listLiveSessions(ctx.db, userId, Date.now());
+}
+
 /** GET /sessions and GET /users/<id>/sessions: live sessions only. */
 export async function sessionList(ctx: AppContext, userId: string, caller: AuthContext) {
-  const rows = await listLiveSessions(ctx.db, userId, Date.now());
+  const rows = await liveSessions(ctx, userId);
   return { data: rows.map((s) => toPublicSession(s, caller.session.id)) };
 }
 

@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { clientInfo, UserSchema } from '../../identity/index.ts';
 import { requireAuth } from '../../security/guard.ts';
-import { requestActor } from '../audit/audit.service.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
+import { requestActor } from '../audit/index.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { CreateBody, IdParams, UserSchema } from '../users/users.schemas.ts';
-import { createUser, deleteUser } from '../users/users.service.ts';
+import { CreateBody, createUser, deleteUser, IdParams } from '../users/index.ts';
 
 /** The user_admin module (docs/api.md §6): admins create and delete accounts. */
 export function userAdminEndpoints(ctx: AppContext): Endpoint[] {

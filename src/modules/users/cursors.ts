@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
-import { readCursorKey } from './users.queries.ts';
+import { readCursorKey } from '../../identity/index.ts';
 
 /*
  * Opaque pagination cursors: base64url(JSON payload) "." base64url(HMAC-SHA256 of it, 128 bits).

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
-import { requestActor } from '../audit/audit.service.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
+import { clientInfo } from '../../identity/index.ts';
+import { requestActor } from '../audit/index.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { unlockUserById } from './unlock.service.ts';
 import { IdParams } from './users.schemas.ts';
@@ -11,7 +11,7 @@ const UnlockBody = Type.Union([Type.Object({}, { additionalProperties: false }),
 
 /**
  * `POST /api/v1/users/<id>/unlock` (admin): clears a locked-out account's failed-login counts.
- * Declared in the `recovery` module (issue 20.6), so forms A and B do not list it.
+ * Declared in the `recovery` module (unlocking is part of getting back in), so forms A and B do not list it.
  */
 export function unlockEndpoints(ctx: AppContext): Endpoint[] {
   return [

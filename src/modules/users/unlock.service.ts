@@ -1,14 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import { findUserByEmail, findUserById, recordAudit } from '../../identity/index.ts';
 import { clearAccountCounters } from '../../security/throttle.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import { findUserByEmail, findUserById } from './users.queries.ts';
 import type { ChangedBy } from './users.service.ts';
 import { parseUserId } from './users-list.service.ts';
 
 /**
- * Clears an account's failed-login counts from every client address (issue 20.6), so its owner can
+ * Clears an account's failed-login counts from every client address, so its owner can
  * sign in again before the 15-minute window runs out. The per-address budgets stay: they limit a
  * client, not an account. Returns how many counters went; the entry records it.
  */

@@ -196,7 +196,8 @@ function csvCell(value: unknown): string {
 const FORMULA = /^'*[=+\-@\t\r]/;
 
 /**
- * Export: a formula-like cell gets one leading `'`, which spreadsheets show as text (issue 17.4).
+ * Export: a formula-like cell gets one leading `'`, which spreadsheets show as text: an exported
+ * file opened in a spreadsheet never runs a formula a user typed as a name (CSV injection).
  * A cell that already looks guarded gets one more, so `unguardFormula` can always take exactly one
  * off and the import gives back the very text exported.
  */

@@ -1,9 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { DB, NewUserRow, Role, UserRow, UserStatus } from '../../db/schema.ts';
+import {
+  type AuditEvent,
+  insertUsersSkippingTaken,
+  newUserRow,
+  normalizeEmail,
+  recordAudits,
+  takenEmails,
+  usersInCreationOrder,
+} from '../../identity/index.ts';
 import { quoted } from '../../quoted.ts';
 import { hashRefusal } from '../../security/passwords.ts';
-import { type AuditEvent, recordAudits } from '../audit/audit.queries.ts';
-import { normalizeEmail } from './email.ts';
 import {
   formatHeader,
   formatRecord,
@@ -12,7 +19,6 @@ import {
   type TransferField,
   type TransferFormat,
 } from './user-transfer.format.ts';
-import { insertUsersSkippingTaken, newUserRow, takenEmails, usersInCreationOrder } from './users.queries.ts';
 
 /** A row that was not imported, with its line in the file. */
 export interface ImportProblem {

@@ -1,9 +1,10 @@
 import type { AppContext } from '../../context.ts';
 import type { UserRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import type { PublicUser } from '../../identity/index.ts';
+import { toPublicUser } from '../../identity/index.ts';
 import { type CursorCodec, invalidCursor } from './cursors.ts';
-import type { ListQuery, PublicUser, SortParam, StatsResponse } from './users.schemas.ts';
-import { toPublicUser } from './users.schemas.ts';
+import type { ListQuery, SortParam, StatsResponse } from './users.schemas.ts';
 import {
   countUsers,
   DAY_MS,

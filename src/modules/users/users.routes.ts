@@ -1,18 +1,10 @@
 import type { AppContext } from '../../context.ts';
+import { clientInfo, UserSchema } from '../../identity/index.ts';
 import { requireAuth } from '../../security/guard.ts';
-import { requestActor } from '../audit/audit.service.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
+import { requestActor } from '../audit/index.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { type CursorCodec, loadCursorCodec } from './cursors.ts';
-import {
-  IdParams,
-  ListQuery,
-  SearchQuery,
-  StatsResponse,
-  UpdateBody,
-  UserPage,
-  UserSchema,
-} from './users.schemas.ts';
+import { IdParams, ListQuery, SearchQuery, StatsResponse, UpdateBody, UserPage } from './users.schemas.ts';
 import { getUser, updateUser } from './users.service.ts';
 import { listUsers, userStats } from './users-list.service.ts';
 import { searchUsers } from './users-search.service.ts';

@@ -2,22 +2,26 @@ import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import type { Db, UserRow, UserUpdate } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
-import { endOutstandingLinks } from '../../links/credential-events.ts';
-import { checkPasswordPolicy } from '../../security/password-policy.ts';
-import { type AuditActor, type AuditEvent, recordAudit } from '../audit/audit.queries.ts';
-import { type ClientInfo, revokeUserSessions } from '../auth/sessions.service.ts';
-import { normalizeEmail } from './email.ts';
+import type { PublicUser } from '../../identity/index.ts';
 import {
+  type AuditActor,
+  type AuditEvent,
+  type ClientInfo,
   deleteUserById,
   findUserById,
   insertUser,
   lockActiveAdminIds,
   lockUserById,
   newUserRow,
+  normalizeEmail,
+  recordAudit,
+  revokeUserSessions,
+  toPublicUser,
   updateUser as updateUserRow,
-} from './users.queries.ts';
-import type { CreateBody, PublicUser, UpdateBody } from './users.schemas.ts';
-import { toPublicUser } from './users.schemas.ts';
+} from '../../identity/index.ts';
+import { endOutstandingLinks } from '../../links/credential-events.ts';
+import { checkPasswordPolicy } from '../../security/password-policy.ts';
+import type { CreateBody, UpdateBody } from './users.schemas.ts';
 import { parseUserId } from './users-list.service.ts';
 
 /*

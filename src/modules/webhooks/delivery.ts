@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
+import { recordAudit } from '../../identity/index.ts';
 import { renderAccountMail } from '../../mail/layout.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
 import { createDeliveryAgents, type DeliveryAgents } from './address-guard.ts';
 import {
   type AttemptResult,

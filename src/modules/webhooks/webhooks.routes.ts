@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { clientInfo } from '../../identity/index.ts';
 import { requireAuth } from '../../security/guard.ts';
-import { requestActor } from '../audit/audit.service.ts';
-import { clientInfo } from '../auth/sessions.service.ts';
+import { requestActor } from '../audit/index.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { requireForModule } from '../module-availability.ts';
 import {

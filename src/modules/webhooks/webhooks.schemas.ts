@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { WEBHOOK_EVENT_TYPES } from './events.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../identity/index.ts';
 
 const EventName = Type.Union([...WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)), Type.Literal('*')]);
 const Events = Type.Array(EventName, { minItems: 1, maxItems: 50, uniqueItems: true });

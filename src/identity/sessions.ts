@@ -1,25 +1,13 @@
 import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { AppContext } from '../../context.ts';
-import type { DB, UserRow } from '../../db/schema.ts';
-import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
-import { recordAudit } from '../audit/audit.queries.ts';
-import { type PublicUser, toPublicUser } from '../users/users.schemas.ts';
-import { insertRefreshToken, recordLogin } from './auth.queries.ts';
-import { insertSession } from './sessions.queries.ts';
+import type { AppContext } from '../context.ts';
+import type { DB, UserRow } from '../db/schema.ts';
+import { hashOpaqueToken, newOpaqueToken } from '../security/opaque-tokens.ts';
+import { insertRefreshToken, insertSession } from './sessions.queries.ts';
+import { type TokenResponse, toPublicUser } from './user.schemas.ts';
 
 // Many services revoke sessions; the statements live with the other session SQL.
 export { revokeSession, revokeUserSessions } from './sessions.queries.ts';
-
-/** The token response of docs/api.md §5. */
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  refresh_token: string;
-  refresh_expires_in: number;
-  user: PublicUser;
-}
 
 /** Where a session was opened from (shown in the profile's session list, kept for audit). */
 export interface ClientInfo {
@@ -48,8 +36,9 @@ export const PASSWORD_LOGIN: SessionAuthentication = Object.freeze({ amr: Object
 export const FEDERATED_LOGIN: SessionAuthentication = Object.freeze({ amr: Object.freeze(['fed']) });
 
 /**
- * Opens a new session for a user and returns its first token pair. Pass a transaction to make the
- * session part of a larger change (invitation acceptance, identity provisioning).
+ * Opens a new session for a user and returns its first token pair, and nothing else: no login is
+ * recorded, nothing audited. Not exported from identity/index.ts: every sign-in goes through
+ * completeSignIn (sign-in.ts); tests import this file directly to make a session fixture.
  */
 export async function openSession(
   ctx: AppContext,
@@ -111,35 +100,6 @@ export async function startSession(
       user: toPublicUser(user),
     },
   };
-}
-
-/**
- * The end of a sign-in whose last factor just passed (`POST /login`, `POST /login/mfa`, `POST
- * /login/passkey`), in the caller's transaction: the login is recorded (with the password's new hash
- * when it was rehashed), a session opens with `amr` and `auth_time` now (docs/api.md §13:
- * `auth_time` is when the sign-in completed), and `login.success` is audited naming that session.
- * `details` says how (`method` and anything of its own).
- */
-export async function completeSignIn(
-  ctx: AppContext,
-  trx: Kysely<DB> | Transaction<DB>,
-  user: UserRow,
-  client: ClientInfo,
-  amr: readonly string[],
-  details: { method: string } & Record<string, unknown>,
-  newHash: string | null = null,
-): Promise<TokenResponse> {
-  const at = Date.now();
-  await recordLogin(trx, user.id, at, newHash);
-  const session = await startSession(ctx, { ...user, last_login_at: at }, client, { amr, authTime: at }, trx);
-  await recordAudit(trx, {
-    action: 'login.success',
-    actor: { type: 'user', id: user.id },
-    target: { type: 'user', id: user.id },
-    client,
-    details: { ...details, amr, session_id: session.sessionId },
-  });
-  return session.tokens;
 }
 
 /** The client address and user agent of a request (the address honours TRUST_PROXY via Fastify). */

@@ -1,4 +1,4 @@
-import type { Db, SessionRow, UserRow } from '../../db/schema.ts';
+import type { Db, SessionRow, UserRow } from '../db/schema.ts';
 
 /** A session and its user, as the guard checks them. */
 export interface SessionWithUser {
@@ -58,4 +58,35 @@ export async function countLiveSessions(db: Db, now: number): Promise<number> {
     .where('expires_at', '>', now)
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** Stores a new refresh token (by hash) for a session. */
+export async function insertRefreshToken(
+  db: Db,
+  p: { id: string; sessionId: string; tokenHash: string; createdAt: number; expiresAt: number },
+): Promise<void> {
+  await db
+    .insertInto('refresh_tokens')
+    .values({
+      id: p.id,
+      session_id: p.sessionId,
+      token_hash: p.tokenHash,
+      created_at: p.createdAt,
+      expires_at: p.expiresAt,
+      rotated_at: null,
+      successor_box: null,
+    })
+    .execute();
+}
+
+/**
+ * Records a successful login: `last_login_at`, and the upgraded hash when the parameters changed.
+ * `updated_at` is left alone — it tracks changes to the account, not its use.
+ */
+export async function recordLogin(db: Db, userId: string, at: number, newHash: string | null): Promise<void> {
+  await db
+    .updateTable('users')
+    .set(newHash === null ? { last_login_at: at } : { last_login_at: at, password_hash: newHash })
+    .where('id', '=', userId)
+    .execute();
 }

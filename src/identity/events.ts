@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { Db, UserRow } from '../../db/schema.ts';
-import { toPublicUser } from '../users/users.schemas.ts';
+import type { Db, UserRow } from '../db/schema.ts';
 import { deleteEvent, enabledSubscriptions, insertEvent, userForEvent } from './events.queries.ts';
+import { toPublicUser } from './user.schemas.ts';
 
 /*
  * Events come from ONE place: the audit writer calls `emitForAudits` with every entry it records,

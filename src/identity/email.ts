@@ -13,7 +13,7 @@ const ASCII = /^[\x21-\x7e]*$/;
  *
  * Only ASCII is folded, and only after the value is known to be ASCII: JavaScript's full Unicode
  * lower-casing would turn `\u212Aate@…` (KELVIN SIGN) into `kate@…`, merging two different
- * addresses into one account (issue 17.2). Mail systems treat ASCII case as equal; nothing else.
+ * addresses into one account. Mail systems treat ASCII case as equal; nothing else.
  */
 export function normalizeEmail(input: string): string | null {
   const trimmed = input.trim();

@@ -1,0 +1,25 @@
+// The identity core: what every feature needs to know who someone is and to let them in, below the
+// features and importing none (docs/architecture.md, "The dependency rule"). Features import it
+// through this file only. The session opener itself is not here: every way in ends in
+// completeSignIn.
+export * from './audit.queries.ts';
+export * from './email.ts';
+export { subscribes, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events.ts';
+export {
+  countLiveSessions,
+  findSessionWithUser,
+  insertRefreshToken,
+  type SessionWithUser,
+} from './sessions.queries.ts';
+export {
+  type ClientInfo,
+  clientInfo,
+  FEDERATED_LOGIN,
+  PASSWORD_LOGIN,
+  revokeSession,
+  revokeUserSessions,
+  type SessionAuthentication,
+} from './sessions.ts';
+export { completeSignIn, type SignInRecord } from './sign-in.ts';
+export * from './user.schemas.ts';
+export * from './users.queries.ts';

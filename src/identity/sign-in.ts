@@ -1,0 +1,71 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { AppContext } from '../context.ts';
+import type { DB, UserRow } from '../db/schema.ts';
+import { type AuditEvent, recordAudits } from './audit.queries.ts';
+import { recordLogin } from './sessions.queries.ts';
+import { type ClientInfo, startSession } from './sessions.ts';
+import type { TokenResponse } from './user.schemas.ts';
+
+/**
+ * What a way in records besides the session, when it is not a plain login. The defaults are the
+ * login's: `last_login_at` (and the password's new hash) written, one `login.success` entry.
+ */
+export interface SignInRecord {
+  /**
+   * false: the session opens without counting as a login (`last_login_at` stays as it was).
+   * Invitation acceptance and a password change open a session this way.
+   */
+  recordLogin?: boolean;
+  /**
+   * The audit entries that cover this sign-in instead of `login.success`, given the new session's
+   * id, written in one statement after the session opened (`invitation.accept`, `password.change`,
+   * or the identity provider's `user.create`/`identity.link`/`login.success`). [] writes none.
+   */
+  audit?: (sessionId: string) => readonly AuditEvent[];
+}
+
+/**
+ * The one way in: every sign-in ends here once its last factor passed — password (`POST /login`),
+ * second factor (`POST /login/mfa`), passkey (`POST /login/passkey`), external provider (idp),
+ * invitation acceptance, password change — in the caller's transaction. The login is recorded (with
+ * the password's new hash when it was rehashed), a session opens with `amr` and `auth_time` now
+ * (docs/api.md §13: `auth_time` is when the sign-in completed), and `login.success` is audited
+ * naming that session, with `details` saying how (`method` and anything of its own) and `amr` and
+ * `session_id` added. A way in that records or audits differently says so in `record`.
+ * Features cannot open a session any other way: the session opener is not exported from
+ * identity/index.ts, and the dependency rule keeps features out of identity's inner files.
+ */
+export async function completeSignIn(
+  ctx: AppContext,
+  trx: Kysely<DB> | Transaction<DB>,
+  user: UserRow,
+  client: ClientInfo,
+  amr: readonly string[],
+  details: { method: string } & Record<string, unknown>,
+  newHash: string | null = null,
+  record: SignInRecord = {},
+): Promise<TokenResponse> {
+  const at = Date.now();
+  const login = record.recordLogin ?? true;
+  if (login) await recordLogin(trx, user.id, at, newHash);
+  const session = await startSession(
+    ctx,
+    login ? { ...user, last_login_at: at } : user,
+    client,
+    { amr, authTime: at },
+    trx,
+  );
+  const entries: readonly AuditEvent[] = record.audit
+    ? record.audit(session.sessionId)
+    : [
+        {
+          action: 'login.success',
+          actor: { type: 'user', id: user.id },
+          target: { type: 'user', id: user.id },
+          client,
+          details: { ...details, amr, session_id: session.sessionId },
+        },
+      ];
+  await recordAudits(trx, entries);
+  return session.tokens;
+}

@@ -1,0 +1,51 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { UserRow } from '../db/schema.ts';
+
+/** The user object of docs/api.md §5: never a password hash, never token material. */
+export const UserSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    email: Type.String(),
+    name: Type.String(),
+    role: Type.Union([Type.Literal('admin'), Type.Literal('user')]),
+    status: Type.Union([Type.Literal('active'), Type.Literal('invited'), Type.Literal('disabled')]),
+    email_verified: Type.Boolean(),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+    last_login_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+export type PublicUser = Static<typeof UserSchema>;
+
+/** Maps a row to the public user object (the only way a user leaves the service). */
+export function toPublicUser(row: UserRow): PublicUser {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    status: row.status,
+    email_verified: row.email_verified === 1,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    last_login_at: row.last_login_at === null ? null : iso(row.last_login_at),
+  };
+}
+
+/** Epoch milliseconds to ISO 8601 UTC with milliseconds. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** The token response of docs/api.md §5 (login, refresh, invitation set-password, idp verify). */
+export const TokenResponse = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer(),
+  refresh_token: Type.String(),
+  refresh_expires_in: Type.Integer(),
+  user: UserSchema,
+});
+export type TokenResponse = Static<typeof TokenResponse>;

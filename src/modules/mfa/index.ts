@@ -1,0 +1,24 @@
+// What other features use of this one: they import it from here, never from its inner files
+// (docs/architecture.md, "The dependency rule").
+export {
+  dropRecoveryCodesWithoutFactors,
+  issueMfaToken,
+  liveMfaTokenUser,
+  mfaRequired,
+  recoveryCodesForNewFactor,
+  type SecondFactorMethod,
+  secondFactors,
+} from './factors.ts';
+export {
+  CurrentPasswordBody,
+  FreshProofBody,
+  FreshProofFields,
+  MfaStatus,
+  PasskeyProof,
+  WebauthnResponse,
+} from './mfa.schemas.ts';
+export { mfaStatus, resetUserMfaByEmail } from './mfa.service.ts';
+export { checkFactorModuleOff } from './module-in-use.ts';
+export { confirmCurrentPassword, type FreshProof, requireFreshProof } from './reauth.ts';
+export { prepareResetFactor, type ResetFactorInput, refuseUnservedResetFactor } from './reset-factor.ts';
+export { queueSecurityNotice } from './security-notices.ts';

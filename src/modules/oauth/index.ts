@@ -1,0 +1,6 @@
+// What other features use of this one: they import it from here, never from its inner files
+// (docs/architecture.md, "The dependency rule").
+
+export { createClient, deleteClient, listClients } from './clients.service.ts';
+export { passToAuthorizationServer } from './mount.ts';
+export { createRegistrationToken } from './provider.ts';
