@@ -268,10 +268,10 @@ describe('admin console in Chromium: search, disable, invite, modules, no access
     const { page } = tab;
     await signInToConsole(page, stack.origin);
     await page.getByRole('link', { name: 'Modules' }).click();
-    const toggle = page.getByRole('switch', { name: 'idp' });
+    const toggle = page.getByRole('switch', { name: 'idp', exact: true });
     assert.equal(await toggle.isChecked(), true);
     assert.equal(
-      await page.getByRole('switch', { name: 'auth' }).isDisabled(),
+      await page.getByRole('switch', { name: 'auth', exact: true }).isDisabled(),
       true,
       'required modules stay on',
     );
