@@ -1,4 +1,4 @@
-import type { Db } from '../../db/schema.ts';
+import type { Db, OauthModelsTable } from '../../db/schema.ts';
 
 /** One stored oidc-provider model, as the adapter reads it back. */
 export interface ModelRow {
@@ -10,17 +10,7 @@ export interface ModelRow {
 /** Inserts or replaces a model under its id's hash (docs/api.md §17, "Storage"). */
 export async function upsertModel(
   db: Db,
-  row: {
-    model: string;
-    id_hash: string;
-    payload: string;
-    grant_id: string | null;
-    account_id: string | null;
-    client_id: string | null;
-    uid_hash: string | null;
-    user_code_hash: string | null;
-    expires_at: number | null;
-  },
+  row: Omit<OauthModelsTable, 'consumed_at'>,
 ): Promise<void> {
   await db
     .insertInto('oauth_models')
