@@ -8,10 +8,7 @@ export interface ModelRow {
 }
 
 /** Inserts or replaces a model under its id's hash (docs/api.md §17, "Storage"). */
-export async function upsertModel(
-  db: Db,
-  row: Omit<OauthModelsTable, 'consumed_at'>,
-): Promise<void> {
+export async function upsertModel(db: Db, row: Omit<OauthModelsTable, 'consumed_at'>): Promise<void> {
   await db
     .insertInto('oauth_models')
     .values({ ...row, consumed_at: null })
