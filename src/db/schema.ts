@@ -86,17 +86,14 @@ export interface IdentitiesTable {
   linked_at: number;
 }
 
+/**
+ * What an invitation adds to its link (a `one_time_links` row of purpose `invitation`, same id): the
+ * role it grants and who sent it. The token, address, expiry and used/replaced marks are the link's.
+ */
 export interface InvitationsTable {
   id: string;
-  user_id: string;
-  email: string;
   role: Role;
-  token_hash: string;
   invited_by: string | null;
-  created_at: number;
-  expires_at: number;
-  consumed_at: number | null;
-  replaced_at: number | null;
 }
 
 export interface OutboxTable {
@@ -133,8 +130,8 @@ export interface AuditLogTable {
   details: string;
 }
 
-/** What a one-time link is for (docs/api.md §11–12, §20's sign-in pair). */
-export type LinkPurpose = 'password_reset' | 'email_verify' | 'email_change' | 'email_signin';
+/** What a one-time link is for (docs/api.md §11–12, §20's sign-in pair, §6's invitations). */
+export type LinkPurpose = 'password_reset' | 'email_verify' | 'email_change' | 'email_signin' | 'invitation';
 
 /** A mailed one-time link; the token itself is never stored. */
 export interface OneTimeLinksTable {

@@ -11,8 +11,8 @@ export interface EndedLinks {
 /**
  * Ends, in the caller's transaction, everything mailed or handed out earlier that could still act
  * for the user after a credential event (docs/api.md §16): every live one-time link of every
- * purpose (`password_reset`, `email_verify`, `email_change`, `email_signin`; invitations live
- * elsewhere and stay) and every outstanding `mfa_token`. §20's sign-in pair is one link row carrying
+ * purpose (`password_reset`, `email_verify`, `email_change`, `email_signin`; `invitation` links
+ * stay, see endLiveLinksOfUser) and every outstanding `mfa_token`. §20's sign-in pair is one link row carrying
  * both the link's token hash and the code's HMAC, so ending the row ends the link and the code
  * together. A link ended here answers 410 `link_invalid` (a sign-in pair: 401 `invalid_credentials`),
  * an `mfa_token` 401 `mfa_token_invalid`. A new kind of outstanding credential kept in its own table

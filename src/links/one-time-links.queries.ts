@@ -146,8 +146,17 @@ export async function endLinkRow(db: Db, id: string, now: number): Promise<boole
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Deletes links that expired before `before` (housekeeping; used ones are kept until then). */
+/**
+ * Deletes links that expired before `before` (housekeeping; used ones are kept until then).
+ * Invitation links stay, as invitations always did (docs/invitations.md): an old invitation link
+ * answers 410 `invitation_expired` or `invitation_used`, never 404, and the newest one hands its role
+ * and inviter to a re-sent invitation. They go with their user.
+ */
 export async function deleteLinksExpiredBefore(db: Db, before: number): Promise<number> {
-  const result = await db.deleteFrom('one_time_links').where('expires_at', '<', before).executeTakeFirst();
+  const result = await db
+    .deleteFrom('one_time_links')
+    .where('expires_at', '<', before)
+    .where('purpose', '!=', 'invitation')
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -50,7 +50,8 @@ export function linkUrl(template: string, token: string): string {
 
 /**
  * Issues a link of `purpose` for a user, valid `ttlS` seconds, and kills the user's live links of
- * that purpose. Call it in the transaction that enqueues the mail carrying the token.
+ * that purpose (`replaced`: how many). Call it in the transaction that enqueues the mail carrying
+ * the token.
  */
 export async function issueLink(
   db: Db,
@@ -63,9 +64,9 @@ export async function issueLink(
     /** A code that travels with the link (§20's pair), already as its keyed hash. */
     codeHash?: string;
   },
-): Promise<{ token: string; link: LinkRow }> {
+): Promise<{ token: string; link: LinkRow; replaced: number }> {
   const now = input.now ?? Date.now();
-  await replaceLiveLinks(db, input.userId, [input.purpose], now);
+  const replaced = await replaceLiveLinks(db, input.userId, [input.purpose], now);
   const token = newOpaqueToken();
   const link: LinkRow = {
     id: uuidv7(),
@@ -81,7 +82,7 @@ export async function issueLink(
     code_tries: 0,
   };
   await insertLink(db, link);
-  return { token, link };
+  return { token, link, replaced };
 }
 
 /**
@@ -114,7 +115,16 @@ export async function peekLink(
 
 /** Uses a peeked link up in the caller's transaction; 410 `link_invalid` when another use won. */
 export async function consumeLink(db: Db, link: LinkRow, now = Date.now()): Promise<void> {
-  if (!(await consumeLinkRow(db, link.id, now))) throw linkInvalid();
+  if (!(await useLink(db, link, now))) throw linkInvalid();
+}
+
+/**
+ * Uses a link up in the caller's transaction if it is still usable at `now`: true when this call
+ * won, false when another use won or the link died meanwhile. For a flow with refusals of its own
+ * (invitations answer `invitation_used` / `invitation_expired`, not `link_invalid`).
+ */
+export function useLink(db: Db, link: Pick<LinkRow, 'id'>, now = Date.now()): Promise<boolean> {
+  return consumeLinkRow(db, link.id, now);
 }
 
 /**

@@ -86,13 +86,21 @@ for (const dialect of DIALECTS) {
 
       // Stored as a hash only; the delivered message's bodies are blanked.
       const token = tokenOf(body);
+      // The token is the invitation's one-time link (same id); its own row holds role and inviter.
       const row = await t.ctx.db
+        .selectFrom('one_time_links')
+        .selectAll()
+        .where('id', '=', body.invitation.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.purpose, 'invitation');
+      assert.equal(row.token_hash, hashOpaqueToken(token));
+      assert.ok(!JSON.stringify(row).includes(token));
+      const own = await t.ctx.db
         .selectFrom('invitations')
         .selectAll()
         .where('id', '=', body.invitation.id)
         .executeTakeFirstOrThrow();
-      assert.equal(row.token_hash, hashOpaqueToken(token));
-      assert.ok(!JSON.stringify(row).includes(token));
+      assert.ok(!JSON.stringify(own).includes(token));
       const sent = await waitUntil(async () => {
         const rows = await outboxRows(t);
         const last = rows.at(-1);
@@ -229,7 +237,7 @@ for (const dialect of DIALECTS) {
       assert.equal(oldAccept.statusCode, 410);
       assert.equal(json(oldAccept).code, 'invitation_used');
       const replaced = await t.ctx.db
-        .selectFrom('invitations')
+        .selectFrom('one_time_links')
         .select('replaced_at')
         .where('id', '=', first.body.invitation.id)
         .executeTakeFirstOrThrow();
@@ -248,10 +256,11 @@ for (const dialect of DIALECTS) {
       const bodies = results.map((r) => json<InviteResponseBody>(r));
       assert.equal(new Set(bodies.map((b) => b.user.id)).size, 1);
       const usable = await t.ctx.db
-        .selectFrom('invitations')
+        .selectFrom('one_time_links')
         .select('id')
+        .where('purpose', '=', 'invitation')
         .where('email', '=', 'crowd@example.com')
-        .where('consumed_at', 'is', null)
+        .where('used_at', 'is', null)
         .where('replaced_at', 'is', null)
         .execute();
       assert.equal(usable.length, 1);
@@ -263,7 +272,7 @@ for (const dialect of DIALECTS) {
     it('answers 410 invitation_expired once the invitation expired (expires_at in the past)', async () => {
       const { body } = await inviteAndReceive({ email: 'late@example.com' });
       await t.ctx.db
-        .updateTable('invitations')
+        .updateTable('one_time_links')
         .set({ expires_at: Date.now() - 1 })
         .where('id', '=', body.invitation.id)
         .execute();

@@ -101,23 +101,34 @@ for (const dialect of DIALECTS) {
           linked_at: now,
         })
         .execute();
-      const invitation = (userId: string, invitedBy: string | null, hash: string) => ({
-        id: uuidv7(),
-        user_id: userId,
-        email: 'x@example.com',
-        role: 'user' as const,
-        token_hash: hash,
-        invited_by: invitedBy,
-        created_at: now,
-        expires_at: now + 1000,
-        consumed_at: null,
-        replaced_at: null,
-      });
+      // An invitation is its one-time link (purpose `invitation`) plus its own row under the same id.
+      const invite = async (userId: string, invitedBy: string | null, hash: string) => {
+        const id = uuidv7();
+        await t.ctx.db
+          .insertInto('one_time_links')
+          .values({
+            id,
+            user_id: userId,
+            purpose: 'invitation',
+            token_hash: hash,
+            email: 'x@example.com',
+            created_at: now,
+            expires_at: now + 1000,
+            used_at: null,
+            replaced_at: null,
+            code_hash: null,
+            code_tries: 0,
+          })
+          .execute();
+        await t.ctx.db
+          .insertInto('invitations')
+          .values({ id, role: 'user', invited_by: invitedBy })
+          .execute();
+        return id;
+      };
       const other = await createUser(t, { email: 'invited-by-leaver@example.com', status: 'invited' });
-      await t.ctx.db
-        .insertInto('invitations')
-        .values([invitation(u.id, root.id, 'h1'), invitation(other.id, u.id, 'h2')])
-        .execute();
+      const own = await invite(u.id, root.id, 'h1');
+      const sentByLeaver = await invite(other.id, u.id, 'h2');
       const sessionIds = (
         await t.ctx.db.selectFrom('sessions').select('id').where('user_id', '=', u.id).execute()
       ).map((r) => r.id);
@@ -127,7 +138,11 @@ for (const dialect of DIALECTS) {
       assert.equal(res.statusCode, 204);
       assert.equal(res.body, '');
       assert.equal(await row(u.id), undefined);
-      const count = async (table: 'sessions' | 'identities' | 'invitations', column: string, value: string) =>
+      const count = async (
+        table: 'sessions' | 'identities' | 'one_time_links' | 'invitations',
+        column: string,
+        value: string,
+      ) =>
         (
           await t.ctx.db
             .selectFrom(table)
@@ -137,7 +152,8 @@ for (const dialect of DIALECTS) {
         ).length;
       assert.equal(await count('sessions', 'user_id', u.id), 0);
       assert.equal(await count('identities', 'user_id', u.id), 0);
-      assert.equal(await count('invitations', 'user_id', u.id), 0);
+      assert.equal(await count('one_time_links', 'user_id', u.id), 0);
+      assert.equal(await count('invitations', 'id', own), 0);
       const tokens = await t.ctx.db
         .selectFrom('refresh_tokens')
         .select('id')
@@ -148,7 +164,7 @@ for (const dialect of DIALECTS) {
       const sent = await t.ctx.db
         .selectFrom('invitations')
         .selectAll()
-        .where('user_id', '=', other.id)
+        .where('id', '=', sentByLeaver)
         .execute();
       assert.equal(sent.length, 1);
       assert.equal(sent[0]!.invited_by, null);

@@ -2,27 +2,50 @@ import type { Selectable, Transaction } from 'kysely';
 import { dialectOf } from '../../db/dialect.ts';
 import type { DB, Db, InvitationsTable, UserRow } from '../../db/schema.ts';
 
+/** An invitation's own row: the role it grants and its inviter (its link holds the rest). */
 export type InvitationRow = Selectable<InvitationsTable>;
 
-/** An invitation with what its link page shows: the invited user's name and status, the inviter's name. */
-export interface InvitationWithUsers extends InvitationRow {
+/**
+ * An invitation as its link page needs it: the link's address, expiry and marks, the invitation's
+ * role and inviter, the invited user's name and status, the inviter's name.
+ */
+export interface InvitationWithUsers {
+  id: string;
+  user_id: string;
+  email: string;
+  role: InvitationRow['role'];
+  expires_at: number;
+  used_at: number | null;
+  replaced_at: number | null;
   user_name: string;
   user_status: UserRow['status'];
   inviter_name: string | null;
 }
 
-/** The invitation whose token hashes to `tokenHash`, with its user and inviter. */
+/** The invitation whose link's token hashes to `tokenHash`, with its user and inviter. */
 export function findInvitationByTokenHash(
   db: Db,
   tokenHash: string,
 ): Promise<InvitationWithUsers | undefined> {
   return db
-    .selectFrom('invitations as i')
-    .innerJoin('users as u', 'u.id', 'i.user_id')
+    .selectFrom('one_time_links as l')
+    .innerJoin('invitations as i', 'i.id', 'l.id')
+    .innerJoin('users as u', 'u.id', 'l.user_id')
     .leftJoin('users as inviter', 'inviter.id', 'i.invited_by')
-    .selectAll('i')
-    .select(['u.name as user_name', 'u.status as user_status', 'inviter.name as inviter_name'])
-    .where('i.token_hash', '=', tokenHash)
+    .select([
+      'l.id',
+      'l.user_id',
+      'l.email',
+      'i.role',
+      'l.expires_at',
+      'l.used_at',
+      'l.replaced_at',
+      'u.name as user_name',
+      'u.status as user_status',
+      'inviter.name as inviter_name',
+    ])
+    .where('l.token_hash', '=', tokenHash)
+    .where('l.purpose', '=', 'invitation')
     .executeTakeFirst();
 }
 
@@ -40,38 +63,9 @@ export function findUserByEmailForUpdate(db: Transaction<DB>, email: string): Pr
     .executeTakeFirst();
 }
 
-/** Marks every still-usable invitation of a user as replaced; returns how many. */
-export async function replacePendingInvitations(db: Db, userId: string, now: number): Promise<number> {
-  const result = await db
-    .updateTable('invitations')
-    .set({ replaced_at: now })
-    .where('user_id', '=', userId)
-    .where('consumed_at', 'is', null)
-    .where('replaced_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
-}
-
-/** Inserts an invitation row. */
+/** Writes what an invitation adds to its link (call it after issuing the link, same transaction). */
 export async function insertInvitation(db: Db, row: InvitationRow): Promise<void> {
   await db.insertInto('invitations').values(row).execute();
-}
-
-/**
- * Consumes an invitation if, and only if, it is still usable at `now`. The condition is in the
- * update itself, so of two concurrent accepts exactly one changes the row (PostgreSQL re-checks it
- * after waiting for the other's row lock; SQLite serializes writers). True when this call won.
- */
-export async function consumeInvitation(db: Db, id: string, now: number): Promise<boolean> {
-  const result = await db
-    .updateTable('invitations')
-    .set({ consumed_at: now })
-    .where('id', '=', id)
-    .where('consumed_at', 'is', null)
-    .where('replaced_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
 }
 
 /** Activates an invited user with a password; true when the user was still `invited`. */
@@ -93,11 +87,13 @@ export async function activateInvitedUser(
 /** The newest invitation of a user (its role and inviter carry over to a re-sent one). */
 export function findLatestInvitation(db: Db, userId: string): Promise<InvitationRow | undefined> {
   return db
-    .selectFrom('invitations')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .selectFrom('one_time_links as l')
+    .innerJoin('invitations as i', 'i.id', 'l.id')
+    .select(['i.id', 'i.role', 'i.invited_by'])
+    .where('l.user_id', '=', userId)
+    .where('l.purpose', '=', 'invitation')
+    .orderBy('l.created_at', 'desc')
+    .orderBy('l.id', 'desc')
     .limit(1)
     .executeTakeFirst();
 }

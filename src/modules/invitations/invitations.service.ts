@@ -1,4 +1,3 @@
-import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import type { UserRow } from '../../db/schema.ts';
@@ -17,19 +16,17 @@ import {
   toPublicUser,
   updateUser,
 } from '../../identity/index.ts';
+import { issueLink, linkUrl, useLink } from '../../links/one-time-links.ts';
 import { renderInvitationMail } from '../../mail/templates.ts';
-import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
+import { hashOpaqueToken } from '../../security/opaque-tokens.ts';
 import { checkPasswordPolicy } from '../../security/password-policy.ts';
 import { HashCapacityError } from '../../security/passwords.ts';
 import {
   activateInvitedUser,
-  consumeInvitation,
   findInvitationByTokenHash,
   findUserByEmailForUpdate,
-  type InvitationRow,
   type InvitationWithUsers,
   insertInvitation,
-  replacePendingInvitations,
 } from './invitations.queries.ts';
 import type { InvitationView, InviteBody, InviteResponse } from './invitations.schemas.ts';
 
@@ -37,14 +34,11 @@ import type { InvitationView, InviteBody, InviteResponse } from './invitations.s
 // answered without touching the database.
 const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
-/** The link put in the mail and the response: INVITE_URL_TEMPLATE with `{token}` filled in. */
-export function inviteUrl(template: string, token: string): string {
-  return template.replaceAll('{token}', () => token);
-}
-
 /**
  * Invites an address (docs/api.md §6): creates the user as `invited` — or reuses an invited one, whose
- * pending invitation is replaced — and writes the invitation and its mail in one transaction.
+ * pending invitation is replaced — and writes the invitation and its mail in one transaction. The
+ * token is a one-time link of purpose `invitation` (src/links/one-time-links.ts: issuing it
+ * replaces the user's live one); the invitations row adds its role and inviter.
  */
 export async function inviteUser(
   ctx: AppContext,
@@ -61,21 +55,16 @@ export async function inviteUser(
   }
   const name = input.name?.trim();
   const role = input.role ?? 'user';
-  const token = newOpaqueToken();
-  const url = inviteUrl(ctx.config.inviteUrlTemplate, token);
 
   const attempt = () =>
     ctx.db.transaction().execute(async (trx) => {
       const now = Date.now();
-      const expiresAt = now + ctx.config.invitationTtlS * 1000;
       const existing = await findUserByEmailForUpdate(trx, email);
       let user: UserRow;
-      let replaced = 0;
       if (existing) {
         if (existing.status !== 'invited') {
           throw new ApiError('email_taken', { detail: 'A user with this email already exists' });
         }
-        replaced = await replacePendingInvitations(trx, existing.id, now);
         // An older invitation mail still waiting (SMTP down) would only deliver a dead link.
         await ctx.mail.outbox.withdraw(trx, email, 'invitation');
         const patch = { role, updated_at: now, ...(name !== undefined ? { name } : {}) };
@@ -88,24 +77,20 @@ export async function inviteUser(
         );
         await insertUser(trx, user);
       }
-      const invitation: InvitationRow = {
-        id: uuidv7(),
-        user_id: user.id,
+      const { token, link, replaced } = await issueLink(trx, {
+        userId: user.id,
+        purpose: 'invitation',
         email,
-        role,
-        token_hash: hashOpaqueToken(token),
-        invited_by: inviter.id,
-        created_at: now,
-        expires_at: expiresAt,
-        consumed_at: null,
-        replaced_at: null,
-      };
-      await insertInvitation(trx, invitation);
+        ttlS: ctx.config.invitationTtlS,
+        now,
+      });
+      await insertInvitation(trx, { id: link.id, role, invited_by: inviter.id });
+      const url = linkUrl(ctx.config.inviteUrlTemplate, token);
       const mail = renderInvitationMail({
         to: email,
         inviterName: inviter.name.trim() || null,
         inviteUrl: url,
-        expiresAt: new Date(expiresAt),
+        expiresAt: new Date(link.expires_at),
         // APP_NAME names the product in the mail, as in the resend (invitation-resend.ts).
         productName: ctx.config.appName,
       });
@@ -113,11 +98,11 @@ export async function inviteUser(
       await recordAudit(trx, {
         action: 'invitation.send',
         actor: { type: 'user', id: inviter.id },
-        target: { type: 'invitation', id: invitation.id },
+        target: { type: 'invitation', id: link.id },
         client,
         details: { user_id: user.id, email, role, replaced: replaced > 0 },
       });
-      return { user, invitation };
+      return { user, link, url };
     });
 
   let result: Awaited<ReturnType<typeof attempt>>;
@@ -130,13 +115,13 @@ export async function inviteUser(
     result = await attempt();
   }
   ctx.mail.outbox.nudge();
-  const { user, invitation } = result;
+  const { user, link, url } = result;
   return {
     invitation: {
-      id: invitation.id,
-      email: invitation.email,
-      role: invitation.role,
-      expires_at: iso(invitation.expires_at),
+      id: link.id,
+      email: link.email,
+      role,
+      expires_at: iso(link.expires_at),
       invite_url: url,
     },
     user: toPublicUser(user),
@@ -184,7 +169,7 @@ export async function acceptInvitation(
   }
   return ctx.db.transaction().execute(async (trx) => {
     const now = Date.now();
-    if (!(await consumeInvitation(trx, invitation.id, now))) {
+    if (!(await useLink(trx, invitation, now))) {
       throw invitation.expires_at <= now ? expired() : used();
     }
     if (!(await activateInvitedUser(trx, invitation.user_id, passwordHash, now))) throw used();
@@ -214,7 +199,7 @@ async function usableInvitation(ctx: AppContext, token: string): Promise<Invitat
   // A user no longer `invited` (activated or disabled by an admin meanwhile) cannot be taken over
   // through an old link, whatever the invitation row says.
   if (
-    invitation.consumed_at !== null ||
+    invitation.used_at !== null ||
     invitation.replaced_at !== null ||
     invitation.user_status !== 'invited'
   ) {
