@@ -81,13 +81,17 @@ async function startExample(name: string, env: Record<string, string>, probe: st
 async function startTlsProxy(port: number, target: string, dir: string): Promise<Server> {
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    // biome-ignore format: one openssl option per line would hide the command
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', `/CN=${APP_HOST}`, '-addext', `subjectAltName=DNS:${APP_HOST}`, '-keyout', key, '-out', cert],
-    { stdio: 'ignore' },
-  );
+  try {
+    execFileSync(
+      'openssl',
+      // biome-ignore format: one openssl option per line would hide the command
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+        '-subj', `/CN=${APP_HOST}`, '-addext', `subjectAltName=DNS:${APP_HOST}`, '-keyout', key, '-out', cert],
+      { stdio: 'ignore' },
+    );
+  } catch (err) {
+    throw new Error("the openssl command makes the TLS proxy's certificate: install openssl", { cause: err });
+  }
   const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
     const upstream = httpRequest(
       `${target}${req.url ?? '/'}`,
@@ -113,6 +117,8 @@ for (const dialect of DIALECTS) {
     let api: Awaited<ReturnType<typeof startExample>>;
     let app: Awaited<ReturnType<typeof startExample>>;
     let worker: oidc.Configuration;
+    let indexer: oidc.Configuration;
+    let pinger: oidc.Configuration;
     let proxy: Server;
     let certDir: string;
 
@@ -130,7 +136,7 @@ for (const dialect of DIALECTS) {
       stack = await startStack({ DATABASE_URL: db.url }, [
         `--host-resolver-rules=MAP ${APP_HOST} 127.0.0.1:${proxyPort}`,
       ]);
-      // The two APIs and the two clients, registered as docs/oauth.md shows.
+      // Two APIs, the web application and a program allowed only the Billing API (docs/oauth.md).
       await created('/api/v1/resources', {
         identifier: NOTES_API,
         name: 'Notes API',
@@ -154,13 +160,26 @@ for (const dialect of DIALECTS) {
         scopes: ['read:invoices'],
         resources: [BILLING_API],
       });
-      worker = await oidc.discovery(
-        new URL(stack.origin),
-        billingWorker.client_id,
-        billingWorker.client_secret,
-        undefined,
-        { execute: [oidc.allowInsecureRequests] },
-      );
+      // Programs calling the Notes API as themselves: one with its scope, one without.
+      const notesIndexer = await created('/api/v1/clients', {
+        name: 'Notes indexer',
+        grant_types: ['client_credentials'],
+        scopes: ['read:notes'],
+        resources: [NOTES_API],
+      });
+      const notesPinger = await created('/api/v1/clients', {
+        name: 'Notes pinger',
+        grant_types: ['client_credentials'],
+        scopes: [],
+        resources: [NOTES_API],
+      });
+      const rp = (c: { client_id: string; client_secret: string }) =>
+        oidc.discovery(new URL(stack.origin), c.client_id, c.client_secret, undefined, {
+          execute: [oidc.allowInsecureRequests],
+        });
+      worker = await rp(billingWorker);
+      indexer = await rp(notesIndexer);
+      pinger = await rp(notesPinger);
       api = await startExample(
         'oauth-api',
         { GATEHOUSE_URL: stack.origin, API_RESOURCE: NOTES_API, API_SCOPE: 'read:notes' },
@@ -221,7 +240,8 @@ for (const dialect of DIALECTS) {
       await page.getByText(`Notes kept for ${sub}`).waitFor();
       await page.getByRole('link', { name: 'Back' }).click();
 
-      // A refresh (the rotated refresh token is kept), then the API still answers.
+      // Two refreshes: the second works only if the first's rotated refresh token was kept (a
+      // rotated one, presented again, revokes the grant). The API still answers afterwards.
       await page.getByRole('button', { name: 'Refresh tokens' }).click();
       await page.getByText('Tokens refreshed (1 so far).').waitFor();
       await page.getByRole('button', { name: 'Refresh tokens' }).click();
@@ -244,6 +264,20 @@ for (const dialect of DIALECTS) {
       assert.equal(atGatehouse.status, 401);
       assert.equal(((await atGatehouse.json()) as { code: string }).code, 'token_invalid');
       assert.equal((await fetch(`${api.url}/notes`)).status, 401, 'no token');
+      // …and the other way round: a token minted for the Notes API opens it (the refusals above are
+      // about the audience, not the grant) but not Gatehouse's /api/v1; without its scope, 403.
+      const notes = await oidc.clientCredentialsGrant(indexer, { scope: 'read:notes', resource: NOTES_API });
+      const forNotes = { authorization: `Bearer ${notes.access_token}` };
+      assert.equal((await fetch(`${api.url}/notes`, { headers: forNotes })).status, 200);
+      const notesAtGatehouse = await fetch(`${stack.origin}/api/v1/profile`, { headers: forNotes });
+      assert.equal(notesAtGatehouse.status, 401);
+      assert.equal(((await notesAtGatehouse.json()) as { code: string }).code, 'token_invalid');
+      const unscoped = await oidc.clientCredentialsGrant(pinger, { resource: NOTES_API });
+      const noScope = await fetch(`${api.url}/notes`, {
+        headers: { authorization: `Bearer ${unscoped.access_token}` },
+      });
+      assert.equal(noScope.status, 403);
+      assert.match(noScope.headers.get('www-authenticate') ?? '', /insufficient_scope/);
 
       // RP-initiated logout: Gatehouse's confirmation page, then the application's signed-out page.
       await page.getByRole('button', { name: 'Sign out' }).click();
