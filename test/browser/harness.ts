@@ -56,8 +56,14 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** Starts SMTP, a Gatehouse process (API_FORM=full, SQLite) and Chromium. */
-export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+/**
+ * Starts SMTP, a Gatehouse process (API_FORM=full, SQLite unless `env` names another DATABASE_URL)
+ * and Chromium, launched with `browserArgs` on top of the usual ones.
+ */
+export async function startStack(
+  env: Record<string, string> = {},
+  browserArgs: string[] = [],
+): Promise<Stack> {
   if (chromiumMissing) throw new Error(`Chromium is required for the browser tests: ${CHROMIUM} is missing`);
   const smtp = await startSmtpServer();
   const port = await freePort();
@@ -80,7 +86,11 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     300,
     port,
   );
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...LAUNCH_ARGS, ...browserArgs],
+  });
   let adminToken: string | null = null;
   const adminApi = async (method: string, path: string, body?: unknown) => {
     if (adminToken === null) {
