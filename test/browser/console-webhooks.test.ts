@@ -185,6 +185,7 @@ describe('admin console in Chromium: webhooks', { skip: skipWithoutChromium }, (
     await page.getByRole('link', { name: 'Webhooks' }).click();
     const row = page.locator('#webhooks-body tr').filter({ hasText: receiver.url });
     await row.filter({ hasText: 'disabled automatically (failing)' }).waitFor();
+    await assertAccessible(page, 'webhooks (phone, dark)');
     await row.getByRole('link', { name: receiver.url }).click();
     const notice = page.locator('#webhook-auto-disabled');
     await notice.filter({ hasText: 'Disabled automatically.' }).waitFor();
