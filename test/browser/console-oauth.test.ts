@@ -144,6 +144,16 @@ describe('admin console in Chromium: OAuth clients and APIs', { skip: skipWithou
       .click();
     await page.getByRole('cell', { name: 'No APIs yet.' }).waitFor();
     assert.deepEqual((await stack.adminApi('GET', '/api/v1/resources')).body, { data: [] });
+
+    // A public native client has no secret: nothing is shown.
+    await form.getByLabel('Name').fill('Command-line tool');
+    await form.getByLabel('Type', { exact: true }).selectOption('public');
+    await form.getByLabel('Application type').selectOption('native');
+    await form.getByLabel('Redirect URIs', { exact: true }).fill('http://127.0.0.1/callback');
+    await page.getByRole('button', { name: 'Create client' }).click();
+    await page.getByRole('status').filter({ hasText: 'Command-line tool was created.' }).waitFor();
+    await page.locator('#clients-body tr').filter({ hasText: 'public, native' }).waitFor();
+    assert.equal(await panel.isVisible(), false, 'a public client has no secret to show');
     assertClean(tab);
     await tab.context.close();
   });

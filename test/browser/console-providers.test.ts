@@ -60,6 +60,16 @@ describe('admin console in Chromium: sign-in providers', { skip: skipWithoutChro
     await page.getByRole('button', { name: 'Add provider' }).click();
     await form.getByRole('alert').filter({ hasText: 'issuer is required without a preset' }).waitFor();
 
+    // Each preset offers its own fields: Apple a team id, key id and private key instead of a secret.
+    await form.getByLabel('Preset').selectOption('apple');
+    for (const label of ['Team id', 'Key id', 'Private key (.p8)']) {
+      assert.equal(await form.getByLabel(label).isVisible(), true, label);
+    }
+    assert.equal(await form.getByLabel('Client secret').isVisible(), false);
+    await form.getByLabel('Preset').selectOption('microsoft');
+    assert.equal(await form.getByLabel('Tenant id').isVisible(), true);
+    assert.equal(await form.getByLabel('Team id').isVisible(), false);
+
     // The Google preset: its issuer is fixed (the field is not offered), the secret is write-only.
     await form.getByLabel('Preset').selectOption('google');
     assert.equal(await form.getByLabel('Issuer').isVisible(), false);
