@@ -43,6 +43,11 @@ const CONSOLE_MESSAGES = {
   email_taken: 'That e-mail address is already used by another account.',
   module_required: 'This module is required and cannot be turned off.',
   module_unavailable: 'This module cannot be turned on with the current configuration.',
+  client_not_found: 'This client does not exist any more.',
+  resource_not_found: 'This API does not exist any more.',
+  webhook_not_found: 'This webhook endpoint does not exist any more.',
+  provider_not_found: 'This provider does not exist any more.',
+  provider_exists: 'A provider of that name already exists. Choose another name.',
 };
 
 /** A sentence for the admin: the API's own detail where it explains more than the generic text. */
@@ -50,7 +55,7 @@ export function explain(err) {
   if (err instanceof Problem) {
     if (err.code === 'forbidden' && err.message && err.message !== 'Forbidden') return `${err.message}.`;
     // The API's detail says why (which setting; how many accounts hold the module's factors).
-    if ((err.code === 'module_unavailable' || err.code === 'module_in_use') && err.message)
+    if (['module_unavailable', 'module_in_use', 'resource_in_use'].includes(err.code) && err.message)
       return err.message;
     if (CONSOLE_MESSAGES[err.code]) return CONSOLE_MESSAGES[err.code];
   }
@@ -133,4 +138,73 @@ export function dayStart(value) {
 
 export function dayEnd(value) {
   return value ? `${value}T23:59:59.999Z` : '';
+}
+
+/** The non-empty lines of a textarea, trimmed. */
+export function lines(text) {
+  return String(text ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+}
+
+/** The words of a space-separated field. */
+export function words(text) {
+  return String(text ?? '')
+    .split(/\s+/)
+    .filter(Boolean);
+}
+
+/** Fills a table body with rows, or one full-width cell saying the list is empty. */
+export function fillTable(body, rows, emptyText, columns) {
+  body.replaceChildren(...rows);
+  if (rows.length > 0) return;
+  const td = el('td', emptyText);
+  td.colSpan = columns;
+  const tr = el('tr');
+  tr.append(td);
+  body.append(tr);
+}
+
+/** A small button in a table row, named for a screen reader by what it acts on. */
+export function rowButton(text, label, onClick, className = 'secondary small') {
+  const button = el('button', text, { type: 'button', class: className, 'aria-label': label });
+  button.addEventListener('click', onClick);
+  const td = el('td');
+  td.append(button);
+  return td;
+}
+
+/**
+ * Shows a secret the API gives this once (a client secret, a webhook signing secret) in its panel,
+ * with a copy button. The page keeps it nowhere else: "I have stored it", leaving the view or the
+ * next secret clears it, and nothing can show it again (docs/console.md).
+ */
+export function showSecret(panel, secret) {
+  const code = $('[data-secret]', panel);
+  const copied = $('[data-copied]', panel);
+  code.textContent = secret;
+  copied.textContent = '';
+  panel.hidden = false;
+  const copy = $('[data-copy]', panel);
+  copy.onclick = async () => {
+    try {
+      await navigator.clipboard.writeText(code.textContent);
+      announce(copied, 'Copied to the clipboard.');
+    } catch {
+      // No clipboard (an insecure origin, a refused permission): select it for a manual copy.
+      getSelection()?.selectAllChildren(code);
+      announce(copied, 'Select it and copy it by hand: the clipboard is not available here.');
+    }
+  };
+  $('[data-done]', panel).onclick = () => hideSecret(panel);
+  const heading = $('h2', panel);
+  if (heading) heading.focus();
+}
+
+/** Forgets a shown secret (its text leaves the page). */
+export function hideSecret(panel) {
+  $('[data-secret]', panel).textContent = '';
+  $('[data-copied]', panel).textContent = '';
+  panel.hidden = true;
 }

@@ -4,15 +4,20 @@
 
 import { can, clearNotice, fail, loadModules } from './admin-core.js';
 import { initAudit, initNew, showAudit, showModules, showNew } from './admin-more.js';
+import { initOAuth, showOAuth } from './admin-oauth.js';
+import { initProviders, showProviders } from './admin-providers.js';
 import { initUser, showUser } from './admin-user.js';
 import { initUsers, showUsers } from './admin-users.js';
+import { initWebhooks, showWebhook, showWebhooks } from './admin-webhooks.js';
 import { $, base, focusOn, Problem, restore, signOut } from './lib.js';
 
-const VIEWS = ['users', 'user', 'new', 'modules', 'audit'];
+const VIEWS = ['users', 'user', 'new', 'modules', 'audit', 'oauth', 'providers', 'webhooks', 'webhook'];
+/** A page's own view and the navigation entry it belongs to. */
+const SECTION = { user: 'users', webhook: 'webhooks' };
 
 function showView(name) {
   for (const view of VIEWS) $(`#view-${view}`).hidden = view !== name;
-  const section = name === 'user' ? 'users' : name;
+  const section = SECTION[name] ?? name;
   for (const link of document.querySelectorAll('[data-nav]')) {
     if (link.dataset.nav === section) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
@@ -23,9 +28,16 @@ function showView(name) {
 function applyModules() {
   $('#nav-new').hidden = !(can('POST /api/v1/users') || can('POST /api/v1/users/invite'));
   $('#nav-audit').hidden = !can('GET /api/v1/admin/audit');
+  // The pages of optional modules show while their module is on (docs/console.md).
+  $('#nav-oauth').hidden = !can('GET /api/v1/clients');
+  $('#nav-providers').hidden = !can('GET /api/v1/idp/providers');
+  $('#nav-webhooks').hidden = !can('GET /api/v1/webhooks');
 }
 
-/** `#/users`, `#/users/<id>`, `#/new`, `#/modules`, `#/audit?target=<id>`. */
+/**
+ * `#/users`, `#/users/<id>`, `#/new`, `#/modules`, `#/audit?target=<id>`, `#/oauth`, `#/providers`,
+ * `#/webhooks`, `#/webhooks/<id>`.
+ */
 async function route() {
   clearNotice();
   const [path, search] = location.hash.replace(/^#/, '').split('?');
@@ -49,6 +61,25 @@ async function route() {
     showView('audit');
     focusOn($('#audit-title'));
     return showAudit(query);
+  }
+  if (parts[0] === 'oauth' && !$('#nav-oauth').hidden) {
+    showView('oauth');
+    focusOn($('#oauth-title'));
+    return showOAuth();
+  }
+  if (parts[0] === 'providers' && !$('#nav-providers').hidden) {
+    showView('providers');
+    focusOn($('#providers-title'));
+    return showProviders();
+  }
+  if (parts[0] === 'webhooks' && !$('#nav-webhooks').hidden) {
+    if (parts[1]) {
+      showView('webhook');
+      return showWebhook(decodeURIComponent(parts[1]));
+    }
+    showView('webhooks');
+    focusOn($('#webhooks-title'));
+    return showWebhooks();
   }
   showView('users');
   await showUsers();
@@ -88,6 +119,9 @@ async function start() {
   initUser();
   initNew();
   initAudit();
+  initOAuth();
+  initProviders();
+  initWebhooks();
   applyModules();
   document.addEventListener('modules-changed', applyModules);
   $('#sign-out').addEventListener('click', async () => {

@@ -73,6 +73,8 @@ export function createPageRenderer(config: Config, assets: PageAssets, assetPath
     send(reply, page) {
       const main = assets
         .fragment(page.fragment)
+        // A long page (the console) keeps its views in several fragments: `{{include admin-webhooks}}`.
+        .replace(/\{\{include ([a-z0-9-]+)\}\}/g, (_m, name: string) => assets.fragment(name))
         .replaceAll('{{app_name}}', appName)
         .replaceAll('{{base}}', escapeHtml(base));
       const extra =

@@ -1,8 +1,9 @@
+import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import type { Page, Request } from 'playwright-core';
+import type { Locator, Page, Request } from 'playwright-core';
 import { seed } from '../../scripts/seed.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type Stack, startStack } from './harness.ts';
 
@@ -60,4 +61,18 @@ export async function consoleScreenshot(page: Page, name: string): Promise<void>
   if (process.env.SCREENSHOTS !== '1') return;
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOT_DIR).pathname, fullPage: true });
+}
+
+/**
+ * A secret the console shows once (client secret, webhook signing secret): copied with the panel's
+ * Copy button and read back from the clipboard, which must hold exactly the text shown.
+ */
+export async function readSecretPanel(page: Page, panel: Locator): Promise<string> {
+  const shown = ((await panel.locator('code').textContent()) ?? '').trim();
+  assert.ok(shown.length >= 20, `a secret is shown (${shown.length} characters)`);
+  await panel.getByRole('button', { name: 'Copy' }).click();
+  await panel.getByRole('status').filter({ hasText: 'Copied to the clipboard.' }).waitFor();
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(copied, shown, 'the clipboard holds the shown secret');
+  return shown;
 }

@@ -35,13 +35,26 @@ for (const dialect of DIALECTS) {
       assert.doesNotMatch(html, /https?:\/\//, 'an absolute URL (an external request)');
       // The page is the same for everyone: no user, e-mail or count is rendered by the server.
       assert.doesNotMatch(html, /@gatehouse\.test/);
+      // The module pages' views are fragments of their own, included where admin.html names them.
+      for (const view of ['view-oauth', 'view-providers', 'view-webhooks', 'view-webhook']) {
+        assert.match(html, new RegExp(`<section id="${view}"`), view);
+      }
+      assert.doesNotMatch(html, /\{\{/, 'no placeholder left');
+      assert.ok(html.indexOf('id="view-webhook"') < html.indexOf('<dialog id="confirm"'), 'inside #app');
       const urls = assetUrls(html);
       assert.ok(urls.some((u) => u.endsWith('/admin.js')));
       assert.ok(urls.some((u) => u.endsWith('/admin.css')));
       assert.ok(urls.some((u) => u.endsWith('/style.css')));
       for (const url of [
         ...urls,
-        ...['lib.js', 'admin-core.js', 'admin-users.js'].map((f) => url0(urls, f)),
+        ...[
+          'lib.js',
+          'admin-core.js',
+          'admin-users.js',
+          'admin-oauth.js',
+          'admin-providers.js',
+          'admin-webhooks.js',
+        ].map((f) => url0(urls, f)),
       ]) {
         const asset = await t.app.inject({ url });
         assert.equal(asset.statusCode, 200, url);

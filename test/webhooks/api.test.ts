@@ -122,6 +122,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(Object.keys(list.data[0] ?? {}).sort(), [
         'created_at',
         'description',
+        'disabled_reason',
         'enabled',
         'events',
         'id',
@@ -138,6 +139,9 @@ for (const dialect of DIALECTS) {
         ...json(await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${created.id}`, headers })),
       });
       assert.equal(json(res).enabled, false);
+      // An admin's switch-off is told apart from the 5-day auto-disable (the console's notice).
+      assert.equal(json(res).disabled_reason, 'admin');
+      assert.equal(list.data[0]?.disabled_reason, null);
       assert.equal(json(res).description, 'CRM');
       assert.equal(
         (await t.app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${created.id}`, headers })).statusCode,

@@ -181,12 +181,13 @@ for (const dialect of DIALECTS) {
       await newUser('down@example.com');
       await rx.waitFor((r) => r.length === 1);
       const state = async () =>
-        json<{ enabled: boolean }>(
+        json<{ enabled: boolean; disabled_reason: string | null }>(
           await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${hook.id}`, headers }),
         );
       const until = Date.now() + 10_000;
       while ((await state()).enabled && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
       assert.equal((await state()).enabled, false);
+      assert.equal((await state()).disabled_reason, 'failing', 'told apart from an admin switch-off');
       const notices = await t.ctx.db
         .selectFrom('outbox')
         .selectAll()

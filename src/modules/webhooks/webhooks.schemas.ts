@@ -12,6 +12,11 @@ export const WebhookSchema = Type.Object({
   url: Type.String(),
   events: Type.Array(Type.String()),
   enabled: Type.Boolean(),
+  /**
+   * Why a disabled endpoint is off: an admin turned it off, or its deliveries had failed for 5 days
+   * (auto-disable). null while enabled. The console's notice reads it (docs/console.md).
+   */
+  disabled_reason: Type.Union([Type.Literal('admin'), Type.Literal('failing'), Type.Null()]),
   description: Type.String(),
   created_at: Type.String(),
 });

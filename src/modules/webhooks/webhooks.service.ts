@@ -48,6 +48,7 @@ function toPublic(row: EndpointRow): PublicWebhook {
     url: row.url,
     events: JSON.parse(row.events) as string[],
     enabled: row.enabled === 1,
+    disabled_reason: row.enabled === 1 ? null : row.disabled_reason === 'failing' ? 'failing' : 'admin',
     description: row.description,
     created_at: iso(row.created_at),
   };

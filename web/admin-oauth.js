@@ -1,0 +1,290 @@
+// OAuth apps (docs/console.md): the authorization server's clients and the APIs (resources) they may
+// ask tokens for, through the admin API of docs/api.md §17. A client secret is shown once.
+
+import {
+  call,
+  can,
+  cell,
+  confirmAction,
+  explain,
+  fail,
+  fillTable,
+  hideSecret,
+  lines,
+  notify,
+  rowButton,
+  showSecret,
+  words,
+} from './admin-core.js';
+import { $, clearError, focusOn, onSubmit, Problem } from './lib.js';
+
+const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'];
+const clientForm = $('#client-form');
+const resourceForm = $('#resource-form');
+let editingClient = null;
+let editingResource = null;
+
+/** Field errors keep their marks; other refusals become the console's sentence. */
+function worded(err) {
+  return err instanceof Problem && err.code === 'validation_failed' ? err : explain(err);
+}
+
+// --- Clients ------------------------------------------------------------------------------------
+
+function clientRow(c) {
+  const tr = document.createElement('tr');
+  tr.append(
+    cell(c.name),
+    cell(c.client_id),
+    cell(`${c.type}, ${c.application_type}${c.first_party ? ', first party' : ''}`),
+    cell(c.grant_types.join(', ')),
+    cell(c.redirect_uris.join(', ') || '—'),
+    rowButton('Edit', `Edit ${c.name}`, () => editClient(c)),
+  );
+  return tr;
+}
+
+async function loadClients() {
+  $('#clients-error').textContent = '';
+  try {
+    const { data } = await call('/api/v1/clients');
+    fillTable($('#clients-body'), data.map(clientRow), 'No clients yet.', 6);
+  } catch (err) {
+    fail($('#clients-error'), err);
+  }
+}
+
+function resetClientForm() {
+  editingClient = null;
+  clientForm.reset();
+  clearError(clientForm);
+  clientForm.elements.type.disabled = false;
+  $('#client-form-title').textContent = 'New client';
+  $('#client-submit').textContent = 'Create client';
+  for (const id of ['#client-rotate', '#client-delete', '#client-cancel']) $(id).hidden = true;
+}
+
+function editClient(c) {
+  resetClientForm();
+  editingClient = c;
+  const f = clientForm.elements;
+  f.name.value = c.name;
+  f.type.value = c.type;
+  f.type.disabled = true;
+  f.application_type.value = c.application_type;
+  f.redirect_uris.value = c.redirect_uris.join('\n');
+  f.post_logout_redirect_uris.value = c.post_logout_redirect_uris.join('\n');
+  for (const g of GRANTS) f[`grant_${g}`].checked = c.grant_types.includes(g);
+  f.scopes.value = c.scopes.join(' ');
+  f.resources.value = c.resources.join('\n');
+  f.token_endpoint_auth_method.value = c.token_endpoint_auth_method;
+  f.first_party.checked = c.first_party;
+  f.introspection.checked = c.introspection;
+  $('#client-form-title').textContent = `Edit ${c.name}`;
+  $('#client-submit').textContent = 'Save changes';
+  $('#client-rotate').hidden = c.type !== 'confidential' || !can('POST /api/v1/clients/<id>/secret');
+  $('#client-delete').hidden = !can('DELETE /api/v1/clients/<id>');
+  $('#client-cancel').hidden = false;
+  focusOn($('#client-form-title'));
+}
+
+function clientBody(values) {
+  const f = clientForm.elements;
+  const body = {
+    name: values.name.trim(),
+    application_type: values.application_type,
+    redirect_uris: lines(values.redirect_uris),
+    post_logout_redirect_uris: lines(values.post_logout_redirect_uris),
+    grant_types: GRANTS.filter((g) => f[`grant_${g}`].checked),
+    scopes: words(values.scopes),
+    resources: lines(values.resources),
+    first_party: f.first_party.checked,
+    introspection: f.introspection.checked,
+  };
+  if (values.token_endpoint_auth_method) body.token_endpoint_auth_method = values.token_endpoint_auth_method;
+  // The type is fixed once the client exists (the update API does not take it).
+  if (editingClient === null) body.type = f.type.value;
+  return body;
+}
+
+const clientPath = (c) => `/api/v1/clients/${encodeURIComponent(c.client_id)}`;
+
+async function rotateClient() {
+  const c = editingClient;
+  const sure = await confirmAction({
+    title: `Rotate the secret of ${c.name}?`,
+    text: 'The current secret stops working at once: the application needs the new one.',
+    yes: 'Rotate secret',
+  });
+  if (!sure) return;
+  try {
+    const answer = await call(`${clientPath(c)}/secret`, { method: 'POST' });
+    notify(`${c.name} has a new secret.`);
+    showSecret($('#client-secret'), answer.client_secret);
+  } catch (err) {
+    fail($('[data-error]', clientForm), err);
+  }
+}
+
+async function deleteClient() {
+  const c = editingClient;
+  const sure = await confirmAction({
+    title: `Delete ${c.name}?`,
+    text: 'The application can no longer sign anyone in, and the access people granted it ends.',
+    yes: 'Delete client',
+  });
+  if (!sure) return;
+  try {
+    await call(clientPath(c), { method: 'DELETE' });
+    notify(`${c.name} was deleted.`);
+    resetClientForm();
+    await loadClients();
+    focusOn($('#clients-title'));
+  } catch (err) {
+    fail($('[data-error]', clientForm), err);
+  }
+}
+
+// --- Resources ----------------------------------------------------------------------------------
+
+function resourceRow(r) {
+  const tr = document.createElement('tr');
+  tr.append(
+    cell(r.name),
+    cell(r.identifier),
+    cell(r.scopes.map((s) => s.name).join(' ') || '—'),
+    cell(`${r.access_token_ttl_s} s`),
+    rowButton('Edit', `Edit ${r.name}`, () => editResource(r)),
+  );
+  return tr;
+}
+
+async function loadResources() {
+  $('#resources-error').textContent = '';
+  try {
+    const { data } = await call('/api/v1/resources');
+    fillTable($('#resources-body'), data.map(resourceRow), 'No APIs yet.', 5);
+  } catch (err) {
+    fail($('#resources-error'), err);
+  }
+}
+
+function resetResourceForm() {
+  editingResource = null;
+  resourceForm.reset();
+  clearError(resourceForm);
+  resourceForm.elements.identifier.disabled = false;
+  $('#resource-form-title').textContent = 'New API';
+  $('#resource-submit').textContent = 'Add API';
+  $('#resource-delete').hidden = true;
+  $('#resource-cancel').hidden = true;
+}
+
+function editResource(r) {
+  resetResourceForm();
+  editingResource = r;
+  const f = resourceForm.elements;
+  f.identifier.value = r.identifier;
+  f.identifier.disabled = true;
+  f.name.value = r.name;
+  f.scopes.value = r.scopes.map((s) => `${s.name} ${s.description}`.trim()).join('\n');
+  f.access_token_ttl_s.value = String(r.access_token_ttl_s);
+  $('#resource-form-title').textContent = `Edit ${r.name}`;
+  $('#resource-submit').textContent = 'Save changes';
+  $('#resource-delete').hidden = !can('DELETE /api/v1/resources/<id>');
+  $('#resource-cancel').hidden = false;
+  focusOn($('#resource-form-title'));
+}
+
+function resourceBody(values) {
+  const scopes = lines(values.scopes).map((line) => {
+    const [name, ...rest] = line.split(/\s+/);
+    return { name, description: rest.join(' ') };
+  });
+  const body = { name: values.name.trim(), scopes };
+  if (values.access_token_ttl_s) body.access_token_ttl_s = Number(values.access_token_ttl_s);
+  if (editingResource === null) body.identifier = values.identifier.trim();
+  return body;
+}
+
+async function deleteResource() {
+  const r = editingResource;
+  const sure = await confirmAction({
+    title: `Delete ${r.name}?`,
+    text: 'Clients can no longer ask tokens for it. An API that a client still lists cannot be deleted.',
+    yes: 'Delete API',
+  });
+  if (!sure) return;
+  try {
+    await call(`/api/v1/resources/${encodeURIComponent(r.id)}`, { method: 'DELETE' });
+    notify(`${r.name} was deleted.`);
+    resetResourceForm();
+    await loadResources();
+    focusOn($('#resources-title'));
+  } catch (err) {
+    fail($('[data-error]', resourceForm), err);
+  }
+}
+
+// --- View ---------------------------------------------------------------------------------------
+
+export function showOAuth() {
+  hideSecret($('#client-secret'));
+  resetClientForm();
+  resetResourceForm();
+  const resources = can('GET /api/v1/resources');
+  $('#resources-section').hidden = !resources;
+  return Promise.all([loadClients(), resources ? loadResources() : null]);
+}
+
+export function initOAuth() {
+  onSubmit(clientForm, async (values) => {
+    const body = clientBody(values);
+    const editing = editingClient;
+    let answer;
+    try {
+      answer = editing
+        ? await call(clientPath(editing), { method: 'PUT', body })
+        : await call('/api/v1/clients', { method: 'POST', body });
+    } catch (err) {
+      throw worded(err);
+    }
+    resetClientForm();
+    await loadClients();
+    notify(
+      editing
+        ? `${answer.name} was saved.`
+        : `${answer.name} was created. Its client id is ${answer.client_id}.`,
+    );
+    if (answer.client_secret) showSecret($('#client-secret'), answer.client_secret);
+    else focusOn($('#clients-title'));
+  });
+  $('#client-cancel').addEventListener('click', () => {
+    resetClientForm();
+    focusOn($('#client-form-title'));
+  });
+  $('#client-rotate').addEventListener('click', rotateClient);
+  $('#client-delete').addEventListener('click', deleteClient);
+
+  onSubmit(resourceForm, async (values) => {
+    const body = resourceBody(values);
+    const editing = editingResource;
+    let answer;
+    try {
+      answer = editing
+        ? await call(`/api/v1/resources/${encodeURIComponent(editing.id)}`, { method: 'PUT', body })
+        : await call('/api/v1/resources', { method: 'POST', body });
+    } catch (err) {
+      throw worded(err);
+    }
+    resetResourceForm();
+    await loadResources();
+    notify(editing ? `${answer.name} was saved.` : `${answer.name} was added.`);
+    focusOn($('#resources-title'));
+  });
+  $('#resource-cancel').addEventListener('click', () => {
+    resetResourceForm();
+    focusOn($('#resource-form-title'));
+  });
+  $('#resource-delete').addEventListener('click', deleteResource);
+}
