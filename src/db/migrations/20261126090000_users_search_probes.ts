@@ -11,11 +11,17 @@ import { dialectOf } from '../dialect.ts';
  *   match.
  * A name-sorted list with a created_after bound reads the unnamed users in the range by created_at
  * (users_unnamed_created_idx) instead of walking past all of them (users-list.queries.ts).
- * Nothing on SQLite: it has no reverse(), and its FTS5 trigram table indexes '@' and '.' as it
- * indexes letters; its walk of the name index costs a tenth of PostgreSQL's per entry.
+ * SQLite has no reverse(): its email index is keyed by the local part's last 6 characters (the
+ * EMAIL_TAIL of users-search.queries.ts), the '@' and the domain; it has the same partial index of
+ * names. It keeps the plain walk for the unnamed users (a tenth of PostgreSQL's cost per entry).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return;
+  if (dialectOf(db) !== 'postgres') {
+    await sql`create index users_email_tail_idx
+      on users (substr(email, max(instr(email, '@') - 6, 1)))`.execute(db);
+    await sql`create index users_name_at_idx on users (id, name) where instr(name, '@') > 0`.execute(db);
+    return;
+  }
   await sql`create index users_email_local_rev_idx
     on users ((reverse(split_part(email, '@', 1)) collate "C")) include (email)`.execute(db);
   await sql`create index users_name_at_idx on users (id) include (name)
@@ -25,7 +31,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return;
+  if (dialectOf(db) !== 'postgres') {
+    await sql`drop index if exists users_name_at_idx`.execute(db);
+    await sql`drop index if exists users_email_tail_idx`.execute(db);
+    return;
+  }
   await sql`drop index if exists users_unnamed_created_idx`.execute(db);
   await sql`drop index if exists users_name_at_idx`.execute(db);
   await sql`drop index if exists users_email_local_rev_idx`.execute(db);

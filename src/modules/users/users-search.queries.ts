@@ -163,9 +163,8 @@ export function sqliteSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
         }
         return found.size > cap ? null : [...found];
       },
-      // No reverse() to index the local part by: FTS5 indexes '@' and '.' like letters anyway.
-      async atCandidates() {
-        return null;
+      async atCandidates(cap) {
+        return sqliteAtCandidates(db, t, cap);
       },
       // Three characters and more: FTS5 lists candidates cheaply (it stops past the cap).
       async candidateIds(cap) {
@@ -192,6 +191,31 @@ export function sqliteSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
       },
     };
   };
+}
+
+/** Characters of the local part kept before the '@' in users_email_tail_idx (migration). */
+export const EMAIL_TAIL = 6;
+
+/**
+ * SQLite's probes for a query L@D holding one '@' (the PostgreSQL ones: users-search-pg.queries.ts).
+ * SQLite has no reverse(), so its index keys each email by the last EMAIL_TAIL characters of the
+ * local part, the '@' and the domain: an email containing L@D (|L| ≥ EMAIL_TAIL) has a key starting
+ * with L's last characters, '@', D. Candidates only: the caller ranks them with exact predicates.
+ */
+async function sqliteAtCandidates(db: Kysely<DB>, t: SearchTerm, cap: number): Promise<string[] | null> {
+  const at = t.qf.indexOf('@');
+  if (at < EMAIL_TAIL || t.qf.indexOf('@', at + 1) >= 0 || !t.ascii) return null;
+  const prefix = t.qf.slice(at - EMAIL_TAIL);
+  const key = sql.raw(`substr(email, max(instr(email, '@') - ${EMAIL_TAIL}, 1))`);
+  const limit = sql.lit(cap + 1);
+  const rows = await sql<{ side: number; id: string }>`
+    select 1 as side, id from (select id from users where ${key} >= ${prefix}
+      and ${key} < ${`${prefix}\u{10FFFF}`} limit ${limit})
+    union all
+    select 2, id from (select id from users where instr(name, '@') > 0 limit ${limit})`.execute(db);
+  const sides = [0, 0, 0];
+  for (const r of rows.rows) sides[r.side]! += 1;
+  return sides[1]! > cap || sides[2]! > cap ? null : [...new Set(rows.rows.map((r) => r.id))];
 }
 
 /** Past this many trigrams sharing a one- or two-character prefix, the set is too common for an OR. */
