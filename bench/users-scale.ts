@@ -4,6 +4,11 @@
  *
  *   node bench/users-scale.ts [--database-url sqlite:./data/scale.db] [--database-url postgres://…]
  *                             [--users 1000000] [--iterations 200] [--only list,search]
+ *                             [--match "mary-jan,7 days"] [--ab]
+ *
+ * --match keeps the cases whose name contains one of the strings. --ab measures every case twice
+ * in the same run, first with the plans of docs/benchmarks.md's "1M-user misses" switched off
+ * (SEARCH_SWITCHES.atProbes, LIST_TUNING.unnamedMax), then on.
  *
  * Each database is seeded first (scripts/seed.ts) when it holds fewer users than --users.
  * Targets (p95): list ≤ 10 ms, search ≤ 25 ms, stats ≤ 50 ms, get ≤ 2 ms. Results: docs/benchmarks.md.
@@ -20,6 +25,8 @@ import { createOrPromoteAdmin } from '../src/modules/auth/first-admin.ts';
 import { loadCursorCodec } from '../src/modules/users/cursors.ts';
 import { SORTS } from '../src/modules/users/users.schemas.ts';
 import { sortKeySql } from '../src/modules/users/users-list.queries.ts';
+import { LIST_TUNING } from '../src/modules/users/users-list.service.ts';
+import { SEARCH_SWITCHES } from '../src/modules/users/users-search.service.ts';
 import { startService } from '../src/server.ts';
 
 const TARGETS: Record<string, number> = { list: 10, search: 25, stats: 50, get: 2 };
@@ -38,7 +45,24 @@ interface Result {
   max: number;
 }
 
-async function benchDatabase(url: string, users: number, iterations: number, only: string[] | null) {
+interface Selection {
+  only: string[] | null;
+  match: string[] | null;
+  ab: boolean;
+}
+
+function selected(s: Selection, group: string, name: string): boolean {
+  return (!s.only || s.only.includes(group)) && (!s.match || s.match.some((m) => name.includes(m)));
+}
+
+/** Switches the plans the --ab run compares on or off. */
+function switchPlans(on: boolean): void {
+  SEARCH_SWITCHES.atProbes = on;
+  LIST_TUNING.unnamedMax = on ? UNNAMED_MAX : 0;
+}
+const UNNAMED_MAX = LIST_TUNING.unnamedMax;
+
+async function benchDatabase(url: string, users: number, iterations: number, selection: Selection) {
   const config = loadConfig({
     DATABASE_URL: url,
     ADMIN_EMAIL: 'bench-admin@gatehouse.test',
@@ -47,6 +71,8 @@ async function benchDatabase(url: string, users: number, iterations: number, onl
     PUBLIC_URL: 'http://bench.test',
     // The setup's one-off OFFSET queries (finding the 500,000th row) may take seconds.
     DATABASE_STATEMENT_TIMEOUT_MS: '120000',
+    // Latency is measured, not shed: on a busy machine one 503 would end the run.
+    PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
   });
   let service = await startService(config, createLogger('silent'));
   const present = Number(
@@ -89,6 +115,7 @@ async function benchDatabase(url: string, users: number, iterations: number, onl
   const pick = () => sample.rows[Math.floor(Math.random() * sample.rows.length)]!;
   const deep: Record<string, string> = {};
   for (const sort of SORTS) {
+    if (!selected(selection, 'list', `page past 500,000th, sort=${sort}`)) continue;
     const desc = sort.startsWith('-');
     const key = (desc ? sort.slice(1) : sort) as Parameters<typeof sortKeySql>[1];
     const dir = sql.raw(desc ? 'desc' : 'asc');
@@ -154,7 +181,13 @@ async function benchDatabase(url: string, users: number, iterations: number, onl
 
   const results: Result[] = [];
   for (const c of cases) {
-    if (only && !only.includes(c.group)) continue;
+    if (!selected(selection, c.group, c.name)) continue;
+    if (selection.ab) {
+      switchPlans(false);
+      const off = await measure(app, headers, c, iterations);
+      switchPlans(true);
+      results.push({ group: c.group, name: `${c.name} — switched off`, ...off });
+    }
     results.push({ group: c.group, name: c.name, ...(await measure(app, headers, c, iterations)) });
   }
   await service.close();
@@ -187,12 +220,18 @@ async function main(): Promise<void> {
       users: { type: 'string', default: '1000000' },
       iterations: { type: 'string', default: '200' },
       only: { type: 'string' },
+      match: { type: 'string' },
+      ab: { type: 'boolean', default: false },
     },
   });
   const urls = values['database-url'] ?? ['sqlite:./data/scale.db'];
-  const only = values.only ? values.only.split(',') : null;
+  const selection: Selection = {
+    only: values.only ? values.only.split(',') : null,
+    match: values.match ? values.match.split(',') : null,
+    ab: values.ab,
+  };
   for (const url of urls) {
-    const results = await benchDatabase(url, Number(values.users), Number(values.iterations), only);
+    const results = await benchDatabase(url, Number(values.users), Number(values.iterations), selection);
     console.log(
       `\n### ${url.startsWith('sqlite:') ? 'SQLite' : 'PostgreSQL'} — ${Number(values.users).toLocaleString('en')} users\n`,
     );

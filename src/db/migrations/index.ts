@@ -16,6 +16,7 @@ import * as emailSignin from './20261126072000_email_signin.ts';
 import * as providers from './20261126073000_providers.ts';
 import * as oauth from './20261126074000_oauth.ts';
 import * as invitationLinks from './20261126080000_invitation_links.ts';
+import * as usersSearchProbes from './20261126090000_users_search_probes.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '20261126073000_providers': providers,
   '20261126074000_oauth': oauth,
   '20261126080000_invitation_links': invitationLinks,
+  '20261126090000_users_search_probes': usersSearchProbes,
 };

@@ -38,9 +38,11 @@ export function userPage<R extends UserRow>(
  * sorts them; beyond it, it walks the sort's index, which carries role, status and created_at, so
  * skipping a non-matching user costs one index entry (~0.15 µs) and a page at least 1 in 1,000
  * dense costs about 20,000 entries at most. The crossover of the two costs is near 1,000 at a
- * million users (docs/users.md). Mutable only so tests can force both plans on small data.
+ * million users (docs/users.md). Up to `unnamedMax` unnamed users in a created_after range, a
+ * name-sorted list reads them through their own index first (PostgreSQL; selectPage). Mutable
+ * only so tests can force every plan on small data and bench/users-scale.ts can A/B them.
  */
-export const LIST_TUNING = { filterFirstMax: 1000 };
+export const LIST_TUNING = { filterFirstMax: 1000, unnamedMax: 2000 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -69,6 +71,7 @@ export async function listUsers(ctx: AppContext, codec: CursorCodec, query: List
           filters,
           limit: query.limit + 1,
           filterFirst: filtered && total <= LIST_TUNING.filterFirstMax,
+          unnamedMax: LIST_TUNING.unnamedMax,
         });
   return userPage(rows, query.limit, total, (last) =>
     codec.encode({ k: 'list', s: sort, v: last.sort_key, i: last.id }),

@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import { SHORT_GRAMS_SOURCE } from '../../db/migrations/20261121016000_users_scale.ts';
 import type { DB, Role, UserRow, UserStatus } from '../../db/schema.ts';
+import { atQueryCandidates, listIfFew, POSTGRES_LIST_MAX } from './users-search-pg.queries.ts';
 
 /*
  * The SQL of user search (docs/api.md §6), per engine. A match is a case-insensitive substring of the
@@ -59,11 +60,21 @@ export interface SearchEngine {
    * null when there are more, or only a walk can tell.
    */
   candidateIds(cap: number): Promise<string[] | null>;
+  /**
+   * The ids of every match of a query holding an '@' (a whole e-mail address, typically) found by
+   * index probes, when there are at most `cap`; null when the engine has no such probe, or more.
+   */
+  atCandidates(cap: number): Promise<string[] | null>;
   /** Matches passing the filters, up to `cap`, through the index; null when it cannot serve. */
   countIndexed(filters: SearchFilters, cap: number): Promise<number | null>;
 }
 
 const ESCAPE = sql.raw(`escape '\\'`);
+
+/** A literal in a PostgreSQL regular expression: an escaped non-alphanumeric is itself. */
+function regexEscape(s: string): string {
+  return s.replace(/[^a-z0-9\u0080-\u{10FFFF}]/giu, (c) => `\\${c}`);
+}
 
 function likeEscape(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -152,6 +163,9 @@ export function sqliteSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
         }
         return found.size > cap ? null : [...found];
       },
+      async atCandidates(cap) {
+        return sqliteAtCandidates(db, t, cap);
+      },
       // Three characters and more: FTS5 lists candidates cheaply (it stops past the cap).
       async candidateIds(cap) {
         if (t.length < 3) return null;
@@ -179,6 +193,31 @@ export function sqliteSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
   };
 }
 
+/** Characters of the local part kept before the '@' in users_email_tail_idx (migration). */
+export const EMAIL_TAIL = 6;
+
+/**
+ * SQLite's probes for a query L@D holding one '@' (the PostgreSQL ones: users-search-pg.queries.ts).
+ * SQLite has no reverse(), so its index keys each email by the last EMAIL_TAIL characters of the
+ * local part, the '@' and the domain: an email containing L@D (|L| ≥ EMAIL_TAIL) has a key starting
+ * with L's last characters, '@', D. Candidates only: the caller ranks them with exact predicates.
+ */
+async function sqliteAtCandidates(db: Kysely<DB>, t: SearchTerm, cap: number): Promise<string[] | null> {
+  const at = t.qf.indexOf('@');
+  if (at < EMAIL_TAIL || t.qf.indexOf('@', at + 1) >= 0 || !t.ascii) return null;
+  const prefix = t.qf.slice(at - EMAIL_TAIL);
+  const key = sql.raw(`substr(email, max(instr(email, '@') - ${EMAIL_TAIL}, 1))`);
+  const limit = sql.lit(cap + 1);
+  const rows = await sql<{ side: number; id: string }>`
+    select 1 as side, id from (select id from users where ${key} >= ${prefix}
+      and ${key} < ${`${prefix}\u{10FFFF}`} limit ${limit})
+    union all
+    select 2, id from (select id from users where instr(name, '@') > 0 limit ${limit})`.execute(db);
+  const sides = [0, 0, 0];
+  for (const r of rows.rows) sides[r.side]! += 1;
+  return sides[1]! > cap || sides[2]! > cap ? null : [...new Set(rows.rows.map((r) => r.id))];
+}
+
 /** Past this many trigrams sharing a one- or two-character prefix, the set is too common for an OR. */
 const MAX_PREFIX_TERMS = 200;
 
@@ -202,48 +241,17 @@ function quote(s: string): string {
   return `"${s.replace(/"/g, '""')}"`;
 }
 
-/**
- * The ids of rows meeting an indexable predicate when there are at most `cap`, else null. A GIN
- * bitmap costs its whole posting lists whatever the LIMIT, so the planner's row estimate (EXPLAIN,
- * from the column statistics; planning only) first rules out the common cases.
- */
-async function listIfFew(
-  db: Kysely<DB>,
-  predicate: RawBuilder<boolean>,
-  limit: number,
-  known: 'sparse' | 'unknown',
-): Promise<string[] | null> {
-  // Each listed row is a heap visit (a GIN bitmap is rechecked): list fewer than SQLite does and
-  // walk the index-only email order sooner (measured: sorting thousands of candidates loses).
-  const cap = Math.min(limit, POSTGRES_LIST_MAX);
-  const plan =
-    known === 'sparse'
-      ? null
-      : await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`explain (format json)
-    select id from users where ${predicate}`.execute(db);
-  const estimated = plan?.rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? Number.POSITIVE_INFINITY;
-  // A walk that came back short already showed the rows are sparse; otherwise ask the planner.
-  if (known === 'unknown' && estimated > cap * PLANNER_SLACK) return null;
-  const rows = await sql<{
-    id: string;
-  }>`select id from users where ${predicate} limit ${sql.lit(cap + 1)}`.execute(db);
-  return rows.rows.length > cap ? null : rows.rows.map((r) => r.id);
-}
-
-/** PostgreSQL lists at most this many candidates. */
-const POSTGRES_LIST_MAX = 500;
-
-/** How far the planner's estimate may overshoot before a list is not even tried. */
-const PLANNER_SLACK = 2;
-
 /** PostgreSQL: pg_trgm GIN indexes on email and lower(name), the "C" email index for prefixes. */
 export function postgresSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
   return (t) => {
     const name = sql`lower(name)`;
     const email = sql<string>`email collate "C"`;
     // Exact predicates avoid LIKE so a walk keeps the email order instead of a trigram bitmap.
-    const tier1 = sql<boolean>`(starts_with(email, ${t.qf}) or starts_with(${name}, ${t.qf})
-      or strpos(${name}, ${` ${t.qf}`}) > 0 or strpos(${name}, ${`-${t.qf}`}) > 0)`;
+    // A walk tests it on every entry it passes, nearly all of which do not hold the query at all:
+    // one lower() and one strpos() reject those before the word-start tests (lower() is the cost).
+    const tier1 = sql<boolean>`(starts_with(email, ${t.qf}) or (strpos(${name}, ${t.qf}) > 0
+      and (starts_with(${name}, ${t.qf}) or strpos(${name}, ${` ${t.qf}`}) > 0
+        or strpos(${name}, ${`-${t.qf}`}) > 0)))`;
     const all = sql<boolean>`(strpos(email, ${t.qf}) > 0 or strpos(${name}, ${t.qf}) > 0)`;
     const p = `%${likeEscape(t.qf)}%`;
     const contains = sql<boolean>`(email like ${p} ${ESCAPE} or ${name} like ${p} ${ESCAPE})`;
@@ -260,22 +268,31 @@ export function postgresSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine 
       async candidateIds(cap) {
         return listIfFew(db, indexed, cap, 'unknown');
       },
+      async atCandidates(cap) {
+        return atQueryCandidates(db, t, Math.min(cap, POSTGRES_LIST_MAX));
+      },
       async listTier(tier, cap, known) {
         if (tier === 2) return listIfFew(db, indexed, cap, known);
         // pg_trgm pads word starts, so even one- and two-character word prefixes use the name
-        // index; email prefixes are a range of the "C" email index.
+        // index; email prefixes are a range of the "C" email index. The three word starts share
+        // one set of padded trigrams: as one regular expression they cost one GIN scan, not three.
+        // The planner estimates the LIKE form far better (regexes get a fixed guess), so it asks.
+        const emailPrefix = sql`(${email} >= ${t.qf} and ${email} < ${t.upper})`;
         return listIfFew(
           db,
-          sql`((${email} >= ${t.qf} and ${email} < ${t.upper})
-            or ${name} like ${`${e}%`} ${ESCAPE} or ${name} like ${`% ${e}%`} ${ESCAPE}
-            or ${name} like ${`%-${e}%`} ${ESCAPE})`,
+          sql`(${emailPrefix} or ${name} ~ ${`(^|[ -])${regexEscape(t.qf)}`})`,
           cap,
           known,
+          sql`(${emailPrefix} or ${name} like ${`${e}%`} ${ESCAPE} or ${name} like ${`% ${e}%`} ${ESCAPE}
+            or ${name} like ${`%-${e}%`} ${ESCAPE})`,
         );
       },
       async countIndexed(filters, cap) {
+        // From three characters the LIKE is itself exact (and the planner may well scan for a
+        // common query): testing `all` too would fold every name twice more.
+        const exact = t.length >= 3 ? [contains] : [grams, all];
         const row = await sql<{ n: number }>`select count(*) as n from (select 1 from users
-          where ${and([indexed, all, ...filterConditions(filters, '')])} limit ${cap}) s`.execute(db);
+          where ${and([...exact, ...filterConditions(filters, '')])} limit ${cap}) s`.execute(db);
         return Number(row.rows[0]?.n ?? 0);
       },
     };

@@ -53,6 +53,12 @@ export const SEARCH_TUNING = {
   walkBudget: 8000,
   countBudget: 50_000,
 };
+
+/**
+ * A query holding an '@' (an e-mail address, typically) is tried by index probes first
+ * (SearchEngine.atCandidates). Always on; bench/users-scale.ts turns it off for its same-run A/B.
+ */
+export const SEARCH_SWITCHES = { atProbes: true };
 /** The tier walk's budget on PostgreSQL (SQLite uses walkBudget). */
 const POSTGRES_WALK_BUDGET = 2000;
 
@@ -89,7 +95,11 @@ export async function searchUsers(
   } else {
     // Under three characters the index answers only through a vocabulary scan whose cost grows
     // with how common the query is: such queries start with the walk, which is cheap exactly then.
-    const ids = await engine.candidateIds(SEARCH_TUNING.candidateMax);
+    const probed =
+      SEARCH_SWITCHES.atProbes && term.qf.includes('@')
+        ? await engine.atCandidates(SEARCH_TUNING.candidateMax)
+        : null;
+    const ids = probed ?? (await engine.candidateIds(SEARCH_TUNING.candidateMax));
     if (ids) {
       rows = ids.length === 0 ? [] : await rankedPage(db, engine, filters, ids, after, want);
       // The listed ids may be a superset (PostgreSQL's short-grams index): count exact matches.

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { UserRow } from '../../src/db/schema.ts';
+import { LIST_TUNING } from '../../src/modules/users/users-list.service.ts';
+import { SEARCH_SWITCHES } from '../../src/modules/users/users-search.service.ts';
+import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
+import { DIALECTS } from '../helpers/databases.ts';
+import { authHeaders, firstAdmin } from '../helpers/users.ts';
+import { allUsers, byteCompare, DAY, insertUsers, type UserSpec } from './fixtures.ts';
+
+/*
+ * The index probes for an '@' query and the unnamed-users plan of the name sort (docs/users.md)
+ * must answer exactly what the general plans answer. Holes they could open: an email containing
+ * the query with a longer local part or domain missed by the local-part probe; a name holding the
+ * address missed; the unnamed users of a created_after range repeated, skipped or out of id order
+ * when a page ends among them, or when there are more of them than the plan reads.
+ */
+
+type Page = { data: Array<{ id: string; email: string }>; next_cursor: string | null; total: number };
+
+const BASE = Date.UTC(2026, 0, 1);
+
+const PEOPLE: UserSpec[] = [
+  { email: 'jane.doe@example.com', name: 'Jane Doe' },
+  { email: 'xjane.doe@example.com', name: 'X' },
+  { email: 'jane.doe@example.com.au', name: 'Jane Doe' },
+  { email: 'mary-jane.doe@example.company', name: '' },
+  { email: 'jane.doe@other.com', name: 'Other' },
+  { email: 'doe@example.com', name: 'Just Doe' },
+  { email: 'alias@example.org', name: 'Forwarded for JANE.DOE@EXAMPLE.COM' },
+  { email: 'short@example.org', name: 'e@ex in a name' },
+  // Unnamed users, oldest first, two of them before the created_after bound used below.
+  ...Array.from({ length: 9 }, (_, i) => ({
+    email: `unnamed${i}@example.net`,
+    name: '',
+    created_at: BASE + i * DAY,
+    role: i % 3 === 0 ? ('admin' as const) : ('user' as const),
+  })),
+  { email: 'aaron@example.net', name: 'Aaron', created_at: BASE + 5 * DAY },
+  { email: 'zed@example.net', name: 'zed', created_at: BASE + 6 * DAY },
+];
+
+for (const dialect of DIALECTS) {
+  describe(`users search and list probes [${dialect}]`, () => {
+    let t: TestApp;
+    let headers: { authorization: string };
+    let users: UserRow[];
+    before(async () => {
+      t = await buildTestApp(dialect);
+      headers = await authHeaders(t, await firstAdmin(t));
+      await insertUsers(t, PEOPLE);
+      users = await allUsers(t);
+    });
+    after(() => {
+      SEARCH_SWITCHES.atProbes = true;
+      LIST_TUNING.unnamedMax = 2000;
+      return t.destroy();
+    });
+
+    const all = async (path: string): Promise<{ emails: string[]; total: number }> => {
+      const emails: string[] = [];
+      let cursor: string | null = null;
+      let total = -1;
+      do {
+        const url: string = `${path}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const res = await t.app.inject({ url, headers });
+        assert.equal(res.statusCode, 200, res.body);
+        const p = json<Page>(res);
+        if (total < 0) total = p.total;
+        emails.push(...p.data.map((u) => u.email));
+        cursor = p.next_cursor;
+      } while (cursor);
+      return { emails, total };
+    };
+
+    it('an e-mail query finds longer local parts and domains, and names holding it, as the general plans do', async () => {
+      for (const q of ['jane.doe@example.com', 'JANE.DOE@example.co', 'e@ex', 'doe@example.com', 'x@y@z']) {
+        for (const limit of ['2', '20']) {
+          const path = `/api/v1/users/search?q=${encodeURIComponent(q)}&limit=${limit}`;
+          SEARCH_SWITCHES.atProbes = false;
+          const general = await all(path);
+          SEARCH_SWITCHES.atProbes = true;
+          const probed = await all(path);
+          assert.deepEqual(probed, general, `${q} limit=${limit}`);
+        }
+      }
+      const { emails } = await all('/api/v1/users/search?q=jane.doe%40example.com');
+      // Tier 0, then tier 1 (email prefix, a name word starting with it), then tier 2, by email.
+      assert.deepEqual(emails, [
+        'jane.doe@example.com',
+        'alias@example.org',
+        'jane.doe@example.com.au',
+        'mary-jane.doe@example.company',
+        'xjane.doe@example.com',
+      ]);
+    });
+
+    it('a name-sorted created_after list pages through the unnamed users exactly, whichever plan reads them', async () => {
+      const from = BASE + 2 * DAY;
+      const expected = users
+        .filter((u) => u.created_at >= from)
+        .sort((a, b) => byteCompare(a.name.toLowerCase(), b.name.toLowerCase()) || byteCompare(a.id, b.id))
+        .map((u) => u.email);
+      const after = new Date(from).toISOString();
+      for (const unnamedMax of [2000, 3, 0]) {
+        LIST_TUNING.unnamedMax = unnamedMax;
+        for (const limit of ['2', '5', '100']) {
+          const got = await all(`/api/v1/users?sort=name&created_after=${after}&limit=${limit}`);
+          assert.deepEqual(got.emails, expected, `unnamedMax=${unnamedMax} limit=${limit}`);
+          assert.equal(got.total, expected.length);
+        }
+        const admins = await all(`/api/v1/users?sort=name&created_after=${after}&role=admin&limit=1`);
+        assert.deepEqual(
+          admins.emails,
+          expected.filter((e) => users.find((u) => u.email === e)?.role === 'admin'),
+          `admins, unnamedMax=${unnamedMax}`,
+        );
+      }
+      LIST_TUNING.unnamedMax = 2000;
+    });
+  });
+}
