@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { addSigningKey } from '../../security/signing-keys.ts';
 import { adapterFactory } from './adapter.ts';
 import { clientPolicy, OIDC_SCOPES, providerClientMetadata } from './clients.service.ts';
+import { expiresWithSession, sessionLiveness } from './grant-sessions.ts';
 import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
@@ -116,10 +117,14 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
   const registration = config.oauth.dynamicRegistration;
   const algs = ['RS256', 'ES256', 'EdDSA'];
   return {
-    adapter: adapterFactory(ctx.db, {
-      find: (id) => providerClientMetadata(ctx, id),
-      register: (id, metadata) => storeRegisteredClient(ctx, id, metadata),
-    }),
+    adapter: adapterFactory(
+      ctx.db,
+      {
+        find: (id) => providerClientMetadata(ctx, id),
+        register: (id, metadata) => storeRegisteredClient(ctx, id, metadata),
+      },
+      sessionLiveness(ctx),
+    ),
     clients: [],
     jwks: { keys: ctx.keys.privateJwks() },
     cookies: {
@@ -176,11 +181,13 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
       AuthorizationCode: 60,
       IdToken: config.accessTokenTtlS,
       RefreshToken: config.refreshTokenTtlS,
-      Grant: config.refreshTokenTtlS,
+      // A grant is a Gatehouse session (docs/api.md §17): it lives as long as one can.
+      Grant: Math.min(config.refreshTokenTtlS, config.sessionMaxLifetimeS),
       Session: config.sessionMaxLifetimeS,
       Interaction: 600,
     },
     loadExistingGrant: loadExistingGrant(ctx),
+    expiresWithSession: expiresWithSession(ctx),
     // Every use of a refresh token rotates it, with no grace window; presenting a rotated one
     // revokes the grant (the library's reuse detection).
     rotateRefreshToken: true,
