@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import * as oidc from 'openid-client';
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
+import { linkIn, nthMailTo, tokenOfLink } from '../recovery/helpers.ts';
+import { type SmtpHarness, startSmtpServer } from '../support/smtp-server.ts';
 import { type OauthStack, startOauthApp } from './support.ts';
 
 /*
@@ -48,6 +50,7 @@ interface Person {
 for (const dialect of DIALECTS) {
   describe(`oauth sessions are Gatehouse sessions (${dialect})`, () => {
     let s: OauthStack;
+    let smtp: SmtpHarness;
     let app: { client_id: string; client_secret: string };
     let config: oidc.Configuration;
     let people = 0;
@@ -159,7 +162,8 @@ for (const dialect of DIALECTS) {
     };
 
     before(async () => {
-      s = await startOauthApp(dialect);
+      smtp = await startSmtpServer();
+      s = await startOauthApp(dialect, { SMTP_URL: smtp.url });
       const made = await s.admin('POST', '/api/v1/clients', {
         name: 'Notes',
         application_type: 'native',
@@ -174,7 +178,10 @@ for (const dialect of DIALECTS) {
         execute: [oidc.allowInsecureRequests],
       });
     });
-    after(() => s?.close());
+    after(async () => {
+      await s?.close();
+      await smtp?.stop();
+    });
 
     it('a sign-in into an application is a session in the user’s and the admin’s list, naming the client', async () => {
       const p = await person();
@@ -190,6 +197,14 @@ for (const dialect of DIALECTS) {
       // Silent sign-in works while nothing ended (the control for the tests below).
       const silent = await authorize(p, { prompt: 'none' });
       assert.ok(silent.callback.searchParams.get('code'));
+    });
+
+    it('fragment-response-mode-served: a request for it is refused, never answered with a code', async () => {
+      const p = await person();
+      const { callback } = await authorize(p, { response_mode: 'fragment' });
+      const answer = new URLSearchParams(callback.hash.slice(1) || callback.search.slice(1));
+      assert.equal(answer.get('code'), null);
+      assert.equal(answer.get('error'), 'invalid_request');
     });
 
     it('oauth-grant-survives-global-logout', async () => {
@@ -225,6 +240,27 @@ for (const dialect of DIALECTS) {
         new_password: `${PASSWORD} changed`,
       });
       assert.equal(res.status, 200, JSON.stringify(res.body));
+      await assertEnded(p, tokens);
+    });
+
+    it('oauth-grant-survives-password-reset', async () => {
+      const p = await person();
+      const tokens = await signIn(p);
+      const forgot = await fetch(`${s.origin}/api/v1/password/forgot`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: p.email }),
+      });
+      assert.equal(forgot.status, 202);
+      const token = tokenOfLink(
+        linkIn(await nthMailTo(smtp, p.email), `${s.origin}/account/reset-password/`),
+      );
+      const reset = await fetch(`${s.origin}/api/v1/password/reset/${token}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ password: `${PASSWORD} reset` }),
+      });
+      assert.equal(reset.status, 200, await reset.clone().text());
       await assertEnded(p, tokens);
     });
 

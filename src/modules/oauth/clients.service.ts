@@ -211,6 +211,12 @@ export async function rotateClientSecret(
 }
 
 /** The client as oidc-provider reads it (its metadata names), the secret opened for its comparison. */
+/**
+ * The response modes served (docs/api.md §17: code flow, `query` and `form_post`). The library
+ * registers `fragment` too; every client's metadata leaves it out, so a request for it is refused.
+ */
+export const RESPONSE_MODES = ['query', 'form_post'] as const;
+
 export async function providerClientMetadata(
   ctx: AppContext,
   clientId: string,
@@ -235,6 +241,7 @@ export async function providerClientMetadata(
     post_logout_redirect_uris: c.post_logout_redirect_uris,
     grant_types: c.grant_types,
     response_types: c.grant_types.includes('authorization_code') ? ['code'] : [],
+    response_modes: [...RESPONSE_MODES],
     token_endpoint_auth_method: c.token_endpoint_auth_method,
     id_token_signed_response_alg: 'RS256',
     // ID tokens always say when the person signed in (OIDC Core 2, `require_auth_time`).

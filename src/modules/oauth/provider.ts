@@ -4,7 +4,7 @@ import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'o
 import type { AppContext } from '../../context.ts';
 import { addSigningKey } from '../../security/signing-keys.ts';
 import { adapterFactory } from './adapter.ts';
-import { clientPolicy, OIDC_SCOPES, providerClientMetadata } from './clients.service.ts';
+import { clientPolicy, OIDC_SCOPES, providerClientMetadata, RESPONSE_MODES } from './clients.service.ts';
 import { expiresWithSession, sessionLiveness } from './grant-sessions.ts';
 import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
@@ -108,6 +108,14 @@ async function build(ctx: AppContext): Promise<Built> {
   provider.proxy = ctx.config.trustProxy !== false;
   provider.on('server_error', (_kctx: unknown, err: unknown) => {
     ctx.log.error({ err }, 'authorization server error');
+  });
+  // The library's discovery lists every mode it registers; Gatehouse serves `query` and `form_post`
+  // only (clients.service.ts), so that is what it advertises (a documented post-middleware).
+  provider.use(async (kctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    if (kctx.oidc?.route === 'discovery' && kctx.body && typeof kctx.body === 'object') {
+      kctx.body.response_modes_supported = [...RESPONSE_MODES];
+    }
   });
   return { signature, provider, handle: provider.callback() };
 }
