@@ -8,7 +8,7 @@ import { clientPolicy, OIDC_SCOPES, providerClientMetadata, RESPONSE_MODES } fro
 import { expiresWithSession, sessionLiveness } from './grant-sessions.ts';
 import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
-import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
+import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { interactionPolicyFor } from './policy.ts';
 import { storeRegisteredClient } from './registration.ts';
 import { resourceByIdentifier } from './resources.service.ts';
@@ -111,6 +111,7 @@ async function build(ctx: AppContext): Promise<Built> {
   });
   // The library's discovery lists every mode it registers; Gatehouse serves `query` and `form_post`
   // only (clients.service.ts), so that is what it advertises (a documented post-middleware).
+  provider.use(formPostPages(ctx.config));
   provider.use(async (kctx: KoaContextWithOIDC, next: () => Promise<void>) => {
     await next();
     if (kctx.oidc?.route === 'discovery' && kctx.body && typeof kctx.body === 'object') {
