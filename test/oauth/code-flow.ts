@@ -54,19 +54,28 @@ export async function startCodeFlow(dialect: TestDialect) {
     throw err;
   }
   let people = 0;
-  const made = await s.admin('POST', '/api/v1/clients', {
-    name: 'Notes',
-    application_type: 'native',
-    redirect_uris: [REDIRECT],
-    grant_types: ['authorization_code', 'refresh_token'],
-    scopes: ['openid', 'email', 'offline_access'],
-    first_party: true,
-  });
-  assert.equal(made.status, 201, JSON.stringify(made.body));
-  const app = made.body as { client_id: string; client_secret: string };
-  const config = await oidc.discovery(new URL(s.origin), app.client_id, app.client_secret, undefined, {
-    execute: [oidc.allowInsecureRequests],
-  });
+  /** A client of this app (native, redirecting to REDIRECT) and its relying-party configuration. */
+  const client = async (name: string, extra: Record<string, unknown> = {}) => {
+    const made = await s.admin('POST', '/api/v1/clients', {
+      name,
+      application_type: 'native',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      scopes: ['openid', 'email', 'offline_access'],
+      ...extra,
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const registered = made.body as { client_id: string; client_secret: string };
+    const rp = await oidc.discovery(
+      new URL(s.origin),
+      registered.client_id,
+      registered.client_secret,
+      undefined,
+      { execute: [oidc.allowInsecureRequests] },
+    );
+    return { app: registered, config: rp };
+  };
+  const { app, config } = await client('Notes', { first_party: true });
   const api = async (token: string, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${s.origin}${path}`, {
       method,
@@ -99,10 +108,10 @@ export async function startCodeFlow(dialect: TestDialect) {
   };
 
   /** The authorization request, through the hosted sign-in; the callback's URL (code or error). */
-  const authorize = async (p: Person, extra: Record<string, string> = {}) => {
+  const authorize = async (p: Person, extra: Record<string, string> = {}, rp = config) => {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
+    const url = oidc.buildAuthorizationUrl(rp, {
       redirect_uri: REDIRECT,
       scope: 'openid email',
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
@@ -135,9 +144,9 @@ export async function startCodeFlow(dialect: TestDialect) {
   };
 
   /** Signs into the application: its tokens. */
-  const signIn = async (p: Person, extra: Record<string, string> = {}) => {
-    const { callback, verifier, state } = await authorize(p, extra);
-    return oidc.authorizationCodeGrant(config, callback, {
+  const signIn = async (p: Person, extra: Record<string, string> = {}, rp = config) => {
+    const { callback, verifier, state } = await authorize(p, extra, rp);
+    return oidc.authorizationCodeGrant(rp, callback, {
       pkceCodeVerifier: verifier,
       expectedState: state,
     });
@@ -178,6 +187,7 @@ export async function startCodeFlow(dialect: TestDialect) {
     smtp,
     app,
     config,
+    client,
     api,
     login,
     person,

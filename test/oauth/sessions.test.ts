@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as oidc from 'openid-client';
-import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { linkIn, nthMailTo, tokenOfLink } from '../recovery/helpers.ts';
+import { freePort } from '../support/service-process.ts';
 import { type CodeFlow, PASSWORD, startCodeFlow } from './code-flow.ts';
 
 /*
@@ -34,6 +35,20 @@ for (const dialect of DIALECTS) {
       // Silent sign-in works while nothing ended (the control for the tests below).
       const silent = await f.authorize(p, { prompt: 'none' });
       assert.ok(silent.callback.searchParams.get('code'));
+    });
+
+    it('a third-party client’s grant, made at the consent step, is a session too and ends with it', async () => {
+      const other = await f.client('Wiki', { first_party: false });
+      const p = await f.person();
+      const tokens = await f.signIn(p, {}, other.config);
+      const list = await f.api(p.access, 'GET', '/api/v1/sessions');
+      const mine = (list.body.data as Array<{ id: string; client: { name: string } | null }>).find(
+        (x) => x.client?.name === 'Wiki',
+      );
+      assert.ok(mine, 'listed with the client’s name');
+      assert.equal((await f.api(p.access, 'DELETE', `/api/v1/sessions/${mine.id}`)).status, 204);
+      assert.equal((await oidc.tokenIntrospection(other.config, tokens.access_token)).active, false);
+      await assert.rejects(oidc.refreshTokenGrant(other.config, String(tokens.refresh_token)));
     });
 
     it('oauth-grant-survives-global-logout', async () => {
@@ -160,3 +175,37 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+// docs/api.md §17: grants end "on every instance within section 16's bound". A grant's liveness is
+// read from the database on every use (no cache), so the other instance sees the ending at once.
+describe('an OAuth grant ends on every instance', {
+  skip: !DIALECTS.includes('postgres') && 'PostgreSQL only (TEST_DATABASE_URL)',
+}, () => {
+  let f: CodeFlow;
+  let b: TestApp;
+  let bOrigin: string;
+  before(async () => {
+    f = await startCodeFlow('postgres');
+    b = await f.s.t.restart();
+    const port = await freePort();
+    await b.app.listen({ port, host: 'localhost' });
+    bOrigin = `http://localhost:${port}`;
+  });
+  after(async () => {
+    await b?.close();
+    await f?.close();
+  });
+
+  it('oauth-grant-survives-global-logout-on-another-instance', async () => {
+    const p = await f.person();
+    const tokens = await f.signIn(p);
+    assert.equal(await f.active(String(tokens.refresh_token)), true);
+    const out = await fetch(`${bOrigin}/api/v1/logout`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${p.access}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ scope: 'global' }),
+    });
+    assert.equal(out.status, 204);
+    await f.assertEnded(p, tokens);
+  });
+});
