@@ -52,20 +52,23 @@ export async function revokeSession(db: Db, sessionId: string, reason: string): 
     .execute();
 }
 
-/** Revokes a user's sessions of one OAuth client (a connected app taken back); returns how many. */
+/**
+ * Revokes the sessions of one OAuth client: a user's (a connected app taken back), or everyone's
+ * (`userId` null: the client deleted). Returns how many.
+ */
 export async function revokeClientSessions(
   db: Db,
-  userId: string,
+  userId: string | null,
   clientId: string,
   reason: string,
 ): Promise<number> {
-  const result = await db
+  let query = db
     .updateTable('sessions')
     .set({ revoked_at: Date.now(), revoked_reason: reason })
-    .where('user_id', '=', userId)
     .where('client_id', '=', clientId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('revoked_at', 'is', null);
+  if (userId !== null) query = query.where('user_id', '=', userId);
+  const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 

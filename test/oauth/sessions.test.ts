@@ -51,6 +51,21 @@ for (const dialect of DIALECTS) {
       await assert.rejects(oidc.refreshTokenGrant(other.config, String(tokens.refresh_token)));
     });
 
+    it('oauth-session-survives-client-deletion', async () => {
+      const gone = await f.client('Gone', { first_party: true });
+      const p = await f.person();
+      await f.signIn(p, {}, gone.config);
+      const listed = async () =>
+        (
+          (await f.api(p.access, 'GET', '/api/v1/sessions')).body.data as Array<{
+            client: { client_id: string } | null;
+          }>
+        ).some((x) => x.client?.client_id === gone.app.client_id);
+      assert.equal(await listed(), true);
+      assert.equal((await f.s.admin('DELETE', `/api/v1/clients/${gone.app.client_id}`)).status, 204);
+      assert.equal(await listed(), false);
+    });
+
     it('oauth-grant-survives-global-logout', async () => {
       const p = await f.person();
       const tokens = await f.signIn(p);

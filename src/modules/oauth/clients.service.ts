@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import { revokeClientSessions } from '../../identity/index.ts';
 import { secretsKey } from '../../security/secrets-key.ts';
 import {
   type ClientRow,
@@ -190,7 +191,13 @@ export async function updateClient(
 }
 
 export async function deleteClient(ctx: AppContext, clientId: string): Promise<void> {
-  if (!(await deleteClientRow(ctx.db, clientId))) throw notFound();
+  const deleted = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await deleteClientRow(trx, clientId))) return false;
+    // Its grants are sessions (docs/api.md §17): they end with it rather than linger in the lists.
+    await revokeClientSessions(trx, null, clientId, 'client_deleted');
+    return true;
+  });
+  if (!deleted) throw notFound();
 }
 
 /** A new secret for a confidential client; the old one stops working at once. */
