@@ -10,6 +10,7 @@ import {
   isSessionLive,
   revokeSession,
 } from '../../identity/index.ts';
+import { clientPolicy } from './clients.service.ts';
 import { findSessionLink, upsertSessionLink } from './models.queries.ts';
 
 /*
@@ -89,6 +90,8 @@ export async function openGrant(ctx: AppContext, provider: Provider, o: GrantOpe
   const user = await findUserById(ctx.db, o.accountId);
   if (!user) throw new Error('grant for an unknown account');
   const amr = o.amr.length > 0 ? o.amr : ['user'];
+  // The audit entry (and the `session.created` event made from it) names the client.
+  const clientName = (await clientPolicy(ctx, o.clientId))?.name ?? o.clientId;
   const { sessionId } = await ctx.db.transaction().execute((trx) =>
     completeSignIn(ctx, trx, user, o.client, amr, { method: 'oauth', client_id: o.clientId }, null, {
       recordLogin: false,
