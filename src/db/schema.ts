@@ -39,6 +39,10 @@ export interface SessionsTable {
   amr: string | null;
   /** When the user authenticated (epoch ms): the tokens' `auth_time`, unchanged by refreshes. */
   auth_time: number | null;
+  /** The OAuth client of a grant's session (docs/api.md §17); null for sessions of `/api/v1/login`. */
+  client_id: string | null;
+  /** The browser session a grant's session ends with (a grant without `offline_access`), or null. */
+  parent_id: string | null;
 }
 
 export interface RefreshTokensTable {
@@ -336,6 +340,12 @@ export interface OauthModelsTable {
   consumed_at: number | null;
 }
 
+/** oidc-provider's browser session (SHA-256 of its uid) → the Gatehouse session of its sign-in. */
+export interface OauthSessionLinksTable {
+  uid_hash: string;
+  session_id: string;
+}
+
 /** Every table Kysely knows about. */
 /** docs/api.md §19: where events go. `events` is a JSON array of types (or `["*"]`). */
 export interface WebhookEndpointsTable {
@@ -411,6 +421,7 @@ export interface DB {
   oauth_resources: OauthResourcesTable;
   oauth_consents: OauthConsentsTable;
   oauth_models: OauthModelsTable;
+  oauth_session_links: OauthSessionLinksTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

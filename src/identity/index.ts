@@ -14,8 +14,11 @@ export {
 export {
   type ClientInfo,
   clientInfo,
+  detachSession,
   FEDERATED_LOGIN,
+  isSessionLive,
   PASSWORD_LOGIN,
+  revokeClientSessions,
   revokeSession,
   revokeUserSessions,
   type SessionAuthentication,

@@ -39,14 +39,59 @@ export async function revokeUserSessions(
   return Number(result.numUpdatedRows);
 }
 
-/** Revokes one session. */
+/**
+ * Revokes one session, and with it the OAuth grants' sessions that end with it (docs/api.md §17:
+ * a logout ends the grants without `offline_access` opened from that browser session).
+ */
 export async function revokeSession(db: Db, sessionId: string, reason: string): Promise<void> {
   await db
     .updateTable('sessions')
     .set({ revoked_at: Date.now(), revoked_reason: reason })
-    .where('id', '=', sessionId)
+    .where((eb) => eb.or([eb('id', '=', sessionId), eb('parent_id', '=', sessionId)]))
     .where('revoked_at', 'is', null)
     .execute();
+}
+
+/**
+ * Revokes the sessions of one OAuth client: a user's (a connected app taken back), or everyone's
+ * (`userId` null: the client deleted). Returns how many.
+ */
+export async function revokeClientSessions(
+  db: Db,
+  userId: string | null,
+  clientId: string,
+  reason: string,
+): Promise<number> {
+  let query = db
+    .updateTable('sessions')
+    .set({ revoked_at: Date.now(), revoked_reason: reason })
+    .where('client_id', '=', clientId)
+    .where('revoked_at', 'is', null);
+  if (userId !== null) query = query.where('user_id', '=', userId);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** A grant's session stops ending with its browser session (an `offline_access` token was issued). */
+export async function detachSession(db: Db, sessionId: string): Promise<void> {
+  await db.updateTable('sessions').set({ parent_id: null }).where('id', '=', sessionId).execute();
+}
+
+/**
+ * Whether a session can still be used: not revoked, not expired, its user active. Read from the
+ * database on every call (no cache), so an ending is seen by every instance at once.
+ */
+export async function isSessionLive(db: Db, sessionId: string, now: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select('sessions.id')
+    .where('sessions.id', '=', sessionId)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', now)
+    .where('users.status', '=', 'active')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Sessions that can still be used (metrics). */

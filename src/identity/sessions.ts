@@ -7,7 +7,13 @@ import { insertRefreshToken, insertSession } from './sessions.queries.ts';
 import { type TokenResponse, toPublicUser } from './user.schemas.ts';
 
 // Many services revoke sessions; the statements live with the other session SQL.
-export { revokeSession, revokeUserSessions } from './sessions.queries.ts';
+export {
+  detachSession,
+  isSessionLive,
+  revokeClientSessions,
+  revokeSession,
+  revokeUserSessions,
+} from './sessions.queries.ts';
 
 /** Where a session was opened from (shown in the profile's session list, kept for audit). */
 export interface ClientInfo {
@@ -58,35 +64,15 @@ export async function startSession(
   authentication: SessionAuthentication,
   db: Kysely<DB> | Transaction<DB> = ctx.db,
 ): Promise<{ sessionId: string; tokens: TokenResponse }> {
-  if (authentication.amr.length === 0) throw new Error('a session needs at least one amr value');
-  const now = Date.now();
-  const amr = [...authentication.amr];
-  const authTime = authentication.authTime ?? now;
-  const sessionId = uuidv7();
+  const opened = await insertNewSession(ctx, user, client, authentication, null, db);
+  const { sessionId, now, amr, authTime, ttlS } = opened;
   const refreshToken = newOpaqueToken();
-  // The first refresh token lives REFRESH_TOKEN_TTL_S, or less when SESSION_MAX_LIFETIME_S is shorter.
-  const refreshTtlS = Math.min(ctx.config.refreshTokenTtlS, ctx.config.sessionMaxLifetimeS);
-  const refreshTtlMs = refreshTtlS * 1000;
-  await insertSession(db, {
-    id: sessionId,
-    user_id: user.id,
-    created_at: now,
-    last_used_at: now,
-    expires_at: now + refreshTtlMs,
-    revoked_at: null,
-    revoked_reason: null,
-    // docs/api.md §13: the header as sent, cut at 256 characters.
-    user_agent: client.userAgent?.slice(0, 256) ?? null,
-    ip: client.ip,
-    amr: JSON.stringify(amr),
-    auth_time: authTime,
-  });
   await insertRefreshToken(db, {
     id: uuidv7(),
     sessionId,
     tokenHash: hashOpaqueToken(refreshToken),
     createdAt: now,
-    expiresAt: now + refreshTtlMs,
+    expiresAt: now + ttlS * 1000,
   });
   const { token } = await ctx.accessTokens.sign({ user, session: { id: sessionId, amr, authTime } });
   return {
@@ -96,10 +82,73 @@ export async function startSession(
       token_type: 'Bearer',
       expires_in: ctx.config.accessTokenTtlS,
       refresh_token: refreshToken,
-      refresh_expires_in: refreshTtlS,
+      refresh_expires_in: ttlS,
       user: toPublicUser(user),
     },
   };
+}
+
+/** Whose a grant's session is (docs/api.md §17, "Sessions are one"). */
+export interface AppSessionOwner {
+  /** The OAuth client the grant is for. */
+  clientId: string;
+  /** The browser session it ends with (a grant without `offline_access`), or null. */
+  parentId: string | null;
+}
+
+/**
+ * Opens the session of an OAuth grant: listed and revoked like any other, but it holds no Gatehouse
+ * token (docs/api.md §17: OAuth clients never get tokens that `/api/v1` accepts); the provider's
+ * tokens live while it does. Not exported from identity/index.ts: completeSignIn calls it.
+ */
+export async function startAppSession(
+  ctx: AppContext,
+  user: UserRow,
+  client: ClientInfo,
+  authentication: SessionAuthentication,
+  owner: AppSessionOwner,
+  db: Kysely<DB> | Transaction<DB> = ctx.db,
+): Promise<string> {
+  return (await insertNewSession(ctx, user, client, authentication, owner, db)).sessionId;
+}
+
+/** The longest a session lives: REFRESH_TOKEN_TTL_S, or less when SESSION_MAX_LIFETIME_S is shorter. */
+export function sessionTtlS(ctx: AppContext): number {
+  return Math.min(ctx.config.refreshTokenTtlS, ctx.config.sessionMaxLifetimeS);
+}
+
+async function insertNewSession(
+  ctx: AppContext,
+  user: UserRow,
+  client: ClientInfo,
+  authentication: SessionAuthentication,
+  owner: AppSessionOwner | null,
+  db: Kysely<DB> | Transaction<DB>,
+) {
+  if (authentication.amr.length === 0) throw new Error('a session needs at least one amr value');
+  const now = Date.now();
+  const amr = [...authentication.amr];
+  const authTime = authentication.authTime ?? now;
+  const sessionId = uuidv7();
+  // The first refresh token lives as long as the session can.
+  const ttlS = sessionTtlS(ctx);
+  await insertSession(db, {
+    id: sessionId,
+    user_id: user.id,
+    created_at: now,
+    last_used_at: now,
+    expires_at: now + ttlS * 1000,
+    revoked_at: null,
+    revoked_reason: null,
+    // docs/api.md §13: the header as sent, cut at 256 characters.
+    user_agent: client.userAgent?.slice(0, 256) ?? null,
+    ip: client.ip,
+    amr: JSON.stringify(amr),
+    auth_time: authTime,
+    client_id: owner?.clientId ?? null,
+    parent_id: owner?.parentId ?? null,
+  });
+  return { sessionId, now, amr, authTime, ttlS };
 }
 
 /** The client address and user agent of a request (the address honours TRUST_PROXY via Fastify). */

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import type { DB, UserRow } from '../db/schema.ts';
 import { type AuditEvent, recordAudits } from './audit.queries.ts';
 import { recordLogin } from './sessions.queries.ts';
-import { type ClientInfo, startSession } from './sessions.ts';
+import { type AppSessionOwner, type ClientInfo, startAppSession, startSession } from './sessions.ts';
 import type { TokenResponse } from './user.schemas.ts';
 
 /**
@@ -22,12 +22,19 @@ export interface SignInRecord {
    * or the identity provider's `user.create`/`identity.link`/`login.success`). [] writes none.
    */
   audit?: (sessionId: string) => readonly AuditEvent[];
+  /**
+   * A sign-in into an OAuth client (docs/api.md §17, "Sessions are one"): the session is the
+   * grant's, names the client, and holds no Gatehouse token; `authTime` (epoch ms) is when the
+   * browser session it came from authenticated. The answer is the new session's id.
+   */
+  app?: AppSessionOwner & { authTime: number };
 }
 
 /**
  * The one way in: every sign-in ends here once its last factor passed — password (`POST /login`),
  * second factor (`POST /login/mfa`), passkey (`POST /login/passkey`), external provider (idp),
- * invitation acceptance, password change — in the caller's transaction. The login is recorded (with
+ * invitation acceptance, password change, and a sign-in into an OAuth client (`record.app`: the
+ * grant's session, docs/api.md §17) — in the caller's transaction. The login is recorded (with
  * the password's new hash when it was rehashed), a session opens with `amr` and `auth_time` now
  * (docs/api.md §13: `auth_time` is when the sign-in completed), and `login.success` is audited
  * naming that session, with `details` saying how (`method` and anything of its own) and `amr` and
@@ -42,19 +49,40 @@ export async function completeSignIn(
   client: ClientInfo,
   amr: readonly string[],
   details: { method: string } & Record<string, unknown>,
+  newHash?: string | null,
+  record?: SignInRecord & { app?: undefined },
+): Promise<TokenResponse>;
+export async function completeSignIn(
+  ctx: AppContext,
+  trx: Kysely<DB> | Transaction<DB>,
+  user: UserRow,
+  client: ClientInfo,
+  amr: readonly string[],
+  details: { method: string } & Record<string, unknown>,
+  newHash: null,
+  record: SignInRecord & { app: NonNullable<SignInRecord['app']> },
+): Promise<{ sessionId: string }>;
+export async function completeSignIn(
+  ctx: AppContext,
+  trx: Kysely<DB> | Transaction<DB>,
+  user: UserRow,
+  client: ClientInfo,
+  amr: readonly string[],
+  details: { method: string } & Record<string, unknown>,
   newHash: string | null = null,
   record: SignInRecord = {},
-): Promise<TokenResponse> {
+): Promise<TokenResponse | { sessionId: string }> {
   const at = Date.now();
   const login = record.recordLogin ?? true;
   if (login) await recordLogin(trx, user.id, at, newHash);
-  const session = await startSession(
-    ctx,
-    login ? { ...user, last_login_at: at } : user,
-    client,
-    { amr, authTime: at },
-    trx,
-  );
+  const who = login ? { ...user, last_login_at: at } : user;
+  const { app } = record;
+  const session = app
+    ? {
+        sessionId: await startAppSession(ctx, who, client, { amr, authTime: app.authTime }, app, trx),
+        tokens: null,
+      }
+    : await startSession(ctx, who, client, { amr, authTime: at }, trx);
   const entries: readonly AuditEvent[] = record.audit
     ? record.audit(session.sessionId)
     : [
@@ -67,5 +95,5 @@ export async function completeSignIn(
         },
       ];
   await recordAudits(trx, entries);
-  return session.tokens;
+  return session.tokens ?? { sessionId: session.sessionId };
 }

@@ -87,6 +87,8 @@ declare module 'oidc-provider' {
     readonly issuer: string;
     proxy: boolean;
     callback(): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+    /** Koa's `use`: pre- and post-middlewares around the library's routes. */
+    use(middleware: (ctx: KoaContextWithOIDC, next: () => Promise<void>) => Promise<void>): this;
     urlFor(name: string, options?: Record<string, string>): string;
     on(event: string, listener: (...args: unknown[]) => void): this;
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;

@@ -67,6 +67,9 @@ for (const dialect of DIALECTS) {
       ).json()) as Record<string, unknown>;
       assert.equal(oauthMeta.issuer, s.origin);
       assert.equal(oauthMeta.token_endpoint, `${s.origin}/oauth2/token`);
+      // Code flow answers by query or form_post only (docs/api.md §17): no fragment.
+      assert.deepEqual(meta.response_modes_supported, ['query', 'form_post']);
+      assert.deepEqual(oauthMeta.response_modes_supported, ['query', 'form_post']);
       const jwks = (await (await fetch(`${s.origin}/.well-known/jwks.json`)).json()) as {
         keys: Array<{ alg: string; d?: string }>;
       };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Db } from '../../db/schema.ts';
+import type { SessionLiveness } from './grant-sessions.ts';
 import {
   consumeModel,
   deleteModel,
@@ -25,8 +26,9 @@ export interface ClientSource {
  * stored under the SHA-256 of its id, and the id (`jti`) is removed from the stored payload: a
  * database dump holds no token, code or session id that works. `find` puts the id back, since the
  * caller presented it. Clients are not stored here: they live in `oauth_clients`.
+ * Grants and browser sessions are found only while their Gatehouse session lives (grant-sessions.ts).
  */
-export function adapterFactory(db: Db, clients: ClientSource) {
+export function adapterFactory(db: Db, clients: ClientSource, sessions: SessionLiveness) {
   return class ModelAdapter implements Adapter {
     readonly model: string;
 
@@ -52,12 +54,21 @@ export function adapterFactory(db: Db, clients: ClientSource) {
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === 'Client') return clients.find(id);
-      return revive(await findModel(db, this.model, sha256(id)), id);
+      if (this.model === 'Grant' && !(await sessions.grantLive(id))) return undefined;
+      return this.alive(await findModel(db, this.model, sha256(id)), id);
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
       // The id is not known here (only its hash is stored): the library only reads such a model.
-      return revive(await findModelBy(db, this.model, 'uid_hash', sha256(uid)), undefined);
+      return this.alive(await findModelBy(db, this.model, 'uid_hash', sha256(uid)), undefined);
+    }
+
+    /** A signed-in browser session counts only while the Gatehouse session of its sign-in lives. */
+    private async alive(row: ModelRow | undefined, id: string | undefined) {
+      const payload = revive(row, id);
+      if (this.model !== 'Session' || payload?.accountId === undefined) return payload;
+      const uidHash = row?.uid_hash ?? null;
+      return uidHash !== null && (await sessions.browserLive(uidHash)) ? payload : undefined;
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
@@ -70,6 +81,7 @@ export function adapterFactory(db: Db, clients: ClientSource) {
 
     async destroy(id: string): Promise<void> {
       await deleteModel(db, this.model, sha256(id));
+      if (this.model === 'Grant') await sessions.grantEnded(id);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import { revokeClientSessions } from '../../identity/index.ts';
 import { secretsKey } from '../../security/secrets-key.ts';
 import {
   type ClientRow,
@@ -190,7 +191,13 @@ export async function updateClient(
 }
 
 export async function deleteClient(ctx: AppContext, clientId: string): Promise<void> {
-  if (!(await deleteClientRow(ctx.db, clientId))) throw notFound();
+  const deleted = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await deleteClientRow(trx, clientId))) return false;
+    // Its grants are sessions (docs/api.md §17): they end with it rather than linger in the lists.
+    await revokeClientSessions(trx, null, clientId, 'client_deleted');
+    return true;
+  });
+  if (!deleted) throw notFound();
 }
 
 /** A new secret for a confidential client; the old one stops working at once. */
@@ -211,6 +218,12 @@ export async function rotateClientSecret(
 }
 
 /** The client as oidc-provider reads it (its metadata names), the secret opened for its comparison. */
+/**
+ * The response modes served (docs/api.md §17: code flow, `query` and `form_post`). The library
+ * registers `fragment` too; every client's metadata leaves it out, so a request for it is refused.
+ */
+export const RESPONSE_MODES = ['query', 'form_post'] as const;
+
 export async function providerClientMetadata(
   ctx: AppContext,
   clientId: string,
@@ -235,6 +248,7 @@ export async function providerClientMetadata(
     post_logout_redirect_uris: c.post_logout_redirect_uris,
     grant_types: c.grant_types,
     response_types: c.grant_types.includes('authorization_code') ? ['code'] : [],
+    response_modes: [...RESPONSE_MODES],
     token_endpoint_auth_method: c.token_endpoint_auth_method,
     id_token_signed_response_alg: 'RS256',
     // ID tokens always say when the person signed in (OIDC Core 2, `require_auth_time`).

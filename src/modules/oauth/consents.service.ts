@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import { revokeClientSessions } from '../../identity/index.ts';
 import { deleteConsent, findConsent, listConsents, upsertConsent } from './consents.queries.ts';
 import { deleteModelsOfAccountClient } from './models.queries.ts';
 
@@ -74,7 +75,9 @@ export async function revokeConnectedApp(ctx: AppContext, userId: string, client
   const had = await ctx.db.transaction().execute(async (trx) => {
     const consent = await deleteConsent(trx, userId, clientId);
     const models = await deleteModelsOfAccountClient(trx, userId, clientId);
-    return consent || models > 0;
+    // Its grants' sessions end too (docs/api.md §17: a grant's deletion ends them).
+    const sessions = await revokeClientSessions(trx, userId, clientId, 'grant_deleted');
+    return consent || models > 0 || sessions > 0;
   });
   if (!had) throw new ApiError('client_not_found', { detail: 'You have not allowed this application' });
 }

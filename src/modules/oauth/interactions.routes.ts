@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { clientInfo } from '../../identity/index.ts';
 import { createPageRenderer, loadPageAssets, usableModules } from '../../pages/index.ts';
 import { requireAuth } from '../../security/guard.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
@@ -99,7 +100,14 @@ export function interactionEndpoints(ctx: AppContext, modules: ModuleDirectory):
       ownsReply: true,
       handler: async (req, reply) =>
         reply.send(
-          await finishConsent(ctx, raw(req, reply), req.params.uid, requireAuth(req), req.body.allow),
+          await finishConsent(
+            ctx,
+            raw(req, reply),
+            req.params.uid,
+            requireAuth(req),
+            req.body.allow,
+            clientInfo(req),
+          ),
         ),
     }),
   ];

@@ -2,9 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InteractionDetails } from 'oidc-provider';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import type { ClientInfo } from '../../identity/index.ts';
 import type { AuthContext } from '../../security/guard.ts';
 import { clientPolicy } from './clients.service.ts';
 import { recordConsent } from './consents.service.ts';
+import { openGrant } from './grant-sessions.ts';
 import { authorizationServer } from './provider.ts';
 import { resourceByIdentifier } from './resources.service.ts';
 
@@ -107,7 +109,11 @@ export async function finishLogin(
   const redirect = await provider.interactionResult(
     raw.req,
     raw.res,
-    { login: { accountId: auth.user.id, amr: auth.claims.amr, ts: authTime, remember: true } },
+    {
+      login: { accountId: auth.user.id, amr: auth.claims.amr, ts: authTime, remember: true },
+      // The browser session of the library is tied to this Gatehouse session (grant-sessions.ts).
+      gatehouse: { session_id: auth.session.id },
+    },
     { mergeWithLastSubmission: false },
   );
   return { redirect_to: redirect };
@@ -120,6 +126,7 @@ export async function finishConsent(
   uid: string,
   auth: AuthContext,
   allow: boolean,
+  client: ClientInfo,
 ): Promise<{ redirect_to: string }> {
   const d = await details(ctx, raw, uid);
   if (d.prompt.name !== 'consent')
@@ -143,9 +150,17 @@ export async function finishConsent(
     missingOIDCClaims?: string[];
     missingResourceScopes?: Record<string, string[]>;
   };
-  const grant = d.grantId
-    ? await provider.Grant.find(d.grantId)
-    : new provider.Grant({ accountId: auth.user.id, clientId });
+  const existing = d.grantId ? await provider.Grant.find(d.grantId) : undefined;
+  const grant =
+    existing ??
+    (await openGrant(ctx, provider, {
+      accountId: auth.user.id,
+      clientId,
+      parentId: auth.session.id,
+      amr: auth.claims.amr ?? [],
+      loginTs: auth.claims.auth_time ?? Math.floor(Number(auth.session.created_at) / 1000),
+      client,
+    }));
   if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
   if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
   for (const [identifier, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {

@@ -3,6 +3,7 @@ import type { Db, OauthModelsTable } from '../../db/schema.ts';
 /** One stored oidc-provider model, as the adapter reads it back. */
 export interface ModelRow {
   payload: string;
+  uid_hash: string | null;
   expires_at: number | null;
   consumed_at: number | null;
 }
@@ -29,7 +30,7 @@ export async function upsertModel(db: Db, row: Omit<OauthModelsTable, 'consumed_
 export async function findModel(db: Db, model: string, idHash: string): Promise<ModelRow | undefined> {
   return db
     .selectFrom('oauth_models')
-    .select(['payload', 'expires_at', 'consumed_at'])
+    .select(['payload', 'uid_hash', 'expires_at', 'consumed_at'])
     .where('model', '=', model)
     .where('id_hash', '=', idHash)
     .executeTakeFirst();
@@ -43,7 +44,7 @@ export async function findModelBy(
 ): Promise<(ModelRow & { id_hash: string }) | undefined> {
   return db
     .selectFrom('oauth_models')
-    .select(['id_hash', 'payload', 'expires_at', 'consumed_at'])
+    .select(['id_hash', 'payload', 'uid_hash', 'expires_at', 'consumed_at'])
     .where('model', '=', model)
     .where(column, '=', hash)
     .executeTakeFirst();
@@ -109,4 +110,23 @@ export async function findAccountRow(db: Db, id: string) {
     .select(['id', 'email', 'email_verified', 'name', 'status', 'updated_at'])
     .where('id', '=', id)
     .executeTakeFirst();
+}
+
+/** Ties the provider's browser session (its uid's hash) to the Gatehouse session of its sign-in. */
+export async function upsertSessionLink(db: Db, uidHash: string, sessionId: string): Promise<void> {
+  await db
+    .insertInto('oauth_session_links')
+    .values({ uid_hash: uidHash, session_id: sessionId })
+    .onConflict((oc) => oc.column('uid_hash').doUpdateSet({ session_id: sessionId }))
+    .execute();
+}
+
+/** The Gatehouse session a provider browser session is tied to, or undefined. */
+export async function findSessionLink(db: Db, uidHash: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('oauth_session_links')
+    .select('session_id')
+    .where('uid_hash', '=', uidHash)
+    .executeTakeFirst();
+  return row?.session_id;
 }

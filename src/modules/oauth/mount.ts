@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import { clientInfo } from '../../identity/index.ts';
+import { rememberRequestClient } from './grant-sessions.ts';
 import { authorizationServer } from './provider.ts';
 
 /**
@@ -19,6 +21,8 @@ export async function passToAuthorizationServer(
   reply: FastifyReply,
 ): Promise<void> {
   const server = await authorizationServer(ctx);
+  // A grant opened by this request records where it came from as Fastify resolved it (TRUST_PROXY).
+  rememberRequestClient(request.raw, clientInfo(request));
   reply.hijack();
   const res = reply.raw;
   for (const [name, value] of Object.entries(reply.getHeaders())) {

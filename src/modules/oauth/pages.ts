@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ErrorContext, KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../../config.ts';
 import { escapeHtml } from '../../pages/index.ts';
@@ -74,5 +75,56 @@ function redirectOrigin(ctx: KoaContextWithOIDC): string {
 export function postLogoutSuccessSource(config: Config) {
   return async (ctx: KoaContextWithOIDC) => {
     send(ctx, page(config, 'Signed out', '<p>You are signed out. You may close this window.</p>'), CSP_BASE);
+  };
+}
+
+/** The one script of the form_post page: it submits the form once the page is read. */
+const AUTO_SUBMIT = "document.addEventListener('DOMContentLoaded',function(){document.forms[0].submit()});";
+const AUTO_SUBMIT_HASH = `'sha256-${createHash('sha256').update(AUTO_SUBMIT).digest('base64')}'`;
+
+const FORM = /<form method="post" action="([^"]*)">/;
+const INPUT = /<input type="hidden" name="([^"]*)" value="([^"]*)"\/>/g;
+const fromLibraryHtml = (text: string) =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+
+/**
+ * The `form_post` answer (and the library's other auto-submitted forms: a logout without a
+ * confirmation, a sign-in as another account) in Gatehouse's markup (docs/api.md §17). The library
+ * has no hook for that page, so a post-middleware (its documented extension point) reads the
+ * action and hidden fields the library wrote, escaped by its own rules, and writes Gatehouse's
+ * page with them: the same fields, one script, and a CSP allowing exactly that script's hash. A
+ * page it does not recognise is left as the library wrote it.
+ */
+export function formPostPages(config: Config) {
+  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    if (typeof ctx.body !== 'string' || !String(ctx.type).startsWith('text/html')) return;
+    const form = FORM.exec(ctx.body);
+    if (!form || !ctx.body.includes('document.forms[0].submit()')) return;
+    const fields = [...ctx.body.matchAll(INPUT)].map((m) => [
+      fromLibraryHtml(m[1] ?? ''),
+      fromLibraryHtml(m[2] ?? ''),
+    ]);
+    const inputs = fields
+      .map(
+        ([name, value]) =>
+          `<input type="hidden" name="${escapeHtml(name ?? '')}" value="${escapeHtml(value ?? '')}">`,
+      )
+      .join('');
+    const html = page(
+      config,
+      'Returning to the application',
+      `<form method="post" action="${escapeHtml(fromLibraryHtml(form[1] ?? ''))}">${inputs}
+<p>Taking you back… If nothing happens, <button type="submit">continue</button>.</p></form>
+<script>${AUTO_SUBMIT}</script>`,
+    );
+    ctx.body = html;
+    ctx.set('content-security-policy', `${CSP_BASE}; script-src ${AUTO_SUBMIT_HASH}`);
+    ctx.set('cache-control', 'no-store');
   };
 }

@@ -3,12 +3,28 @@ import type { AppContext } from '../../context.ts';
 import { clientPolicy } from './clients.service.ts';
 
 /**
- * The library's interaction policy with one change (docs/api.md §17): its "native clients are asked
- * every time" check (RFC 8252 §8.6, `interaction_required` under `prompt=none`) spares first-party
- * clients, which never see a consent page.
+ * The library's interaction policy with two changes (docs/api.md §17): its "native clients are
+ * asked every time" check (RFC 8252 §8.6, `interaction_required` under `prompt=none`) spares
+ * first-party clients, which never see a consent page; and a browser session whose grant for this
+ * client has ended (its Gatehouse session was revoked) signs in again (`login_required` under
+ * `prompt=none`) rather than getting a new grant silently.
  */
 export function interactionPolicyFor(ctx: AppContext) {
   const policy = interactionPolicy.base();
+  policy.get('login').checks.push(
+    new interactionPolicy.Check(
+      'grant_ended',
+      'the session of this application has ended',
+      'login_required',
+      async (kctx: KoaContextWithOIDC) => {
+        const { oidc } = kctx;
+        if (!oidc.session.accountId || oidc.result?.login) return false;
+        const grantId: string | undefined = oidc.session.grantIdFor(oidc.client.clientId);
+        if (grantId === undefined || oidc.result?.consent?.grantId !== undefined) return false;
+        return (await oidc.provider.Grant.find(grantId)) === undefined;
+      },
+    ),
+  );
   const consent = policy.get('consent');
   const at = consent.checks.findIndex((c: { reason: string }) => c.reason === 'native_client_prompt');
   consent.checks.remove('native_client_prompt');

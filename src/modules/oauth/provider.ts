@@ -4,10 +4,11 @@ import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'o
 import type { AppContext } from '../../context.ts';
 import { addSigningKey } from '../../security/signing-keys.ts';
 import { adapterFactory } from './adapter.ts';
-import { clientPolicy, OIDC_SCOPES, providerClientMetadata } from './clients.service.ts';
+import { clientPolicy, OIDC_SCOPES, providerClientMetadata, RESPONSE_MODES } from './clients.service.ts';
+import { expiresWithSession, sessionLiveness } from './grant-sessions.ts';
 import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
-import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
+import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { interactionPolicyFor } from './policy.ts';
 import { storeRegisteredClient } from './registration.ts';
 import { resourceByIdentifier } from './resources.service.ts';
@@ -108,6 +109,15 @@ async function build(ctx: AppContext): Promise<Built> {
   provider.on('server_error', (_kctx: unknown, err: unknown) => {
     ctx.log.error({ err }, 'authorization server error');
   });
+  // The library's discovery lists every mode it registers; Gatehouse serves `query` and `form_post`
+  // only (clients.service.ts), so that is what it advertises (a documented post-middleware).
+  provider.use(formPostPages(ctx.config));
+  provider.use(async (kctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    if (kctx.oidc?.route === 'discovery' && kctx.body && typeof kctx.body === 'object') {
+      kctx.body.response_modes_supported = [...RESPONSE_MODES];
+    }
+  });
   return { signature, provider, handle: provider.callback() };
 }
 
@@ -116,10 +126,14 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
   const registration = config.oauth.dynamicRegistration;
   const algs = ['RS256', 'ES256', 'EdDSA'];
   return {
-    adapter: adapterFactory(ctx.db, {
-      find: (id) => providerClientMetadata(ctx, id),
-      register: (id, metadata) => storeRegisteredClient(ctx, id, metadata),
-    }),
+    adapter: adapterFactory(
+      ctx.db,
+      {
+        find: (id) => providerClientMetadata(ctx, id),
+        register: (id, metadata) => storeRegisteredClient(ctx, id, metadata),
+      },
+      sessionLiveness(ctx),
+    ),
     clients: [],
     jwks: { keys: ctx.keys.privateJwks() },
     cookies: {
@@ -176,11 +190,13 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
       AuthorizationCode: 60,
       IdToken: config.accessTokenTtlS,
       RefreshToken: config.refreshTokenTtlS,
-      Grant: config.refreshTokenTtlS,
+      // A grant is a Gatehouse session (docs/api.md §17): it lives as long as one can.
+      Grant: Math.min(config.refreshTokenTtlS, config.sessionMaxLifetimeS),
       Session: config.sessionMaxLifetimeS,
       Interaction: 600,
     },
     loadExistingGrant: loadExistingGrant(ctx),
+    expiresWithSession: expiresWithSession(ctx),
     // Every use of a refresh token rotates it, with no grace window; presenting a rotated one
     // revokes the grant (the library's reuse detection).
     rotateRefreshToken: true,

@@ -13,6 +13,7 @@ const SessionSchema = Type.Object({
   user_agent: Type.Union([Type.String(), Type.Null()]),
   ip: Type.Union([Type.String(), Type.Null()]),
   amr: Type.Array(Type.String()),
+  client: Type.Union([Type.Object({ client_id: Type.String(), name: Type.String() }), Type.Null()]),
   current: Type.Boolean(),
 });
 const SessionList = Type.Object({ data: Type.Array(SessionSchema) });

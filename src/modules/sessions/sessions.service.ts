@@ -3,10 +3,10 @@ import type { SessionRow } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { type ClientInfo, findUserById, recordAudit, revokeSession } from '../../identity/index.ts';
 import type { AuthContext } from '../../security/guard.ts';
-import { findLiveSession, listLiveSessions } from './session-list.queries.ts';
+import { findLiveSession, type ListedSession, listLiveSessions } from './session-list.queries.ts';
 
 /** A session as the list shows it. */
-function toPublicSession(s: SessionRow, currentId: string) {
+function toPublicSession(s: ListedSession, currentId: string) {
   return {
     id: s.id,
     created_at: new Date(Number(s.created_at)).toISOString(),
@@ -14,6 +14,8 @@ function toPublicSession(s: SessionRow, currentId: string) {
     user_agent: s.user_agent,
     ip: s.ip,
     amr: sessionAmr(s),
+    // docs/api.md §17: a grant's session names its client (the id stays when the client is gone).
+    client: s.client_id === null ? null : { client_id: s.client_id, name: s.client_name ?? s.client_id },
     current: s.id === currentId,
   };
 }
@@ -30,7 +32,7 @@ function sessionAmr(s: SessionRow): string[] {
 }
 
 /** A user's live sessions, newest first as stored (the profile lists them too). */
-export async function liveSessions(ctx: AppContext, userId: string): Promise<SessionRow[]> {
+export async function liveSessions(ctx: AppContext, userId: string): Promise<ListedSession[]> {
   return listLiveSessions(ctx.db, userId, Date.now());
 }
 
