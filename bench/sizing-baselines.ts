@@ -1,5 +1,5 @@
 // The per-core baselines of `npm run bench -- --sizing` (bench/sizing.ts), in a process pinned like
-// the service: raw ES256 signatures per second (node:crypto, as Gatehouse signs its tokens) and
+// the service: raw ES256 signatures per second (node:crypto, as Gatehouse signs its tokens), RS256 and
 // local verifications per second of one Gatehouse access token against its JWKS with jose, as a
 // resource server verifies without calling Gatehouse (docs/verifying-tokens.md).
 //   node bench/sizing-baselines.ts '<{"token","jwks","issuer","audience"}>'
@@ -30,7 +30,10 @@ const data = Buffer.from(input.token.split('.').slice(0, 2).join('.'));
 const es256SignPerS = await perSecond(() =>
   sign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' }),
 );
+// The oauth module signs its JWT access tokens for APIs with RS256 (docs/oauth.md).
+const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+const rs256SignPerS = await perSecond(() => sign('sha256', data, rsa), 1);
 const jwks = createLocalJWKSet(input.jwks);
 const options = { issuer: input.issuer, audience: input.audience, typ: 'at+jwt' };
 const jwksVerifyPerS = await perSecond(() => jwtVerify(input.token, jwks, options));
-process.stdout.write(`${JSON.stringify({ es256SignPerS, jwksVerifyPerS })}\n`);
+process.stdout.write(`${JSON.stringify({ es256SignPerS, rs256SignPerS, jwksVerifyPerS })}\n`);

@@ -194,7 +194,11 @@ export async function runSizing(o: SizingOptions): Promise<void> {
     const measured: Measured = { rounds: [], baselines: [], rss: {}, writes: null, versions: {} };
     for (let r = 1; r <= o.rounds; r++) {
       const first = sets[0] as Setup;
-      const baseline = await runNodeJson<{ es256SignPerS: number; jwksVerifyPerS: number }>(SERVER_CPU, [
+      const baseline = await runNodeJson<{
+        es256SignPerS: number;
+        rs256SignPerS: number;
+        jwksVerifyPerS: number;
+      }>(SERVER_CPU, [
         'bench/sizing-baselines.ts',
         JSON.stringify({
           token: first.server.token,
