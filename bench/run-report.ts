@@ -64,6 +64,13 @@ export function rowsOf({
   const peak = Math.max(...Object.values(rss).map((v) => v ?? 0));
   const rows: Row[] = [
     ratioRow('verify-token: PostgreSQL / SQLite', 'verify postgres', 'verify sqlite', 0.7),
+    ratioRow(
+      'verify-token: SQLite / PostgreSQL (the embedded default the fast one)',
+      'verify sqlite',
+      'verify postgres',
+      1,
+    ),
+    ratioRow('verify-token on SQLite / Gatehouse /health', 'verify sqlite', 'health sqlite', 0.5),
     ratioRow('users list (limit 20): PostgreSQL / SQLite', 'list postgres', 'list sqlite', 0.5),
     ratioRow(
       'verify-token on SQLite / bare Fastify route (ES256, the default)',

@@ -78,6 +78,19 @@ function figure(r: LoadResult): Figure {
 }
 
 async function main(): Promise<void> {
+  if (flag('--sizing')) {
+    // docs/sizing.md: per-core figures on both engines (bench/sizing.ts).
+    const { buildOnce, runSizing } = await import('./sizing.ts');
+    buildOnce(flag('--no-build'));
+    await runSizing({
+      rounds: Number(option('--rounds') ?? 2),
+      roundS: ROUND_S,
+      pgUrl: PG_URL,
+      out: option('--out') ?? 'docs/sizing.md',
+      log,
+    });
+    return;
+  }
   if (!flag('--no-build')) {
     log('building dist/ (npm run build)');
     execSync('npm run build --silent', { stdio: ['ignore', 'ignore', 'inherit'] });

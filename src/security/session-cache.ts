@@ -54,8 +54,8 @@ interface Entry {
  *   meanwhile is lost); memory answers only while the connection has proven, within FRESH_MS, that
  *   every earlier notification has arrived (HEARTBEAT_MS above); no LISTEN connection
  *   (DATABASE_LISTEN_URL=off): no cache;
- * - SQLite: another process's commit to the file (the CLI) changes PRAGMA data_version, checked on
- *   every read (a few microseconds, in-process): everything is dropped;
+ * - SQLite: another process's commit to the file (the CLI) changes PRAGMA data_version: everything
+ *   is dropped. Every read waits for a look taken after it began (lookAfter below);
  * - a read overlapping any of these is used but not kept.
  */
 export function createSessionReader(database: Database, options: SessionReaderOptions): SessionReader {
@@ -108,11 +108,10 @@ export function createSessionReader(database: Database, options: SessionReaderOp
         })
       : null;
   // SQLite: whether another process committed since the last look (a file that cannot be read: yes).
-  const othersWrote = (): boolean => {
-    if (authWrites.otherWriters === undefined) return false;
+  const othersWrote = (otherWriters: () => number): boolean => {
     let now: number;
     try {
-      now = authWrites.otherWriters();
+      now = otherWriters();
     } catch {
       seenOthers = null;
       return true;
@@ -121,6 +120,29 @@ export function createSessionReader(database: Database, options: SessionReaderOp
     seenOthers = now;
     return changed;
   };
+  const look = (otherWriters: () => number) => {
+    if (othersWrote(otherWriters)) {
+      heard++;
+      clear();
+    }
+  };
+  /*
+   * SQLite: resolves once PRAGMA data_version has been read after this call. Reading it starts and
+   * ends a read transaction, two file-lock system calls (~11 µs a request on the bench machine, the
+   * whole gap between verify-token on SQLite and on PostgreSQL: docs/benchmarks.md), so one look,
+   * in the event loop's next check phase, serves every read that began before it. It stays exact:
+   * the look is taken after each waiting read began, so after its request arrived, so after any
+   * commit its client could have seen.
+   */
+  let pendingLook: Promise<void> | null = null;
+  const lookAfter = (otherWriters: () => number): Promise<void> =>
+    (pendingLook ??= new Promise((resolve) => {
+      setImmediate(() => {
+        pendingLook = null;
+        look(otherWriters);
+        resolve();
+      });
+    }));
 
   const freshMs = options.freshMs ?? FRESH_MS;
   // PostgreSQL: whether every notification committed up to freshMs ago is known to have arrived.
@@ -133,10 +155,6 @@ export function createSessionReader(database: Database, options: SessionReaderOp
   // True when memory may answer; drops everything first if this process wrote since the last look.
   const usable = (): boolean => {
     if (!fresh() || authWrites.open > 0) return false;
-    if (othersWrote()) {
-      heard++;
-      clear();
-    }
     if (authWrites.version !== seenWrites) {
       clear();
       seenWrites = authWrites.version;
@@ -146,6 +164,8 @@ export function createSessionReader(database: Database, options: SessionReaderOp
 
   return {
     async read(sessionId) {
+      const { otherWriters } = authWrites;
+      if (otherWriters !== undefined) await lookAfter(otherWriters);
       if (usable()) {
         const hit = entries.get(sessionId);
         if (hit !== undefined) {
@@ -158,7 +178,7 @@ export function createSessionReader(database: Database, options: SessionReaderOp
       const heardBefore = heard;
       const writesBefore = authWrites.version;
       const value = await findSessionWithUser(db, sessionId);
-      // usable() first: it may notice another writer (and bump `heard`) only now.
+      // A commit by another process from here on is caught by the look before the next read.
       if (value !== null && usable() && heard === heardBefore && authWrites.version === writesBefore) {
         if (entries.size >= options.size) forget(entries.keys().next().value as string);
         const userId = value.user.id;

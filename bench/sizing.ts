@@ -1,0 +1,249 @@
+// `npm run bench -- --sizing`: what one core carries, on SQLite and on PostgreSQL, written to
+// docs/sizing.md. Each Gatehouse (API_FORM=full: the oauth module on) runs pinned to CPU 0 as in
+// `npm run bench`; the load generator on CPU 1; baselines (raw argon2id verify, raw ES256 signing,
+// local JWKS verification) pinned to CPU 0 in between, so every ratio compares figures taken seconds
+// apart. Options: --rounds <n> (2), --round-duration <s> (3), --no-build, --database-url, --out <file>.
+import { execSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { LoadResult, LoadSpec } from './load.ts';
+import { refreshTokens, writesPer } from './pg-writes.ts';
+import { LOAD_CPU, runNodeJson, SERVER_CPU, statusMb, stopChild } from './processes.ts';
+import {
+  ADMIN_PASSWORD,
+  addLoginUsers,
+  createPgDatabase,
+  dropPgDatabase,
+  LOGIN_USERS,
+  type Server,
+  startGatehouse,
+} from './run-servers.ts';
+import { type Dialect, type Measured, sizingReport } from './sizing-report.ts';
+
+const LOGIN_CONNECTIONS = 8;
+const CONNECTIONS = 16;
+const API = 'https://api.sizing.test/';
+// A fixed key: `oauth` seals client secrets with it and cannot start on PostgreSQL without one.
+const SECRETS_KEY = Buffer.alloc(32, 9).toString('base64');
+
+export interface SizingOptions {
+  rounds: number;
+  roundS: number;
+  pgUrl: string;
+  out: string;
+  log: (line: string) => void;
+}
+
+export interface Setup {
+  server: Server;
+  basic: string;
+  opaque: string;
+  dialect: Dialect;
+  pgUrl: string | null;
+}
+
+const json = async (s: Server, method: string, path: string, body: unknown) => {
+  const res = await fetch(`${s.base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${s.token}` },
+    body: JSON.stringify(body),
+  });
+  const answer = (await res.json()) as Record<string, unknown>;
+  if (res.status >= 300)
+    throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(answer)}`);
+  return answer;
+};
+
+async function tokenGrant(s: Server, basic: string, form: Record<string, string>): Promise<string> {
+  const res = await fetch(`${s.base}/oauth2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
+    body: new URLSearchParams(form).toString(),
+  });
+  const answer = (await res.json()) as { access_token?: string };
+  if (res.status !== 200 || !answer.access_token) throw new Error(`token grant answered ${res.status}`);
+  return answer.access_token;
+}
+
+async function start(dialect: Dialect, dir: string, pgUrl: string | null): Promise<Setup> {
+  const url = dialect === 'postgres' ? (pgUrl as string) : `sqlite:${join(dir, 'sizing.db')}`;
+  const server = await startGatehouse(dialect, {
+    DATABASE_URL: url,
+    API_FORM: 'full',
+    SECRETS_KEY,
+    // Passkeys (on in full) need a domain; the bench serves 127.0.0.1.
+    WEBAUTHN_RP_ID: 'localhost',
+    WEBAUTHN_ORIGINS: 'http://localhost',
+  });
+  await addLoginUsers(server);
+  await json(server, 'POST', '/api/v1/resources', {
+    identifier: API,
+    name: 'Sizing API',
+    scopes: [{ name: 'read:items', description: 'Read items' }],
+  });
+  const client = (await json(server, 'POST', '/api/v1/clients', {
+    name: 'Sizing worker',
+    grant_types: ['client_credentials'],
+    resources: [API],
+    scopes: ['read:items'],
+  })) as { client_id: string; client_secret: string };
+  const basic = `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')}`;
+  const opaque = await tokenGrant(server, basic, { grant_type: 'client_credentials' });
+  return { server, basic, opaque, dialect, pgUrl };
+}
+
+const load = async (spec: LoadSpec): Promise<LoadResult> => {
+  const out = await runNodeJson<{ results: LoadResult[] }>(LOAD_CPU, [
+    'bench/load.ts',
+    JSON.stringify([spec]),
+  ]);
+  return out.results[0] as LoadResult;
+};
+
+/** One round of every load on one server: per figure, requests per second answered 2xx. */
+async function round(set: Setup, roundS: number): Promise<Record<string, number>> {
+  const { server: s, basic } = set;
+  const base = { connections: CONNECTIONS, durationS: roundS, warmupS: 1 };
+  const form = { 'content-type': 'application/x-www-form-urlencoded', authorization: basic };
+  const figures: Record<string, number> = {};
+  const check = (name: string, r: LoadResult) => {
+    if (r.rps === 0)
+      throw new Error(`${name} on ${set.dialect}: no 2xx answers (${JSON.stringify(r.statusCounts)})`);
+    figures[name] = r.rps;
+  };
+  check(
+    'login',
+    await load({
+      ...base,
+      name: 'login',
+      url: `${s.base}/api/v1/login`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      bodies: LOGIN_USERS.slice(0, LOGIN_CONNECTIONS).map((email) =>
+        JSON.stringify({ email, password: ADMIN_PASSWORD }),
+      ),
+      connections: LOGIN_CONNECTIONS,
+      durationS: roundS + 1,
+    }),
+  );
+  const chain = await runNodeJson<{ rps: number }>(LOAD_CPU, [
+    'bench/chain-load.ts',
+    JSON.stringify({
+      url: `${s.base}/api/v1/refresh-token`,
+      field: 'refresh_token',
+      tokens: await refreshTokens(s, LOGIN_CONNECTIONS),
+      durationS: roundS,
+      warmupS: 1,
+    }),
+  ]);
+  figures.refresh = chain.rps;
+  const bearer = { authorization: `Bearer ${s.token}` };
+  check(
+    'verify',
+    await load({ ...base, name: 'verify', url: `${s.base}/api/v1/verify-token`, headers: bearer }),
+  );
+  const grant = new URLSearchParams({ grant_type: 'client_credentials', resource: API, scope: 'read:items' });
+  check(
+    'grant',
+    await load({
+      ...base,
+      name: 'grant',
+      url: `${s.base}/oauth2/token`,
+      method: 'POST',
+      headers: form,
+      body: grant.toString(),
+    }),
+  );
+  const opaqueGrant = new URLSearchParams({ grant_type: 'client_credentials' }).toString();
+  check(
+    'grantOpaque',
+    await load({
+      ...base,
+      name: 'grant opaque',
+      url: `${s.base}/oauth2/token`,
+      method: 'POST',
+      headers: form,
+      body: opaqueGrant,
+    }),
+  );
+  const introspect = new URLSearchParams({ token: set.opaque }).toString();
+  check(
+    'introspect',
+    await load({
+      ...base,
+      name: 'introspect',
+      url: `${s.base}/oauth2/introspect`,
+      method: 'POST',
+      headers: form,
+      body: introspect,
+    }),
+  );
+  return figures;
+}
+
+export async function runSizing(o: SizingOptions): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-sizing-'));
+  const pgUrl = await createPgDatabase(o.pgUrl, o.log);
+  const sets: Setup[] = [];
+  try {
+    o.log('starting Gatehouse (API_FORM=full) on SQLite and on PostgreSQL, pinned to CPU 0');
+    sets.push(await start('sqlite', dir, null));
+    if (pgUrl) sets.push(await start('postgres', dir, pgUrl));
+    const measured: Measured = { rounds: [], baselines: [], rss: {}, writes: null, versions: {} };
+    for (let r = 1; r <= o.rounds; r++) {
+      const first = sets[0] as Setup;
+      const baseline = await runNodeJson<{
+        es256SignPerS: number;
+        rs256SignPerS: number;
+        jwksVerifyPerS: number;
+      }>(SERVER_CPU, [
+        'bench/sizing-baselines.ts',
+        JSON.stringify({
+          token: first.server.token,
+          jwks: await (await fetch(`${first.server.base}/.well-known/jwks.json`)).json(),
+          issuer: first.server.base,
+          audience: first.server.base,
+        }),
+      ]);
+      const argon2 = await runNodeJson<{ rps: number }>(SERVER_CPU, [
+        'bench/argon2-baseline.ts',
+        String(LOGIN_CONNECTIONS),
+        String(o.roundS),
+        '1',
+      ]);
+      measured.baselines.push({ ...baseline, argon2PerS: argon2.rps });
+      const order = r % 2 === 1 ? sets : [...sets].reverse();
+      const figures: Measured['rounds'][number] = {};
+      for (const set of order) {
+        o.log(`round ${r}/${o.rounds}: ${set.dialect}: login, refresh, verify-token, grants, introspection`);
+        figures[set.dialect] = await round(set, o.roundS);
+      }
+      measured.rounds.push(figures);
+    }
+    for (const set of sets) measured.rss[set.dialect] = statusMb(set.server.child.pid ?? 0, 'VmHWM');
+    const pgSet = sets.find((s) => s.dialect === 'postgres');
+    if (pgSet) {
+      o.log('PostgreSQL: counting writes per login and per refresh');
+      measured.writes = await writesPer(pgSet.server, pgSet.pgUrl as string, o.pgUrl);
+      const admin = new pg.Client({ connectionString: o.pgUrl });
+      await admin.connect();
+      measured.versions.postgres = String(
+        ((await admin.query('show server_version')).rows[0] as { server_version: string }).server_version,
+      );
+      await admin.end();
+    }
+    const report = sizingReport(measured);
+    writeFileSync(o.out, report);
+    o.log(`wrote ${o.out}`);
+  } finally {
+    for (const s of sets) await stopChild(s.server.child);
+    if (pgUrl) await dropPgDatabase(o.pgUrl, pgUrl).catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function buildOnce(skip: boolean): void {
+  if (!skip) execSync('npm run build --silent', { stdio: ['ignore', 'ignore', 'inherit'] });
+}
