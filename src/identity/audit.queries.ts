@@ -52,6 +52,8 @@ export const AUDIT_ACTIONS = [
   'idp_provider.create',
   'idp_provider.update',
   'idp_provider.delete',
+  'oauth.grant',
+  'oauth.grant_revoke',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -65,7 +67,8 @@ export type AuditTargetType =
   | 'identity'
   | 'passkey'
   | 'webhook'
-  | 'idp_provider';
+  | 'idp_provider'
+  | 'oauth_client';
 
 /** Who did it: a signed-in user, the service itself (CLI, background jobs), or nobody known yet. */
 export type AuditActor = { type: 'user'; id: string } | { type: 'system' } | { type: 'anonymous' };

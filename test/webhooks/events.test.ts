@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { type AuditEvent, insertUser, recordAudit } from '../../src/identity/index.ts';
+import { fanOutEvents } from '../../src/modules/webhooks/fanout.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser } from '../helpers/users.ts';
@@ -230,6 +231,8 @@ for (const dialect of DIALECTS) {
         target: { type: 'user', id: user.id },
         details: { session_id: 's9' },
       });
+      // The change wrote one outbox row; the worker's fan-out plans the attempts (run here, at once).
+      await fanOutEvents(t.ctx.db);
       const rows = await t.ctx.db.selectFrom('webhook_deliveries').select('endpoint_id').execute();
       assert.deepEqual(
         rows.map((r) => r.endpoint_id),

@@ -15,6 +15,7 @@ import * as webhooks from './20261126071000_webhooks.ts';
 import * as emailSignin from './20261126072000_email_signin.ts';
 import * as providers from './20261126073000_providers.ts';
 import * as oauth from './20261126074000_oauth.ts';
+import * as webhookFanout from './20261126080000_webhook_fanout.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '20261126072000_email_signin': emailSignin,
   '20261126073000_providers': providers,
   '20261126074000_oauth': oauth,
+  '20261126080000_webhook_fanout': webhookFanout,
 };
