@@ -62,8 +62,9 @@ for (const dialect of DIALECTS) {
       assert.equal(ok.statusCode, 200, ok.body);
       await rx.waitFor(() => verifiedEvents(user.email).length === 1);
       const [event] = verifiedEvents(user.email);
-      assert.deepEqual(event?.verifiedBy, [0], 'standardwebhooks verifies the delivery');
-      assert.deepEqual((event?.body.data as { actor: unknown }).actor, { type: 'user', id: user.id });
+      assert.ok(event);
+      assert.deepEqual(event.verifiedBy, [0], 'standardwebhooks verifies the delivery');
+      assert.deepEqual((event.body.data as { actor: unknown }).actor, { type: 'user', id: user.id });
       // Signing in again by e-mail proves nothing new: no second event.
       assert.equal((await requestSignIn(t, user.email)).statusCode, 202);
       const again = await verifyCode(t, user.email, codeIn(await signInMail(smtp, user.email, 2)));
@@ -80,8 +81,9 @@ for (const dialect of DIALECTS) {
       assert.equal(first.statusCode, 200, first.body);
       await rx.waitFor(() => verifiedEvents(user.email).length === 1);
       const [event] = verifiedEvents(user.email);
-      assert.deepEqual(event?.verifiedBy, [0], 'standardwebhooks verifies the delivery');
-      assert.equal((event?.body.data as { user: { email_verified: boolean } }).user.email_verified, true);
+      assert.ok(event);
+      assert.deepEqual(event.verifiedBy, [0], 'standardwebhooks verifies the delivery');
+      assert.equal((event.body.data as { user: { email_verified: boolean } }).user.email_verified, true);
       // The linked identity signs in again: the address is verified already, nothing is emitted.
       assert.equal((await signInThroughIdp(t, op, 'alice')).statusCode, 200);
       assert.equal(await outboxCount(user.email), 1);
