@@ -86,7 +86,10 @@ export interface AuditEvent {
   details?: Record<string, unknown>;
   /** Epoch ms; default now. */
   at?: number;
-  /** The target user as it was, when the change removed the row (its webhook event needs it); not stored. */
+  /**
+   * The target user as the change left it, or as it was when the change removed the row: its webhook
+   * event uses it instead of reading the row (docs/webhooks.md); not stored.
+   */
   subject?: UserRow;
 }
 

@@ -50,7 +50,7 @@ export interface AuditedChange {
   target?: { type: string; id: string } | null;
   details?: Record<string, unknown>;
   at?: number;
-  /** The user as it was, when the change removed the row (a deletion). */
+  /** The user as the change left it (a sign-in), or as it was when the change removed the row. */
   subject?: UserRow;
 }
 

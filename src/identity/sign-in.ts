@@ -48,13 +48,8 @@ export async function completeSignIn(
   const at = Date.now();
   const login = record.recordLogin ?? true;
   if (login) await recordLogin(trx, user.id, at, newHash);
-  const session = await startSession(
-    ctx,
-    login ? { ...user, last_login_at: at } : user,
-    client,
-    { amr, authTime: at },
-    trx,
-  );
+  const signedIn = login ? { ...user, last_login_at: at } : user;
+  const session = await startSession(ctx, signedIn, client, { amr, authTime: at }, trx);
   const entries: readonly AuditEvent[] = record.audit
     ? record.audit(session.sessionId)
     : [
@@ -64,6 +59,8 @@ export async function completeSignIn(
           target: { type: 'user', id: user.id },
           client,
           details: { ...details, amr, session_id: session.sessionId },
+          // The row as this sign-in left it: its `session.created` event needs no read of it.
+          subject: signedIn,
         },
       ];
   await recordAudits(trx, entries);

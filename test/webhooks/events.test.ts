@@ -96,6 +96,18 @@ for (const dialect of DIALECTS) {
       assert.equal(created?.type, 'session.created');
       assert.equal(created?.data.actor.type, 'user');
       assert.equal(typeof created?.data.session?.id, 'string');
+      // The body's user is the row as the sign-in left it (handed over by the sign-in, not re-read).
+      const row = await t.ctx.db
+        .selectFrom('users')
+        .selectAll()
+        .where('id', '=', user.id)
+        .executeTakeFirstOrThrow();
+      assert.ok(created);
+      assert.deepEqual(created.data.user, json(login).user);
+      assert.equal(
+        (created.data.user as { last_login_at?: string }).last_login_at,
+        new Date(Number(row.last_login_at)).toISOString(),
+      );
       await t.ctx.db.deleteFrom('webhook_events').execute();
       const res = await t.app.inject({
         method: 'PUT',
