@@ -23,18 +23,24 @@ export async function anyEventToFanOut(db: Db): Promise<boolean> {
 }
 
 /**
- * Claims up to `limit` events waiting for their fan-out, oldest first, in the caller's transaction
- * (PostgreSQL: `for update skip locked`, so two instances never fan out one event; SQLite: its one
- * writer).
+ * Claims up to `limit` events waiting for their fan-out, oldest first, in the caller's transaction,
+ * by marking them done in one statement (the caller's inserts commit with the mark, or neither
+ * does). The write comes first, so SQLite takes its write lock at once rather than upgrading a read
+ * (which another writer's commit could refuse); PostgreSQL skips rows another instance holds.
  */
 export async function claimEventsToFanOut(trx: Kysely<DB>, limit: number): Promise<PendingEvent[]> {
-  const q = trx
+  const waiting = trx
     .selectFrom('webhook_events')
-    .select(['id', 'type', 'created_at'])
+    .select('id')
     .where('fanout_pending', '=', 1)
     .orderBy('created_at')
     .limit(limit);
-  return dialectOf(trx) === 'postgres' ? q.forUpdate().skipLocked().execute() : q.execute();
+  return trx
+    .updateTable('webhook_events')
+    .set({ fanout_pending: 0 })
+    .where('id', 'in', dialectOf(trx) === 'postgres' ? waiting.forUpdate().skipLocked() : waiting)
+    .returning(['id', 'type', 'created_at'])
+    .execute();
 }
 
 /** The enabled endpoints and their subscriptions (JSON text). */
@@ -66,10 +72,4 @@ export async function insertFirstAttempts(
       )
       .execute();
   }
-}
-
-/** Marks events fanned out. */
-export async function markFannedOut(db: Db, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.updateTable('webhook_events').set({ fanout_pending: 0 }).where('id', 'in', ids).execute();
 }

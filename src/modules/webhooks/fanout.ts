@@ -6,7 +6,6 @@ import {
   claimEventsToFanOut,
   enabledEndpoints,
   insertFirstAttempts,
-  markFannedOut,
 } from './fanout.queries.ts';
 
 export const FANOUT_BATCH = 100;
@@ -30,10 +29,6 @@ export async function fanOutEvents(db: Db): Promise<number> {
           .filter((s) => subscribes(s.events, e.type))
           .map((s) => ({ id: uuidv7(), endpoint_id: s.id, event_id: e.id, created_at: e.created_at })),
       ),
-    );
-    await markFannedOut(
-      trx,
-      events.map((e) => e.id),
     );
     return events.length;
   });
