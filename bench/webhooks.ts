@@ -2,7 +2,7 @@
 // 127.0.0.1 (signing, the guarded agent, the attempt's write), and what one subscribed endpoint adds
 // to a sign-in's transaction (the event and its delivery row written with the change). The sign-in is
 // measured without the password hash (argon2 costs the same either way), as wall time per call.
-//   node bench/webhooks.ts [database url, default a temporary SQLite file] [n = 1000]
+//   node bench/webhooks.ts [database url, default a temporary SQLite file] [n = 1000] [rounds = 10]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,8 +17,10 @@ import { createOrPromoteAdmin } from '../src/modules/auth/first-admin.ts';
 import { startWebhookWorker } from '../src/modules/webhooks/delivery.ts';
 import { createWebhook } from '../src/modules/webhooks/webhooks.service.ts';
 
-const [url, count = '1000'] = process.argv.slice(2);
+const [url, count = '1000', roundCount = '10'] = process.argv.slice(2);
 const n = Number(count);
+const rounds = Number(roundCount);
+const perRound = Math.max(1, Math.round(n / rounds));
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-webhooks-bench-'));
 const databaseUrl = url || `sqlite:${join(dir, 'g.db')}`;
 
@@ -60,12 +62,13 @@ try {
       );
   const msPerSignIn = async () => {
     const started = performance.now();
-    for (let i = 0; i < n; i++) await signIn();
-    return (performance.now() - started) / n;
+    for (let i = 0; i < perRound; i++) await signIn();
+    return (performance.now() - started) / perRound;
   };
   for (let i = 0; i < 100; i++) await signIn();
-  // Rounds alternate without and with the endpoint (switched by `enabled`), so load from elsewhere on
-  // the machine falls on both alike; the median round of each is reported.
+  // Short rounds alternate without and with the endpoint (switched by `enabled`), so load from
+  // elsewhere on the machine falls on both alike; the median round of each is reported, and the
+  // median of the per-pair ratios (each pair ran back to back).
   const hook = await createWebhook(
     ctx,
     { url: hookUrl, events: ['session.created'], enabled: false },
@@ -79,20 +82,27 @@ try {
       .execute();
   const without: number[] = [];
   const withOne: number[] = [];
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < rounds; round++) {
     await setEnabled(false);
     without.push(await msPerSignIn());
     await setEnabled(true);
     withOne.push(await msPerSignIn());
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1] as number;
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((x, y) => x - y);
+    const mid = Math.floor(s.length / 2);
+    return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+  };
   const a = median(without);
   const b = median(withOne);
+  const pairRatio = median(withOne.map((w, i) => w / (without[i] as number)));
   rows.push(`| sign-in transaction, no endpoint | ${a.toFixed(3)} ms | 1.00 |`);
-  rows.push(`| sign-in transaction, 1 subscribed endpoint | ${b.toFixed(3)} ms | ${(b / a).toFixed(2)} |`);
+  rows.push(
+    `| sign-in transaction, 1 subscribed endpoint | ${b.toFixed(3)} ms | ${(b / a).toFixed(2)} (pairs: ${pairRatio.toFixed(2)}) |`,
+  );
 
   // Every sign-in above queued a delivery: the worker drains the backlog.
-  const backlog = 3 * n;
+  const backlog = rounds * perRound;
   const started = performance.now();
   const worker = startWebhookWorker(ctx);
   while (received < backlog) await new Promise((r) => setTimeout(r, 20));
@@ -106,5 +116,5 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 process.stdout.write(
-  `| ${database.dialect}, n = ${n} | figure | ratio |\n|---|---|---|\n${rows.join('\n')}\n`,
+  `| ${database.dialect}, n = ${rounds * perRound} per side, ${rounds} rounds | figure | ratio |\n|---|---|---|\n${rows.join('\n')}\n`,
 );

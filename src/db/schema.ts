@@ -373,6 +373,8 @@ export interface WebhookEventsTable {
   /** The JSON body sent to every endpoint. */
   payload: string;
   created_at: number;
+  /** 1 until the delivery worker has planned its first attempt to each subscribed endpoint. */
+  fanout_pending: number;
 }
 
 /** One attempt (planned or made) of one event to one endpoint. */

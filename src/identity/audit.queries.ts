@@ -52,6 +52,8 @@ export const AUDIT_ACTIONS = [
   'idp_provider.create',
   'idp_provider.update',
   'idp_provider.delete',
+  'oauth.grant',
+  'oauth.grant_revoke',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -65,7 +67,8 @@ export type AuditTargetType =
   | 'identity'
   | 'passkey'
   | 'webhook'
-  | 'idp_provider';
+  | 'idp_provider'
+  | 'oauth_client';
 
 /** Who did it: a signed-in user, the service itself (CLI, background jobs), or nobody known yet. */
 export type AuditActor = { type: 'user'; id: string } | { type: 'system' } | { type: 'anonymous' };
@@ -83,7 +86,10 @@ export interface AuditEvent {
   details?: Record<string, unknown>;
   /** Epoch ms; default now. */
   at?: number;
-  /** The target user as it was, when the change removed the row (its webhook event needs it); not stored. */
+  /**
+   * The target user as the change left it, or as it was when the change removed the row: its webhook
+   * event uses it instead of reading the row (docs/webhooks.md); not stored.
+   */
   subject?: UserRow;
 }
 

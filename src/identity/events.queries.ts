@@ -10,37 +10,34 @@ export async function userForEvent(db: Db, id: string): Promise<UserRow | undefi
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Writes an event and its first attempt to each endpoint, in the caller's transaction. */
+/** The client an `oauth.grant.*` event names (read in the change's transaction). */
+export async function clientForEvent(
+  db: Db,
+  clientId: string,
+): Promise<{ client_id: string; name: string } | undefined> {
+  return db
+    .selectFrom('oauth_clients')
+    .select(['client_id', 'name'])
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
+}
+
+/**
+ * Writes an event to the outbox, in the caller's transaction: one row, whatever the number of
+ * endpoints. The delivery worker fans it out (src/modules/webhooks/delivery.ts), so the change's
+ * transaction writes no per-endpoint rows.
+ */
 export async function insertEvent(
   db: Db,
   event: { id: string; type: string; payload: string; created_at: number },
-  deliveries: Array<{ id: string; endpoint_id: string }>,
 ): Promise<void> {
-  await db.insertInto('webhook_events').values(event).execute();
-  if (deliveries.length === 0) return;
   await db
-    .insertInto('webhook_deliveries')
-    .values(
-      deliveries.map((d) => ({
-        id: d.id,
-        endpoint_id: d.endpoint_id,
-        event_id: event.id,
-        attempt: 1,
-        status: 'pending' as const,
-        response_code: null,
-        error: null,
-        duration_ms: null,
-        created_at: event.created_at,
-        next_attempt_at: event.created_at,
-        locked_until: null,
-        locked_by: null,
-      })),
-    )
+    .insertInto('webhook_events')
+    .values({ ...event, fanout_pending: 1 })
     .execute();
 }
 
-/** Withdraws an event of this transaction that a more specific one replaces (its deliveries cascade). */
+/** Withdraws an event of this transaction that a more specific one replaces (not fanned out yet). */
 export async function deleteEvent(db: Db, id: string): Promise<void> {
-  await db.deleteFrom('webhook_deliveries').where('event_id', '=', id).execute();
   await db.deleteFrom('webhook_events').where('id', '=', id).execute();
 }

@@ -1,6 +1,12 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Db, UserRow } from '../db/schema.ts';
-import { deleteEvent, enabledSubscriptions, insertEvent, userForEvent } from './events.queries.ts';
+import {
+  clientForEvent,
+  deleteEvent,
+  enabledSubscriptions,
+  insertEvent,
+  userForEvent,
+} from './events.queries.ts';
 import { toPublicUser } from './user.schemas.ts';
 
 /*
@@ -8,7 +14,8 @@ import { toPublicUser } from './user.schemas.ts';
  * in the transaction of the change (docs/api.md §19, "the outbox"). So a change that rolls back
  * emits nothing, every path that makes a change emits its event, and adding an event is one line
  * of the mapping below. Reads: one query on the endpoints table per audited change; nothing more
- * when no enabled endpoint subscribes to the type.
+ * when no enabled endpoint subscribes to the type. Writes: one outbox row per event, however many
+ * endpoints subscribe; the delivery worker fans it out to them (the cost of a change stays flat).
  */
 
 /** The event types of docs/api.md §19. */
@@ -29,7 +36,6 @@ export const WEBHOOK_EVENT_TYPES = [
   'passkey.removed',
   'invitation.created',
   'invitation.accepted',
-  // Declared for the authorization server (the `oauth` module); no change emits them yet.
   'oauth.grant.created',
   'oauth.grant.revoked',
 ] as const;
@@ -44,7 +50,7 @@ export interface AuditedChange {
   target?: { type: string; id: string } | null;
   details?: Record<string, unknown>;
   at?: number;
-  /** The user as it was, when the change removed the row (a deletion). */
+  /** The user as the change left it (a sign-in), or as it was when the change removed the row. */
   subject?: UserRow;
 }
 
@@ -53,6 +59,8 @@ interface Mapped {
   userId: string;
   extra: Record<string, unknown>;
   system?: boolean;
+  /** `oauth.grant.*`: the client, added to the body as `"client": {"client_id","name"}`. */
+  clientId?: string;
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -114,6 +122,14 @@ function mapAudit(e: AuditedChange): Mapped | null {
       return on('invitation.created', str(d.user_id), { invitation: { id: t } });
     case 'invitation.accept':
       return on('invitation.accepted', str(d.user_id), { invitation: { id: t } });
+    case 'oauth.grant':
+    case 'oauth.grant_revoke': {
+      const m = on(
+        e.action === 'oauth.grant' ? 'oauth.grant.created' : 'oauth.grant.revoked',
+        str(d.user_id),
+      );
+      return m && t !== null ? { ...m, clientId: t } : null;
+    }
     default:
       return null;
   }
@@ -176,17 +192,21 @@ export async function emitForAudits(db: Db, entries: readonly AuditedChange[]): 
     if (endpoints.length > 0 && user) {
       const at = e.at ?? Date.now();
       eventId = uuidv7();
+      const client = m.clientId === undefined ? undefined : await clientForEvent(db, m.clientId);
       const body = {
         type: m.type,
         timestamp: new Date(at).toISOString(),
-        data: { user: toPublicUser(user), actor: actorOf(e, m), ...m.extra },
+        data: {
+          user: toPublicUser(user),
+          actor: actorOf(e, m),
+          ...m.extra,
+          ...(m.clientId !== undefined && {
+            client: { client_id: m.clientId, name: client?.name ?? null },
+          }),
+        },
       };
       if (replaces !== null) await deleteEvent(db, replaces);
-      await insertEvent(
-        db,
-        { id: eventId, type: m.type, payload: JSON.stringify(body), created_at: at },
-        endpoints.map((s) => ({ id: uuidv7(), endpoint_id: s.id })),
-      );
+      await insertEvent(db, { id: eventId, type: m.type, payload: JSON.stringify(body), created_at: at });
     } else if (replaces !== null) {
       await deleteEvent(db, replaces);
     }

@@ -75,14 +75,14 @@ export async function completeSignIn(
   const at = Date.now();
   const login = record.recordLogin ?? true;
   if (login) await recordLogin(trx, user.id, at, newHash);
-  const who = login ? { ...user, last_login_at: at } : user;
+  const signedIn = login ? { ...user, last_login_at: at } : user;
   const { app } = record;
   const session = app
     ? {
-        sessionId: await startAppSession(ctx, who, client, { amr, authTime: app.authTime }, app, trx),
+        sessionId: await startAppSession(ctx, signedIn, client, { amr, authTime: app.authTime }, app, trx),
         tokens: null,
       }
-    : await startSession(ctx, who, client, { amr, authTime: at }, trx);
+    : await startSession(ctx, signedIn, client, { amr, authTime: at }, trx);
   const entries: readonly AuditEvent[] = record.audit
     ? record.audit(session.sessionId)
     : [
@@ -92,6 +92,8 @@ export async function completeSignIn(
           target: { type: 'user', id: user.id },
           client,
           details: { ...details, amr, session_id: session.sessionId },
+          // The row as this sign-in left it: its `session.created` event needs no read of it.
+          subject: signedIn,
         },
       ];
   await recordAudits(trx, entries);

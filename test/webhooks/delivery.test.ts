@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { fanOutEvents } from '../../src/modules/webhooks/fanout.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { adminHeaders, createEndpoint, deliveries, makeDueNow, WEBHOOK_ENV, waitForLog } from './helpers.ts';
@@ -203,6 +204,14 @@ for (const dialect of DIALECTS) {
       assert.ok(audited.some((e) => e.action === 'webhook.disable'));
       const before = (await deliveries(t, headers, hook.id)).length;
       await newUser('down2@example.com');
+      // The event is fanned out (by the worker or here, whichever first) and planned nothing for it.
+      await fanOutEvents(t.ctx.db);
+      const waiting = await t.ctx.db
+        .selectFrom('webhook_events')
+        .select('id')
+        .where('fanout_pending', '=', 1)
+        .execute();
+      assert.deepEqual(waiting, []);
       assert.equal((await deliveries(t, headers, hook.id)).length, before);
       // Enabling again clears the mark; the planned retry goes out.
       rx.respond = () => 204;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { type AuditEvent, insertUser, recordAudit } from '../../src/identity/index.ts';
+import { fanOutEvents } from '../../src/modules/webhooks/fanout.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser } from '../helpers/users.ts';
@@ -95,6 +96,18 @@ for (const dialect of DIALECTS) {
       assert.equal(created?.type, 'session.created');
       assert.equal(created?.data.actor.type, 'user');
       assert.equal(typeof created?.data.session?.id, 'string');
+      // The body's user is the row as the sign-in left it (handed over by the sign-in, not re-read).
+      const row = await t.ctx.db
+        .selectFrom('users')
+        .selectAll()
+        .where('id', '=', user.id)
+        .executeTakeFirstOrThrow();
+      assert.ok(created);
+      assert.deepEqual(created.data.user, json(login).user);
+      assert.equal(
+        (created.data.user as { last_login_at?: string }).last_login_at,
+        new Date(Number(row.last_login_at)).toISOString(),
+      );
       await t.ctx.db.deleteFrom('webhook_events').execute();
       const res = await t.app.inject({
         method: 'PUT',
@@ -230,6 +243,8 @@ for (const dialect of DIALECTS) {
         target: { type: 'user', id: user.id },
         details: { session_id: 's9' },
       });
+      // The change wrote one outbox row; the worker's fan-out plans the attempts (run here, at once).
+      await fanOutEvents(t.ctx.db);
       const rows = await t.ctx.db.selectFrom('webhook_deliveries').select('endpoint_id').execute();
       assert.deepEqual(
         rows.map((r) => r.endpoint_id),

@@ -17,6 +17,7 @@ import * as providers from './20261126073000_providers.ts';
 import * as oauth from './20261126074000_oauth.ts';
 import * as invitationLinks from './20261126080000_invitation_links.ts';
 import * as oauthSessions from './20261126081000_oauth_sessions.ts';
+import * as webhookFanout from './20261126082000_webhook_fanout.ts';
 import * as usersSearchProbes from './20261126090000_users_search_probes.ts';
 
 /**
@@ -44,5 +45,6 @@ export const migrations: Record<string, Migration> = {
   '20261126074000_oauth': oauth,
   '20261126080000_invitation_links': invitationLinks,
   '20261126081000_oauth_sessions': oauthSessions,
+  '20261126082000_webhook_fanout': webhookFanout,
   '20261126090000_users_search_probes': usersSearchProbes,
 };

@@ -60,6 +60,7 @@ export async function findLinkOrCreate(
     if (identity.emailVerified && email === found.email && found.email_verified !== 1) {
       await updateUser(trx, found.id, { email_verified: 1, updated_at: now });
       user = { ...found, email_verified: 1, updated_at: now };
+      events.push(verifiedBy(found.id, issuer, client));
     }
     // REQUIRE_VERIFIED_EMAIL (docs/api.md §16): a provider that vouches for the account's own
     // address verified it just above, in this transaction; one that does not is no way around it.
@@ -96,6 +97,7 @@ export async function findLinkOrCreate(
     if (holder.email_verified !== 1) {
       await updateUser(trx, holder.id, { email_verified: 1, updated_at: now });
       user = { ...holder, email_verified: 1, updated_at: now };
+      events.push(verifiedBy(holder.id, issuer, client));
     }
     return { user, created: false, events };
   }
@@ -167,4 +169,15 @@ export function identityRow(userId: string, identity: VerifiedIdentity, email: s
 function truncate(value: string, maxCodePoints: number): string {
   const chars = [...value];
   return chars.length > maxCodePoints ? chars.slice(0, maxCodePoints).join('') : value;
+}
+
+/** The provider vouched for the account's own address: audited (and so `email.verified`, docs/api.md §19). */
+function verifiedBy(userId: string, issuer: string, client: AuditEvent['client']): AuditEvent {
+  return {
+    action: 'email.verify',
+    actor: { type: 'user', id: userId },
+    target: { type: 'user', id: userId },
+    client,
+    details: { via: 'provider', issuer },
+  };
 }

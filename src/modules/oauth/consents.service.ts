@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
-import { revokeClientSessions } from '../../identity/index.ts';
+import { recordAudit, revokeClientSessions } from '../../identity/index.ts';
 import { deleteConsent, findConsent, listConsents, upsertConsent } from './consents.queries.ts';
 import { deleteModelsOfAccountClient } from './models.queries.ts';
 
@@ -31,16 +31,25 @@ export async function recordConsent(
   for (const [identifier, scopes] of Object.entries(added.resources)) {
     resources[identifier] = [...new Set([...(resources[identifier] ?? []), ...scopes])];
   }
-  await upsertConsent(
-    ctx.db,
-    {
-      user_id: userId,
-      client_id: clientId,
-      scopes: JSON.stringify([...new Set([...before.scopes, ...added.scopes])]),
-      resources: JSON.stringify(resources),
-    },
-    Date.now(),
-  );
+  // The audit entry emits `oauth.grant.created` (docs/api.md §19), committed with the consent.
+  await ctx.db.transaction().execute(async (trx) => {
+    await upsertConsent(
+      trx,
+      {
+        user_id: userId,
+        client_id: clientId,
+        scopes: JSON.stringify([...new Set([...before.scopes, ...added.scopes])]),
+        resources: JSON.stringify(resources),
+      },
+      Date.now(),
+    );
+    await recordAudit(trx, {
+      action: 'oauth.grant',
+      actor: { type: 'user', id: userId },
+      target: { type: 'oauth_client', id: clientId },
+      details: { user_id: userId, scopes: added.scopes, resources: Object.keys(added.resources) },
+    });
+  });
 }
 
 export interface ConnectedApp {
@@ -77,7 +86,15 @@ export async function revokeConnectedApp(ctx: AppContext, userId: string, client
     const models = await deleteModelsOfAccountClient(trx, userId, clientId);
     // Its grants' sessions end too (docs/api.md §17: a grant's deletion ends them).
     const sessions = await revokeClientSessions(trx, userId, clientId, 'grant_deleted');
-    return consent || models > 0 || sessions > 0;
+    if (!consent && models === 0 && sessions === 0) return false;
+    // The audit entry emits `oauth.grant.revoked` (docs/api.md §19), committed with the revocation.
+    await recordAudit(trx, {
+      action: 'oauth.grant_revoke',
+      actor: { type: 'user', id: userId },
+      target: { type: 'oauth_client', id: clientId },
+      details: { user_id: userId },
+    });
+    return true;
   });
   if (!had) throw new ApiError('client_not_found', { detail: 'You have not allowed this application' });
 }

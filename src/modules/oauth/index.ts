@@ -2,5 +2,6 @@
 // (docs/architecture.md, "The dependency rule").
 
 export { createClient, deleteClient, listClients } from './clients.service.ts';
+export { isLiveInteraction } from './interaction-live.ts';
 export { passToAuthorizationServer } from './mount.ts';
-export { createRegistrationToken } from './provider.ts';
+export { createRegistrationToken, INTERACTION_PATH, OAUTH_ROUTES } from './provider.ts';

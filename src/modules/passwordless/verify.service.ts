@@ -123,6 +123,16 @@ async function finish(
       });
       if (!(await markMailboxProven(trx, user.id, link.email, now))) throw new PairGone();
       const proven: UserRow = { ...user, email_verified: 1 };
+      // The address was proven just now: audited, and so `email.verified` (docs/api.md §19).
+      if (user.email_verified !== 1) {
+        await recordAudit(trx, {
+          action: 'email.verify',
+          actor: { type: 'user', id: user.id },
+          target: { type: 'user', id: user.id },
+          client,
+          details: { via: 'email_signin', link_id: link.id },
+        });
+      }
       if (methods.length > 0) {
         await recordAudit(trx, {
           action: 'login.mfa_required',

@@ -3,6 +3,7 @@ import { parseCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { clientInfo } from '../../identity/index.ts';
+import { reserveOrThrow } from '../../security/attempt-budget.ts';
 import { requireAuth } from '../../security/guard.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
 import { provideIdTokenSources } from '../idp/index.ts';
@@ -32,6 +33,7 @@ import {
 import { enabledProviders, listProviders } from './providers.service.ts';
 import { createProvider, deleteProvider, updateProvider } from './providers-admin.service.ts';
 import { checkReturnTo } from './return-to.ts';
+import { startBudget } from './start-budget.ts';
 import { verifySource } from './verify-source.ts';
 
 const Buttons = Type.Object({
@@ -133,7 +135,9 @@ export function providerEndpoints(ctx: AppContext): Endpoint[] {
       // A 302 to the provider with the flow's cookie.
       ownsReply: true,
       handler: async (req, reply) => {
-        const returnTo = checkReturnTo(ctx, req.query.return_to);
+        // Reserved first: a start costs a flow row and a provider's discovery (429 past the budget).
+        await reserveOrThrow(ctx.db, [startBudget(req.ip)], 'Too many sign-ins started; try again later');
+        const returnTo = await checkReturnTo(ctx, req.query.return_to);
         const started = await startFlow(ctx, req.params.name, returnTo, 'sign_in');
         return reply
           .header('set-cookie', flowCookie(ctx, started.browserToken, 600, started.crossSitePost))
@@ -225,7 +229,7 @@ export function providerEndpoints(ctx: AppContext): Endpoint[] {
       handler: async (req, reply) => {
         const auth = requireAuth(req);
         assertFreshSession(auth.claims.auth_time);
-        const returnTo = checkReturnTo(ctx, req.query.return_to);
+        const returnTo = await checkReturnTo(ctx, req.query.return_to);
         const started = await startFlow(ctx, req.params.name, returnTo, 'link', {
           userId: auth.user.id,
           sessionId: auth.session.id,

@@ -1,7 +1,14 @@
 import type { AppContext } from '../../context.ts';
+import { deleteCountersBefore } from '../../security/throttle.queries.ts';
 import { deleteExpiredFlows } from './providers.queries.ts';
+import { START_BUDGET_PREFIX, START_WINDOW_MS } from './start-budget.ts';
 
-/** The `providers.prune` job: deletes expired flows (idempotent, so every instance runs it). */
+/**
+ * The `providers.prune` job: deletes expired flows, and the start budget's counters whose window is
+ * over (idempotent, so every instance runs it).
+ */
 export async function pruneFlows(ctx: AppContext): Promise<void> {
-  await deleteExpiredFlows(ctx.db, Date.now());
+  const now = Date.now();
+  await deleteExpiredFlows(ctx.db, now);
+  await deleteCountersBefore(ctx.db, now - START_WINDOW_MS, START_BUDGET_PREFIX);
 }

@@ -1,15 +1,22 @@
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import { INTERACTION_PATH, isLiveInteraction, OAUTH_ROUTES } from '../oauth/index.ts';
+
+/** A path naming a pending authorization: the hosted interaction page, or the library's resume. */
+const AUTHORIZATION_PATH = new RegExp(
+  `^(?:${INTERACTION_PATH}|${OAUTH_ROUTES.authorization})/([A-Za-z0-9_-]+)(?:[/?#]|$)`,
+);
 
 /**
  * `return_to` of docs/api.md §18, to the letter. The query string has decoded it once already; a value
  * that still holds `%` or any `\` is refused (no second decoding anywhere can turn it into something
  * else), as is one that does not start with a single `/`, holds `//`, `/\` or a control character, or
- * leaves PUBLIC_URL's origin. (A live `/oauth2/authorize/<uid>` interaction is on that origin, so the
- * same rule admits it.) Absent: the account page. Returns the path to continue to, with PUBLIC_URL's
- * base path in front.
+ * leaves PUBLIC_URL's origin. A path naming an authorization request (`/oauth2/authorize/<uid>`, or
+ * the hosted page of that interaction, `/account/authorize/<uid>`) must name a live one: an unknown,
+ * expired or finished interaction is refused like any other bad value. Absent: the account page.
+ * Returns the path to continue to, with PUBLIC_URL's base path in front.
  */
-export function checkReturnTo(ctx: AppContext, value: string | undefined): string {
+export async function checkReturnTo(ctx: AppContext, value: string | undefined): Promise<string> {
   const publicUrl = new URL(ctx.config.publicUrl);
   const base = publicUrl.pathname.replace(/\/+$/, '');
   if (value === undefined) return `${base}/account`;
@@ -35,5 +42,9 @@ export function checkReturnTo(ctx: AppContext, value: string | undefined): strin
   if (target.origin !== publicUrl.origin) throw refuse("must stay on PUBLIC_URL's origin");
   const path = `${target.pathname}${target.search}${target.hash}`;
   // A PUBLIC_URL with a base path: a value already under it is kept, anything else is put under it.
-  return base !== '' && (path === base || path.startsWith(`${base}/`)) ? path : `${base}${path}`;
+  const kept = base !== '' && (path === base || path.startsWith(`${base}/`)) ? path : `${base}${path}`;
+  const uid = AUTHORIZATION_PATH.exec(kept.slice(base.length))?.[1];
+  if (uid !== undefined && !(await isLiveInteraction(ctx, uid)))
+    throw refuse('names an authorization request that is unknown, expired or already finished');
+  return kept;
 }

@@ -227,11 +227,12 @@ export async function activeAdminEmails(db: Db): Promise<string[]> {
   return rows.map((r) => r.email);
 }
 
-/** Deletes events older than `before` with nothing pending (their attempts cascade). */
+/** Deletes events older than `before`, fanned out, with nothing pending (their attempts cascade). */
 export async function pruneEvents(db: Db, before: number): Promise<number> {
   const r = await db
     .deleteFrom('webhook_events')
     .where('created_at', '<', before)
+    .where('fanout_pending', '=', 0)
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(

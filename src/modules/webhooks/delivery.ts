@@ -17,14 +17,15 @@ import {
   recordAttempt,
   renewLeases,
 } from './delivery.queries.ts';
+import { FANOUT_BATCH, fanOutEvents } from './fanout.ts';
 import { postJson } from './http-post.ts';
 import { signingSecrets } from './secrets.ts';
 import { signedHeaders } from './signing.ts';
 
 /*
  * Delivery of the webhook outbox (docs/api.md §19), at least once. Every instance polls each second
- * (first attempt within 5 s of the commit), claims due attempts atomically with a short lease that it
- * renews while a request is in flight, so the attempts of a killed instance are claimable again
+ * (first attempt within 5 s of the commit), fans new events out to their endpoints (./fanout.ts),
+ * claims due attempts atomically with a short lease that it renews while a request is in flight, so the attempts of a killed instance are claimable again
  * within seconds of its death (and of a restart). The schedule is data: each planned attempt is a
  * `pending` row with `next_attempt_at`, which tests move instead of waiting.
  */
@@ -81,6 +82,7 @@ export function startWebhookWorker(ctx: AppContext, opts: { pollMs?: number } = 
 
   const pass = async () => {
     if (!ctx.modules.isEnabled('webhooks')) return;
+    while ((await fanOutEvents(ctx.db)) === FANOUT_BATCH && !stopping);
     for (;;) {
       const now = Date.now();
       const batch = await claimDueAttempts(ctx.db, {

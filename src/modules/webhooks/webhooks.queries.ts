@@ -93,5 +93,9 @@ export async function insertBareEvent(
   db: Db,
   event: { id: string; type: string; payload: string; created_at: number },
 ): Promise<void> {
-  await db.insertInto('webhook_events').values(event).execute();
+  // Not fanned out: the caller plans its one attempt itself.
+  await db
+    .insertInto('webhook_events')
+    .values({ ...event, fanout_pending: 0 })
+    .execute();
 }
