@@ -151,7 +151,11 @@ export async function logOutAtProvider(
   });
   await page.goto(logoutUrl.href);
   await page.getByRole('button', { name: 'Yes, sign me out' }).click();
-  return Promise.race([bye, new Promise<string>((r) => setTimeout(() => r('about:timeout'), 20_000))]);
+  // An unreferenced timer: a pending one would keep the test process alive after the last test.
+  return Promise.race([
+    bye,
+    new Promise<string>((r) => setTimeout(() => r('about:timeout'), 20_000).unref()),
+  ]);
 }
 
 /** Turns on TOTP for an account through the API (docs/api.md §13); returns its base32 secret. */
