@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as oidc from 'openid-client';
 import type { BrowserContext, Frame, Page, Request } from 'playwright-core';
-import { type Stack, totp } from './harness.ts';
+import { type Stack, type Tab, totp } from './harness.ts';
 
 /**
  * The relying parties' addresses, never reached: a direct navigation there is answered inside the
@@ -130,15 +130,15 @@ export const signInAs = (email: string, password: string) => async (page: Page) 
 };
 
 /**
- * RP-initiated logout (RP-Initiated Logout 1.0) in `page`: Gatehouse's own confirmation page, then
+ * RP-initiated logout (RP-Initiated Logout 1.0) in the tab's page: Gatehouse's own confirmation page, then
  * the registered `post_logout_redirect_uri`. Resolves with the URL the browser was sent to.
  */
 export async function logOutAtProvider(
-  context: BrowserContext,
-  page: Page,
+  tab: Tab,
   config: oidc.Configuration,
   idToken: string,
 ): Promise<string> {
+  const { context, page } = tab;
   const bye = new Promise<string>((resolve) => {
     context.on('request', (request) => {
       if (request.url().startsWith(`${APP}/bye`)) resolve(request.url());
@@ -182,4 +182,11 @@ export async function enrolTotp(stack: Stack, email: string, password: string): 
   });
   assert.equal(confirm.status, 200, await confirm.text());
   return secret;
+}
+
+/** The `amr` of each live session of an account (admin API, docs/api.md §13), as `pwd otp` and the like. */
+export async function sessionAmrs(stack: Stack, userId: string): Promise<string[]> {
+  const res = await stack.adminApi('GET', `/api/v1/users/${userId}/sessions`);
+  assert.equal(res.status, 200);
+  return (res.body as { data: Array<{ amr: string[] }> }).data.map((x) => x.amr.join(' '));
 }
