@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { createTestDatabase, type TestDialect } from '../helpers/databases.ts';
 import { freePort, type ServiceProcess, startServiceProcess } from '../support/service-process.ts';
 import { type SmtpHarness, startSmtpServer } from '../support/smtp-server.ts';
 
@@ -48,32 +47,51 @@ const LAUNCH_ARGS = [
 export interface Stack {
   /** `http://localhost:<port>`: a name, not an IP, because passkeys need a domain (WEBAUTHN_RP_ID). */
   origin: string;
+  /** The database the process runs on: a fresh SQLite file or a fresh PostgreSQL database. */
+  dialect: TestDialect;
   service: ServiceProcess;
   smtp: SmtpHarness;
   browser: Browser;
   /** Calls the JSON API as the first admin (bearer token, no cookies). */
   adminApi(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  /** Stops the process and SMTP and drops the database; closes the browser only if the stack launched it. */
   close(): Promise<void>;
 }
 
-/**
- * Starts SMTP, a Gatehouse process (API_FORM=full, SQLite unless `env` names another DATABASE_URL)
- * and Chromium, launched with `browserArgs` on top of the usual ones.
- */
+export interface StackOptions {
+  /** The database dialect (default SQLite); PostgreSQL needs TEST_DATABASE_URL (test/helpers/databases.ts). */
+  dialect?: TestDialect;
+  /**
+   * A browser the caller launched (launchBrowser) and closes itself: a file that runs its flows on
+   * each dialect starts Chromium once, not once per stack.
+   */
+  browser?: Browser;
+  /** Chromium flags on top of the usual ones (ignored when `browser` is given). */
+  browserArgs?: string[];
+}
+
+/** Debian's Chromium, headless. Throws (never skips) when it is missing. */
+export async function launchBrowser(args: string[] = []): Promise<Browser> {
+  if (chromiumMissing) throw new Error(`Chromium is required for the browser tests: ${CHROMIUM} is missing`);
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...LAUNCH_ARGS, ...args] });
+}
+
+/** Starts SMTP, a Gatehouse process (API_FORM=full) on a fresh database, and Chromium unless given one. */
 export async function startStack(
   env: Record<string, string> = {},
-  browserArgs: string[] = [],
+  options: StackOptions = {},
 ): Promise<Stack> {
   if (chromiumMissing) throw new Error(`Chromium is required for the browser tests: ${CHROMIUM} is missing`);
+  const dialect = options.dialect ?? 'sqlite';
+  const database = await createTestDatabase(dialect);
   const smtp = await startSmtpServer();
   const port = await freePort();
   const origin = `http://localhost:${port}`;
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-browser-'));
   const service = await startServiceProcess(
     {
       PUBLIC_URL: origin,
       API_FORM: 'full',
-      DATABASE_URL: `sqlite:${join(dir, 'gatehouse.db')}`,
+      DATABASE_URL: database.url,
       ADMIN_EMAIL,
       ADMIN_PASSWORD,
       SMTP_URL: smtp.url,
@@ -85,12 +103,13 @@ export async function startStack(
     },
     300,
     port,
-  );
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [...LAUNCH_ARGS, ...browserArgs],
+  ).catch(async (err: unknown) => {
+    await smtp.stop();
+    await database.drop();
+    throw err;
   });
+  const ownBrowser = options.browser === undefined;
+  const browser = options.browser ?? (await launchBrowser(options.browserArgs));
   let adminToken: string | null = null;
   const adminApi = async (method: string, path: string, body?: unknown) => {
     if (adminToken === null) {
@@ -114,15 +133,16 @@ export async function startStack(
   };
   return {
     origin,
+    dialect,
     service,
     smtp,
     browser,
     adminApi,
     async close() {
-      await browser.close().catch(() => {});
+      if (ownBrowser) await browser.close().catch(() => {});
       await service.stop();
       await smtp.stop();
-      rmSync(dir, { recursive: true, force: true });
+      await database.drop();
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import type { Tab } from './harness.ts';
 
 /** Chromium's virtual authenticator (DevTools WebAuthn domain): a platform passkey that verifies the user. */
@@ -24,4 +25,16 @@ export async function withoutPasskeyAutofill(tab: Tab): Promise<void> {
   await tab.page.addInitScript(() => {
     PublicKeyCredential.isConditionalMediationAvailable = async () => false;
   });
+}
+
+/** Adds a passkey on /account (the signed-in page's form, proved by the password); waits until it is listed. */
+export async function addPasskeyOnAccount(page: Page, origin: string, name: string, password: string) {
+  await page.goto(`${origin}/account`);
+  await page.getByLabel('Name for the new passkey').fill(name);
+  await page.locator('#passkey-password').fill(password);
+  await page.getByRole('button', { name: 'Add a passkey' }).click();
+  await page
+    .getByRole('status')
+    .filter({ hasText: `${name} was added.` })
+    .waitFor();
 }

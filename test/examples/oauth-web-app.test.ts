@@ -133,9 +133,10 @@ for (const dialect of DIALECTS) {
       ensureInstalled('oauth-api');
       db = await createTestDatabase(dialect);
       const proxyPort = await freePort();
-      stack = await startStack({ DATABASE_URL: db.url }, [
-        `--host-resolver-rules=MAP ${APP_HOST} 127.0.0.1:${proxyPort}`,
-      ]);
+      stack = await startStack(
+        { DATABASE_URL: db.url },
+        { browserArgs: [`--host-resolver-rules=MAP ${APP_HOST} 127.0.0.1:${proxyPort}`] },
+      );
       // Two APIs, the web application and a program allowed only the Billing API (docs/oauth.md).
       await created('/api/v1/resources', {
         identifier: NOTES_API,
