@@ -60,15 +60,32 @@ export function adapterFactory(db: Db, clients: ClientSource, sessions: SessionL
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
       // The id is not known here (only its hash is stored): the library only reads such a model.
-      return this.alive(await findModelBy(db, this.model, 'uid_hash', sha256(uid)), undefined);
+      // No liveness check: the library looks a session up by uid to resume an interaction begun
+      // under it (a `prompt=login` signs the browser out and in again, which ends that Gatehouse
+      // session) and to bind a token to it; the token's grant is checked on its own (`find`), and
+      // the browser's session cookie is still refused once its Gatehouse session ended.
+      return revive(await findModelBy(db, this.model, 'uid_hash', sha256(uid)), undefined);
     }
 
-    /** A signed-in browser session counts only while the Gatehouse session of its sign-in lives. */
+    /**
+     * A browser session is signed in only while the Gatehouse session of its sign-in lives; once
+     * that ended it reads as the same session signed out (its uid kept, so an interaction begun
+     * under it can still finish with a new sign-in, as `prompt=login` does).
+     */
     private async alive(row: ModelRow | undefined, id: string | undefined) {
       const payload = revive(row, id);
       if (this.model !== 'Session' || payload?.accountId === undefined) return payload;
       const uidHash = row?.uid_hash ?? null;
-      return uidHash !== null && (await sessions.browserLive(uidHash)) ? payload : undefined;
+      if (uidHash !== null && (await sessions.browserLive(uidHash))) return payload;
+      const {
+        accountId: _account,
+        loginTs: _at,
+        amr: _amr,
+        acr: _acr,
+        authorizations: _apps,
+        ...signedOut
+      } = payload;
+      return signedOut;
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {

@@ -93,10 +93,19 @@ export async function openGrant(ctx: AppContext, provider: Provider, o: GrantOpe
   // The audit entry (and the `session.created` event made from it) names the client.
   const clientName = (await clientPolicy(ctx, o.clientId))?.name ?? o.clientId;
   const { sessionId } = await ctx.db.transaction().execute((trx) =>
-    completeSignIn(ctx, trx, user, o.client, amr, { method: 'oauth', client_id: o.clientId }, null, {
-      recordLogin: false,
-      app: { clientId: o.clientId, parentId: o.parentId, authTime: o.loginTs * 1000 },
-    }),
+    completeSignIn(
+      ctx,
+      trx,
+      user,
+      o.client,
+      amr,
+      { method: 'oauth', client_id: o.clientId, client_name: clientName },
+      null,
+      {
+        recordLogin: false,
+        app: { clientId: o.clientId, parentId: o.parentId, authTime: o.loginTs * 1000 },
+      },
+    ),
   );
   return new provider.Grant({ jti: sessionId, accountId: o.accountId, clientId: o.clientId });
 }
