@@ -52,6 +52,7 @@ export const AUDIT_ACTIONS = [
   'idp_provider.create',
   'idp_provider.update',
   'idp_provider.delete',
+  'oauth.registration_token_create',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -3,4 +3,4 @@
 
 export { createClient, deleteClient, listClients } from './clients.service.ts';
 export { passToAuthorizationServer } from './mount.ts';
-export { createRegistrationToken } from './provider.ts';
+export { createRegistrationToken } from './registration-tokens.service.ts';
