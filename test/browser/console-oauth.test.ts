@@ -178,6 +178,7 @@ describe('admin console in Chromium: OAuth clients and APIs', { skip: skipWithou
     await panel.waitFor();
     await page.getByRole('status').filter({ hasText: 'A registration token was created.' }).waitFor();
     await assertAccessible(page, 'oauth apps: a new registration token');
+    await consoleScreenshot(page, 'oauth-registration-token-desktop-light');
     const token = await readSecretPanel(page, panel);
     // The shown value is the token: it registers one client (RFC 7591), and only one.
     const register = () =>
