@@ -133,6 +133,25 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(statuses, [201, 401, 401]);
     });
 
+    it('a client registered with a token is still readable (RFC 7592) once the mode is open', async () => {
+      // Its registration access token carries the token's policy name: an instance in another mode
+      // must still know it, or the read would fail with a 500.
+      const { token } = (await s.admin('POST', PATH, { ttl_s: 600 })).body as { token: string };
+      const made = await register(s, token);
+      assert.equal(made.status, 201);
+      const open = await s.t.restart({ OAUTH_DYNAMIC_REGISTRATION: 'open' });
+      try {
+        const read = await open.app.inject({
+          url: `/oauth2/register/${made.body.client_id}`,
+          headers: { authorization: `Bearer ${made.body.registration_access_token}` },
+        });
+        assert.equal(read.statusCode, 200, read.body);
+        assert.equal(read.json().client_id, made.body.client_id);
+      } finally {
+        await open.close();
+      }
+    });
+
     it('refuses bad input with problem+json, and anyone but an admin', async () => {
       for (const body of [
         { ttl_s: 59 },

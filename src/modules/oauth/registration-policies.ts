@@ -21,6 +21,11 @@ export function registrationPolicies(ctx: AppContext) {
       const spent =
         typeof jti === 'string' && (await spendRegistrationToken(ctx.db, sha256(jti), Date.now()));
       if (!spent) throw new errors.InvalidToken('initial access token already used');
+      // The library would copy the policy onto the client's registration access token, which an
+      // instance in `open` mode (where policies cannot be configured) then fails to load for the
+      // RFC 7592 read. The policy is about the initial token only: its successor carries none.
+      const rat: { policies?: unknown } | undefined = kctx.oidc.entities.RegistrationAccessToken;
+      if (rat) rat.policies = undefined;
     },
   };
 }
