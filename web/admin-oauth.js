@@ -16,6 +16,7 @@ import {
   showSecret,
   words,
 } from './admin-core.js';
+import { initRegistrationToken, showRegistrationToken } from './admin-oauth-token.js';
 import { $, clearError, focusOn, onSubmit, Problem } from './lib.js';
 
 const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'];
@@ -230,6 +231,7 @@ async function deleteResource() {
 
 export function showOAuth() {
   hideSecret($('#client-secret'));
+  showRegistrationToken();
   resetClientForm();
   resetResourceForm();
   const resources = can('GET /api/v1/resources');
@@ -238,6 +240,7 @@ export function showOAuth() {
 }
 
 export function initOAuth() {
+  initRegistrationToken();
   onSubmit(clientForm, async (values) => {
     const body = clientBody(values);
     const editing = editingClient;

@@ -54,6 +54,7 @@ export const AUDIT_ACTIONS = [
   'idp_provider.delete',
   'oauth.grant',
   'oauth.grant_revoke',
+  'oauth.registration_token_create',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

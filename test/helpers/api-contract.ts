@@ -212,6 +212,7 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
     'clients.update': 'PUT /api/v1/clients/<id>',
     'clients.delete': 'DELETE /api/v1/clients/<id>',
     'clients.secret': 'POST /api/v1/clients/<id>/secret',
+    'clients.registration_token': 'POST /api/v1/clients/registration-tokens',
     'resources.list': 'GET /api/v1/resources',
     'resources.create': 'POST /api/v1/resources',
     'resources.update': 'PUT /api/v1/resources/<id>',

@@ -66,6 +66,25 @@ for (const dialect of DIALECTS) {
         rows.every((r) => !r.payload.includes(token)),
         'the token is stored hashed',
       );
+      // One client per token (the service the admin API shares), and the CLI is audited as the system.
+      const again = await fetch(`${s.origin}/oauth2/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body,
+      });
+      assert.equal(again.status, 401);
+      const audit = await s.t.ctx.db
+        .selectFrom('audit_log')
+        .select(['actor_type', 'details'])
+        .where('action', '=', 'oauth.registration_token_create')
+        .execute();
+      assert.deepEqual(
+        audit.map((a) => [a.actor_type, JSON.parse(a.details).ttl_s]),
+        [['system', 600]],
+      );
+      const tooShort = await cli(['registration-token', '--ttl', '59']);
+      assert.equal(tooShort.code, 1);
+      assert.match(tooShort.stderr, /between 60 and 31536000/);
     });
   });
 }

@@ -52,6 +52,7 @@ for (const dialect of DIALECTS) {
           'admin-core.js',
           'admin-users.js',
           'admin-oauth.js',
+          'admin-oauth-token.js',
           'admin-providers.js',
           'admin-webhooks.js',
         ].map((f) => url0(urls, f)),

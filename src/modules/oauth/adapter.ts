@@ -12,7 +12,7 @@ import {
   upsertModel,
 } from './models.queries.ts';
 
-const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
+export const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 
 /** Where the provider's `Client` model comes from and goes to: Gatehouse's own client table. */
 export interface ClientSource {

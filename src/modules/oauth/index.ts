@@ -4,4 +4,5 @@
 export { createClient, deleteClient, listClients } from './clients.service.ts';
 export { isLiveInteraction } from './interaction-live.ts';
 export { passToAuthorizationServer } from './mount.ts';
-export { createRegistrationToken, INTERACTION_PATH, OAUTH_ROUTES } from './provider.ts';
+export { INTERACTION_PATH, OAUTH_ROUTES } from './provider.ts';
+export { createRegistrationToken } from './registration-tokens.service.ts';

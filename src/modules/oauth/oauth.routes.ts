@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
+import { clientInfo } from '../../identity/index.ts';
 import { requireAuth } from '../../security/guard.ts';
+import { requestActor } from '../audit/index.ts';
 import { type Endpoint, endpoint, type HttpMethod } from '../endpoint.ts';
 import type { ModuleDirectory } from '../module.ts';
 import {
@@ -21,6 +23,8 @@ import {
   ClientSchema,
   ClientUpdateBody,
   ClientWithSecret,
+  RegistrationTokenBody,
+  RegistrationTokenSchema,
   ResourceCreateBody,
   ResourceList,
   ResourceSchema,
@@ -28,6 +32,7 @@ import {
 } from './oauth.schemas.ts';
 import { OAUTH_ROUTES } from './provider.ts';
 import { registrationHandoff } from './registration-route.ts';
+import { createRegistrationToken } from './registration-tokens.service.ts';
 import { createResource, deleteResource, listResources, updateResource } from './resources.service.ts';
 import { watchAuthorizationServer } from './upkeep.ts';
 
@@ -212,6 +217,19 @@ function clientEndpoints(ctx: AppContext): Endpoint[] {
       summary: 'A new client secret, shown this once; the old one stops working',
       schema: { params: ClientIdParams, response: { 200: ClientWithSecret } },
       handler: (req) => rotateClientSecret(ctx, req.params.id),
+    }),
+    endpoint({
+      group: 'clients',
+      label: 'registration_token',
+      method: 'POST',
+      path: '/api/v1/clients/registration-tokens',
+      access: 'admin',
+      issuesTokens: true,
+      summary: 'An initial access token for dynamic registration, shown this once; it registers one client',
+      schema: { body: RegistrationTokenBody, response: { 201: RegistrationTokenSchema } },
+      status: 201,
+      handler: (req) =>
+        createRegistrationToken(ctx, req.body.ttl_s, { actor: requestActor(req), client: clientInfo(req) }),
     }),
   ];
 }

@@ -119,3 +119,13 @@ export const ResourceUpdateBody = Type.Object(
 );
 export type ResourceUpdateBody = Static<typeof ResourceUpdateBody>;
 export const ClientIdParams = Type.Object({ id: Type.String({ maxLength: 512 }) });
+
+/** `POST /api/v1/clients/registration-tokens` (docs/oauth.md): the bounds are the CLI's `--ttl`. */
+export const RegistrationTokenBody = Type.Object(
+  { ttl_s: Type.Optional(Type.Integer({ minimum: 60, maximum: 31_536_000 })) },
+  { additionalProperties: false },
+);
+export const RegistrationTokenSchema = Type.Object({
+  token: Type.String(),
+  expires_at: Type.String({ format: 'date-time' }),
+});

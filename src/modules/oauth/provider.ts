@@ -11,6 +11,7 @@ import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries
 import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { interactionPolicyFor } from './policy.ts';
 import { storeRegisteredClient } from './registration.ts';
+import { registrationPolicies } from './registration-policies.ts';
 import { resourceByIdentifier } from './resources.service.ts';
 
 /** Where the library's endpoints live (docs/api.md §17). */
@@ -250,6 +251,8 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
         enabled: registration !== 'off',
         // `token`: an initial access token an admin made (stored hashed, like every model).
         initialAccessToken: registration === 'token',
+        // Each token registers one client (registration-policies.ts).
+        policies: registration === 'token' ? registrationPolicies(ctx) : undefined,
       },
       resourceIndicators: {
         enabled: true,
@@ -285,10 +288,4 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
       },
     },
   };
-}
-
-/** An initial access token for `OAUTH_DYNAMIC_REGISTRATION=token`: the value, shown once; stored hashed. */
-export async function createRegistrationToken(ctx: AppContext, ttlS: number): Promise<string> {
-  const { provider } = await authorizationServer(ctx);
-  return new provider.InitialAccessToken({ expiresIn: ttlS }).save();
 }

@@ -8,6 +8,28 @@ import { redirectUriProblem } from './redirect-uris.ts';
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 
 /**
+ * The admin API's rules for a registered client's metadata (redirect URIs, the code grant); throws
+ * the library's `invalid_client_metadata`. Also run before a registration token is spent
+ * (registration-tokens.service.ts), so a mistyped redirect URI does not cost the token.
+ */
+export function checkRegisteredMetadata(meta: AdapterPayload) {
+  const applicationType = meta.application_type === 'native' ? 'native' : 'web';
+  const redirectUris = list(meta.redirect_uris);
+  const postLogout = list(meta.post_logout_redirect_uris);
+  for (const uri of [...redirectUris, ...postLogout]) {
+    const problem = redirectUriProblem(uri, applicationType);
+    if (problem !== null) throw new errors.InvalidClientMetadata(`redirect URI ${problem}`);
+  }
+  const grantTypes = list(meta.grant_types).filter(
+    (g) => g === 'authorization_code' || g === 'refresh_token',
+  );
+  if (!grantTypes.includes('authorization_code')) {
+    throw new errors.InvalidClientMetadata('registered clients use the authorization_code grant');
+  }
+  return { applicationType, redirectUris, postLogout, grantTypes } as const;
+}
+
+/**
  * A client registered through RFC 7591 (docs/api.md §17, "Dynamic registration"): an ordinary client
  * with `registered: true`, never first-party, no introspection, no resources (admin-only), always
  * asked for consent; its redirect URIs follow the admin API's rules; its secret is sealed.
@@ -22,19 +44,7 @@ export async function storeRegisteredClient(
       'registered clients cannot be changed (RFC 7592 update is not served)',
     );
   }
-  const applicationType = meta.application_type === 'native' ? 'native' : 'web';
-  const redirectUris = list(meta.redirect_uris);
-  const postLogout = list(meta.post_logout_redirect_uris);
-  for (const uri of [...redirectUris, ...postLogout]) {
-    const problem = redirectUriProblem(uri, applicationType);
-    if (problem !== null) throw new errors.InvalidClientMetadata(`redirect URI ${problem}`);
-  }
-  const grantTypes = list(meta.grant_types).filter(
-    (g) => g === 'authorization_code' || g === 'refresh_token',
-  );
-  if (!grantTypes.includes('authorization_code')) {
-    throw new errors.InvalidClientMetadata('registered clients use the authorization_code grant');
-  }
+  const { applicationType, redirectUris, postLogout, grantTypes } = checkRegisteredMetadata(meta);
   const method = String(meta.token_endpoint_auth_method ?? 'client_secret_basic');
   const secret = typeof meta.client_secret === 'string' ? meta.client_secret : null;
   const key = secretsKey(ctx);

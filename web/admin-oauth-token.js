@@ -1,0 +1,36 @@
+// Dynamic registration (docs/console.md, docs/oauth.md): an admin makes an initial access token through
+// POST /api/v1/clients/registration-tokens, the service `gatehouse clients registration-token` uses.
+// The token is shown once, like a client secret.
+
+import { call, can, explain, hideSecret, notify, showSecret } from './admin-core.js';
+import { $, clearError, onSubmit, Problem } from './lib.js';
+
+const ENDPOINT = 'POST /api/v1/clients/registration-tokens';
+const form = $('#registration-form');
+const panel = $('#registration-token');
+
+/** Shown while the endpoint is listed (the oauth module is on); the panel starts hidden. */
+export function showRegistrationToken() {
+  hideSecret(panel);
+  form.reset();
+  clearError(form);
+  $('#registration-section').hidden = !can(ENDPOINT);
+}
+
+export function initRegistrationToken() {
+  onSubmit(form, async (values) => {
+    let answer;
+    try {
+      answer = await call('/api/v1/clients/registration-tokens', {
+        method: 'POST',
+        body: { ttl_s: Number(values.ttl_s) },
+      });
+    } catch (err) {
+      // Field errors keep their marks; a refusal (the setting is not `token`) says why.
+      throw err instanceof Problem && err.code === 'validation_failed' ? err : explain(err);
+    }
+    const until = new Date(answer.expires_at).toLocaleString();
+    notify(`A registration token was created. It registers one client, until ${until}.`);
+    showSecret(panel, answer.token);
+  });
+}
