@@ -43,7 +43,9 @@ export async function reserveAttempt(
     await release(db, { held });
     const spent = await readCounter(db, budget.key);
     const endsAt = spent ? Number(spent.window_started_at) + budget.windowMs : now + budget.windowMs;
-    return { ok: false, retryAfterMs: Math.max(1000, endsAt - now) };
+    // Another instance may have opened the window a moment after this call's `now`: the wait is
+    // never longer than the window itself.
+    return { ok: false, retryAfterMs: Math.min(budget.windowMs, Math.max(1000, endsAt - now)) };
   }
   return { ok: true, reservation: { held } };
 }
