@@ -10,7 +10,7 @@ import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
 import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { interactionPolicyFor } from './policy.ts';
-import { storeRegisteredClient } from './registration.ts';
+import { registrationReadScopes, storeRegisteredClient } from './registration.ts';
 import { resourceByIdentifier } from './resources.service.ts';
 
 /** Where the library's endpoints live (docs/api.md §17). */
@@ -109,6 +109,8 @@ async function build(ctx: AppContext): Promise<Built> {
   provider.on('server_error', (_kctx: unknown, err: unknown) => {
     ctx.log.error({ err }, 'authorization server error');
   });
+  // A post-middleware (registration.ts): the RFC 7592 read shows the scopes Gatehouse stores.
+  provider.use(registrationReadScopes(ctx));
   // The library's discovery lists every mode it registers; Gatehouse serves `query` and `form_post`
   // only (clients.service.ts), so that is what it advertises (a documented post-middleware).
   provider.use(formPostPages(ctx.config));
