@@ -181,6 +181,12 @@ for (const dialect of DIALECTS) {
       assert.equal(await f.active(String(tokens.refresh_token)), false);
     });
 
+    it('id-token-lacks-amr: the ID token says how the Gatehouse sign-in was made', async () => {
+      const p = await f.person();
+      const tokens = await f.signIn(p);
+      assert.deepEqual(tokens.claims()?.amr, ['pwd']);
+    });
+
     it('a refresh token revoked by the client (RFC 7009) ends the grant’s session', async () => {
       const p = await f.person();
       const tokens = await f.signIn(p);

@@ -143,7 +143,8 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
       long: { signed: true, httpOnly: true, sameSite: 'lax' },
       short: { signed: true, httpOnly: true, sameSite: 'lax' },
     },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'updated_at'] },
+    // `amr` (OIDC Core 2): the methods of the Gatehouse sign-in; the library drops it unless a scope lists it.
+    claims: { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name', 'updated_at'] },
     scopes: [...OIDC_SCOPES],
     // docs/api.md §17: granted email and profile claims are in the ID token too.
     conformIdTokenClaims: false,
