@@ -181,6 +181,31 @@ for (const dialect of DIALECTS) {
       assert.equal(await f.active(String(tokens.refresh_token)), false);
     });
 
+    it('consent-page-lists-nothing-under-prompt-consent: the page names everything asked for again', async () => {
+      // A web client: a third-party native one is asked for everything every time anyway.
+      const web = 'https://wiki.example.test/cb';
+      const wiki = await f.client('Consent Wiki', { application_type: 'web', redirect_uris: [web] });
+      const p = await f.person();
+      const first = await f.authorize(p, { redirect_uri: web }, wiki.config);
+      assert.ok(first.callback.searchParams.get('code'), 'consented once');
+      const url = oidc.buildAuthorizationUrl(wiki.config, {
+        redirect_uri: web,
+        scope: 'openid email',
+        prompt: 'consent',
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+      });
+      const asked = await p.go(url.href);
+      const uid = /\/account\/authorize\/([^/?]+)$/.exec(asked.headers.get('location') ?? '')?.[1];
+      assert.ok(uid, `to the consent step: ${asked.status} ${asked.headers.get('location')}`);
+      const view = (await (await p.go(`/account/authorize/${uid}/details`)).json()) as {
+        prompt: string;
+        scopes: Array<{ name: string }>;
+      };
+      assert.equal(view.prompt, 'consent');
+      assert.deepEqual(view.scopes.map((x) => x.name).sort(), ['email', 'openid']);
+    });
+
     it('id-token-lacks-amr: the ID token says how the Gatehouse sign-in was made', async () => {
       const p = await f.person();
       const tokens = await f.signIn(p);
