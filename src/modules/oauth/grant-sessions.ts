@@ -6,9 +6,9 @@ import {
   type ClientInfo,
   completeSignIn,
   detachSession,
+  endSession,
   findUserById,
   isSessionLive,
-  revokeSession,
 } from '../../identity/index.ts';
 import { clientPolicy } from './clients.service.ts';
 import { findSessionLink, upsertSessionLink } from './models.queries.ts';
@@ -52,13 +52,24 @@ export interface SessionLiveness {
 export function sessionLiveness(ctx: AppContext): SessionLiveness {
   return {
     grantLive: (grantId) => isSessionLive(ctx.db, grantId, Date.now()),
-    grantEnded: (grantId) => revokeSession(ctx.db, grantId, 'oauth_grant_revoked'),
+    // One `session.revoke` entry (and `session.revoked` event) naming the client, by the service.
+    grantEnded: async (grantId) => {
+      await endSession(ctx.db, grantId, 'oauth_grant_revoked', (s) => ({
+        action: 'session.revoke',
+        actor: { type: 'system' },
+        target: { type: 'session', id: s.id },
+        details: { user_id: s.user_id, reason: 'oauth_grant_revoked', ...clientDetails(s.client_id) },
+      }));
+    },
     browserLive: async (uidHash) => {
       const sessionId = await findSessionLink(ctx.db, uidHash);
       return sessionId !== undefined && isSessionLive(ctx.db, sessionId, Date.now());
     },
   };
 }
+
+/** How an audit entry names a session's client (its `session.*` events carry it, docs/api.md §19). */
+const clientDetails = (clientId: string | null) => (clientId === null ? {} : { client_id: clientId });
 
 /** Ties a browser session of the library (its uid) to the Gatehouse session that signed it in. */
 export async function linkBrowserSession(ctx: AppContext, uid: string, sessionId: string): Promise<void> {
@@ -92,8 +103,9 @@ export async function openGrant(ctx: AppContext, provider: Provider, o: GrantOpe
   const amr = o.amr.length > 0 ? o.amr : ['user'];
   // The audit entry (and the `session.created` event made from it) names the client.
   const clientName = (await clientPolicy(ctx, o.clientId))?.name ?? o.clientId;
+  const details = { method: 'oauth', client_id: o.clientId, client_name: clientName };
   const { sessionId } = await ctx.db.transaction().execute((trx) =>
-    completeSignIn(ctx, trx, user, o.client, amr, { method: 'oauth', client_id: o.clientId }, null, {
+    completeSignIn(ctx, trx, user, o.client, amr, details, null, {
       recordLogin: false,
       app: { clientId: o.clientId, parentId: o.parentId, authTime: o.loginTs * 1000 },
     }),
