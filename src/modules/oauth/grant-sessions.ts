@@ -21,8 +21,8 @@ import { findSessionLink, upsertSessionLink } from './models.queries.ts';
  *   the grant, and with it its tokens: the library checks the grant on every refresh, userinfo
  *   call and introspection;
  * - the library's browser session is tied to the Gatehouse session of the hosted sign-in that
- *   opened it (`oauth_session_links`); the adapter finds it only while that session lives, so
- *   `prompt=none` needs a live Gatehouse sign-in.
+ *   opened it (`oauth_session_links`); the adapter reads it as signed in only while that session
+ *   lives, so `prompt=none` needs a live Gatehouse sign-in.
  */
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
