@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../../context.ts';
 import {
   type ClientInfo,
@@ -70,6 +71,31 @@ export function sessionLiveness(ctx: AppContext): SessionLiveness {
 
 /** How an audit entry names a session's client (its `session.*` events carry it, docs/api.md §19). */
 const clientDetails = (clientId: string | null) => (clientId === null ? {} : { client_id: clientId });
+
+/**
+ * RP-initiated logout ends the Gatehouse session too (docs/api.md §17: logout "ends the session";
+ * "Sessions are one"): once the library destroyed its browser session on "Yes, sign me out", the
+ * Gatehouse session of the hosted sign-in it was tied to ends, audited `logout` like POST /logout,
+ * so the next authorization asks for a sign-in. Its grants without `offline_access` end with it
+ * (revokeSession); an offline grant's session was detached and stays. A post-middleware of the
+ * library's (it runs before the answer leaves), reading only its documented `ctx.oidc`.
+ */
+export function endsGatehouseSessionOnLogout(ctx: AppContext) {
+  return async (kctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    const session = kctx.oidc?.route === 'end_session_confirm' ? kctx.oidc.session : undefined;
+    if (session?.destroyed !== true || typeof session.uid !== 'string') return;
+    const sessionId = await browserSessionOf(ctx, session.uid);
+    if (sessionId === undefined) return;
+    await endSession(ctx.db, sessionId, 'logout', (s) => ({
+      action: 'logout',
+      actor: { type: 'user', id: s.user_id },
+      target: { type: 'session', id: s.id },
+      client: requestClientOf(kctx.req),
+      details: { scope: 'local', via: 'oauth2_logout' },
+    }));
+  };
+}
 
 /** Ties a browser session of the library (its uid) to the Gatehouse session that signed it in. */
 export async function linkBrowserSession(ctx: AppContext, uid: string, sessionId: string): Promise<void> {

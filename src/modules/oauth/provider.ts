@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { addSigningKey } from '../../security/signing-keys.ts';
 import { adapterFactory } from './adapter.ts';
 import { clientPolicy, OIDC_SCOPES, providerClientMetadata, RESPONSE_MODES } from './clients.service.ts';
-import { expiresWithSession, sessionLiveness } from './grant-sessions.ts';
+import { endsGatehouseSessionOnLogout, expiresWithSession, sessionLiveness } from './grant-sessions.ts';
 import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
 import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
@@ -109,7 +109,9 @@ async function build(ctx: AppContext): Promise<Built> {
   provider.on('server_error', (_kctx: unknown, err: unknown) => {
     ctx.log.error({ err }, 'authorization server error');
   });
-  // A post-middleware (registration.ts): the RFC 7592 read shows the scopes Gatehouse stores.
+  // Post-middlewares (grant-sessions.ts, registration.ts): RP-initiated logout ends the Gatehouse
+  // session; the RFC 7592 read shows the scopes Gatehouse stores.
+  provider.use(endsGatehouseSessionOnLogout(ctx));
   provider.use(registrationReadScopes(ctx));
   // The library's discovery lists every mode it registers; Gatehouse serves `query` and `form_post`
   // only (clients.service.ts), so that is what it advertises (a documented post-middleware).
