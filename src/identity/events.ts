@@ -64,7 +64,18 @@ interface Mapped {
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const session = (id: string | null) => (id === null ? {} : { session: { id, client: null } });
+interface SessionExtra {
+  id: string;
+  client: { client_id: string; name: string | null } | null;
+}
+/** `"session": {"id","client"}`: the client an app session's audit details name (its name read later when they do not), or null. */
+const session = (id: string | null, d: Record<string, unknown> = {}): { session?: SessionExtra } => {
+  if (id === null) return {};
+  const clientId = str(d.client_id);
+  return {
+    session: { id, client: clientId === null ? null : { client_id: clientId, name: str(d.client_name) } },
+  };
+};
 
 /** The event an audit entry stands for, or null (failures, and actions no subscriber hears of). */
 function mapAudit(e: AuditedChange): Mapped | null {
@@ -92,14 +103,14 @@ function mapAudit(e: AuditedChange): Mapped | null {
     case 'user.delete':
       return on('user.deleted', t);
     case 'login.success':
-      return on('session.created', t, session(str(d.session_id)));
+      return on('session.created', t, session(str(d.session_id), d));
     case 'logout':
       return on('session.revoked', self, {
         ...session(t),
         ...(d.sessions_revoked !== undefined && { all_sessions: true }),
       });
     case 'session.revoke':
-      return on('session.revoked', str(d.user_id), session(t));
+      return on('session.revoked', str(d.user_id), session(t, d));
     case 'password.change':
       return on('password.changed', t);
     case 'password.reset':
@@ -193,6 +204,11 @@ export async function emitForAudits(db: Db, entries: readonly AuditedChange[]): 
       const at = e.at ?? Date.now();
       eventId = uuidv7();
       const client = m.clientId === undefined ? undefined : await clientForEvent(db, m.clientId);
+      const sessionClient = (m.extra.session as SessionExtra | undefined)?.client;
+      if (sessionClient && sessionClient.name === null) {
+        sessionClient.name =
+          (await clientForEvent(db, sessionClient.client_id))?.name ?? sessionClient.client_id;
+      }
       const body = {
         type: m.type,
         timestamp: new Date(at).toISOString(),

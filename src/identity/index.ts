@@ -15,6 +15,7 @@ export {
   type ClientInfo,
   clientInfo,
   detachSession,
+  endSession,
   FEDERATED_LOGIN,
   isSessionLive,
   PASSWORD_LOGIN,

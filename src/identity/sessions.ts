@@ -1,9 +1,10 @@
 import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../context.ts';
-import type { DB, UserRow } from '../db/schema.ts';
+import type { DB, SessionRow, UserRow } from '../db/schema.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../security/opaque-tokens.ts';
-import { insertRefreshToken, insertSession } from './sessions.queries.ts';
+import { type AuditEvent, recordAudit } from './audit.queries.ts';
+import { findSessionWithUser, insertRefreshToken, insertSession, revokeSession } from './sessions.queries.ts';
 import { type TokenResponse, toPublicUser } from './user.schemas.ts';
 
 // Many services revoke sessions; the statements live with the other session SQL.
@@ -158,4 +159,25 @@ export function clientInfo(request: {
 }): ClientInfo {
   const ua = request.headers['user-agent'];
   return { ip: request.ip ?? null, userAgent: typeof ua === 'string' ? ua : null };
+}
+
+/**
+ * Ends one session that the service itself ends (the authorization server: an RP-initiated logout,
+ * a reused refresh token, an RFC 7009 revocation) through revokeSession, with one audit entry made
+ * by `audit` from the live row, in one transaction, so a `session.revoked` event follows (docs/api.md
+ * §19). A session already ended changes nothing and is not audited again. Answers whether it ended.
+ */
+export async function endSession(
+  db: Kysely<DB>,
+  sessionId: string,
+  reason: string,
+  audit: (session: SessionRow) => AuditEvent,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const found = await findSessionWithUser(trx, sessionId);
+    if (!found || found.session.revoked_at !== null) return false;
+    await revokeSession(trx, sessionId, reason);
+    await recordAudit(trx, audit(found.session));
+    return true;
+  });
 }

@@ -56,9 +56,11 @@ export interface AccessTokens {
   stillValid(claims: AccessClaims): boolean;
 }
 
-// Required in every token: what Gatehouse itself needs. client_id, auth_time and email are not
-// required so that tokens issued before they existed keep verifying through an upgrade.
-const REQUIRED = ['iss', 'sub', 'aud', 'sid', 'role', 'iat', 'exp', 'jti'];
+// Required in every token, checked by jose. client_id, auth_time and email are not required so that
+// tokens issued before they existed keep verifying through an upgrade. Gatehouse's own claims
+// (`sid`, `role`) are checked after the audience: jose checks presence first, so a resource's token
+// (which has neither) would otherwise be refused for its role claim instead of its audience.
+const REQUIRED = ['iss', 'sub', 'aud', 'iat', 'exp', 'jti'];
 
 const DEFAULT_CACHE_SIZE = 10_000;
 

@@ -287,13 +287,27 @@ for (const dialect of DIALECTS) {
       const passkeyAmrs = (await sessionAmrs(stack, userId)).join(', ');
       assert.match(passkeyAmrs, /\b[hs]wk user\b/, 'a session signed in by the passkey');
 
-      // RP-initiated logout ends the sign-in: prompt=none now answers login_required. The grant has
+      // RP-initiated logout ends the sign-in, Gatehouse's own included: prompt=none now answers
+      // login_required and a plain request shows the sign-in form. The grant has
       // offline_access, so its refresh token outlives the logout (docs/api.md §17), rotated on use.
       const landedAt = await logOutAtProvider(tab, config, passkeyTokens.id_token as string);
       assert.equal(landedAt.startsWith(`${APP}/bye`), true, landedAt);
       const gone = await authRequest(config, { scope: 'openid email', prompt: 'none' });
       const goneBack = await authorize(tab.context, gone.url, undefined, tab.page);
       assert.equal(goneBack.searchParams.get('error'), 'login_required');
+      // The hole: the hosted pages' own session outlived the logout, so a plain request went through
+      // without asking. Now the sign-in form appears; consent was stored, so none is asked.
+      const again = await authRequest(config, { scope: 'openid email' });
+      const againBack = await authorize(
+        tab.context,
+        again.url,
+        async (page) => {
+          await page.waitForURL(/\/account\/sign-in\?next=/);
+          await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+        },
+        tab.page,
+      );
+      assert.equal((await exchange(config, againBack, again)).claims()?.sub, claims.sub);
       const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
       assert.ok(refreshed.refresh_token);
       assert.notEqual(refreshed.refresh_token, tokens.refresh_token, 'rotated on use');

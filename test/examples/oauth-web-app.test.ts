@@ -285,9 +285,12 @@ for (const dialect of DIALECTS) {
       await page.getByRole('button', { name: 'Yes, sign me out' }).click();
       await page.waitForURL(`${APP}/signed-out`);
       await page.getByRole('heading', { name: 'Signed out' }).waitFor();
-      // The application's session is over: it sends the browser back to Gatehouse to sign in again.
+      // The application's session is over: it sends the browser back to Gatehouse to sign in again,
+      // and Gatehouse's own session ended with the logout too (docs/api.md §17): the sign-in form.
       await page.goto(`${APP}/`);
       await page.waitForURL(`${stack.origin}/account/**`);
+      await page.waitForURL(/\/account\/sign-in\?next=/);
+      await page.getByLabel('E-mail address').waitFor();
       await context.close();
     });
   });

@@ -105,7 +105,10 @@ for (const dialect of DIALECTS) {
         headers: { authorization: `Bearer ${tokens.access_token}` },
       });
       assert.equal(own.status, 401);
-      assert.equal(((await own.json()) as { code: string }).code, 'token_invalid');
+      const refused = (await own.json()) as { code: string; detail: string };
+      assert.equal(refused.code, 'token_invalid');
+      // The hole: the detail named the role claim (jose's presence check ran before the audience's).
+      assert.match(refused.detail, /aud claim is not accepted/);
       // Stateless: introspection and revocation answer unsupported_token_type.
       await assert.rejects(
         oidc.tokenIntrospection(config, tokens.access_token),

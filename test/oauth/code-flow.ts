@@ -123,7 +123,8 @@ export async function startCodeFlow(dialect: TestDialect) {
     for (let hop = 0; hop < 6; hop += 1) {
       const location = res.headers.get('location');
       assert.ok(location, `a redirect (status ${res.status})`);
-      if (location.startsWith(REDIRECT)) return { callback: new URL(location), verifier, state };
+      if (location.startsWith(extra.redirect_uri ?? REDIRECT))
+        return { callback: new URL(location), verifier, state };
       const interaction = /\/account\/authorize\/([^/?]+)$/.exec(new URL(location, s.origin).pathname);
       if (interaction) {
         const uid = interaction[1];

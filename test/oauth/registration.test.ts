@@ -66,3 +66,50 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+for (const dialect of DIALECTS) {
+  describe(`oauth dynamic registration: the RFC 7592 read (${dialect})`, () => {
+    let s: OauthStack;
+    before(async () => {
+      s = await startOauthApp(dialect, { OAUTH_DYNAMIC_REGISTRATION: 'open' });
+    });
+    after(() => s?.close());
+
+    it('registration-read-hides-api-scopes: the read shows the scopes an admin set, API scopes too', async () => {
+      const registered = await fetch(`${s.origin}/oauth2/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          client_name: 'Reader',
+          redirect_uris: ['http://127.0.0.1:8123/callback'],
+          application_type: 'native',
+          token_endpoint_auth_method: 'none',
+        }),
+      });
+      assert.equal(registered.status, 201);
+      const made = (await registered.json()) as {
+        client_id: string;
+        registration_client_uri: string;
+        registration_access_token: string;
+      };
+      const api = await s.admin('POST', '/api/v1/resources', {
+        identifier: 'https://notes.example.test/api',
+        name: 'Notes API',
+        scopes: [{ name: 'notes:read', description: 'Read your notes' }],
+      });
+      assert.equal(api.status, 201, JSON.stringify(api.body));
+      const updated = await s.admin('PUT', `/api/v1/clients/${made.client_id}`, {
+        resources: ['https://notes.example.test/api'],
+        scopes: ['openid', 'notes:read'],
+      });
+      assert.equal(updated.status, 200, JSON.stringify(updated.body));
+      const read = await fetch(made.registration_client_uri, {
+        headers: { authorization: `Bearer ${made.registration_access_token}` },
+      });
+      assert.equal(read.status, 200);
+      const metadata = (await read.json()) as { client_id: string; scope: string };
+      assert.equal(metadata.client_id, made.client_id);
+      assert.deepEqual(metadata.scope.split(' ').sort(), ['notes:read', 'openid']);
+    });
+  });
+}

@@ -181,6 +181,62 @@ for (const dialect of DIALECTS) {
       assert.equal(await f.active(String(tokens.refresh_token)), false);
     });
 
+    it('gatehouse-session-survives-rp-initiated-logout: "Yes, sign me out" ends the hosted sign-in too', async () => {
+      const p = await f.person();
+      const offline = await f.signIn(p, { scope: 'openid email offline_access', prompt: 'consent' });
+      const tokens = await f.signIn(p);
+      const page = await p.go(
+        oidc.buildEndSessionUrl(f.config, { id_token_hint: String(tokens.id_token) }).href,
+      );
+      assert.equal(page.status, 200);
+      const xsrf = /name="xsrf" value="([^"]+)"/.exec(await page.text())?.[1];
+      assert.ok(xsrf, 'the confirmation page carries the library’s form');
+      const done = await p.go('/oauth2/logout/confirm', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ xsrf, logout: 'yes' }).toString(),
+      });
+      assert.ok([302, 303].includes(done.status), `redirected after the logout: ${done.status}`);
+      // The Gatehouse session of the hosted sign-in ended: the next authorization asks for a sign-in.
+      assert.equal((await f.api(p.access, 'GET', '/api/v1/sessions')).status, 401);
+      await assert.rejects(f.authorize(p), /401/);
+      await f.assertEnded(p, tokens);
+      // docs/api.md §17: a grant with offline_access survives a plain logout.
+      const next = await oidc.refreshTokenGrant(f.config, String(offline.refresh_token));
+      assert.equal(await f.active(String(next.refresh_token)), true);
+    });
+
+    it('consent-page-lists-nothing-under-prompt-consent: the page names everything asked for again', async () => {
+      // A web client: a third-party native one is asked for everything every time anyway.
+      const web = 'https://wiki.example.test/cb';
+      const wiki = await f.client('Consent Wiki', { application_type: 'web', redirect_uris: [web] });
+      const p = await f.person();
+      const first = await f.authorize(p, { redirect_uri: web }, wiki.config);
+      assert.ok(first.callback.searchParams.get('code'), 'consented once');
+      const url = oidc.buildAuthorizationUrl(wiki.config, {
+        redirect_uri: web,
+        scope: 'openid email',
+        prompt: 'consent',
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+      });
+      const asked = await p.go(url.href);
+      const uid = /\/account\/authorize\/([^/?]+)$/.exec(asked.headers.get('location') ?? '')?.[1];
+      assert.ok(uid, `to the consent step: ${asked.status} ${asked.headers.get('location')}`);
+      const view = (await (await p.go(`/account/authorize/${uid}/details`)).json()) as {
+        prompt: string;
+        scopes: Array<{ name: string }>;
+      };
+      assert.equal(view.prompt, 'consent');
+      assert.deepEqual(view.scopes.map((x) => x.name).sort(), ['email', 'openid']);
+    });
+
+    it('id-token-lacks-amr: the ID token says how the Gatehouse sign-in was made', async () => {
+      const p = await f.person();
+      const tokens = await f.signIn(p);
+      assert.deepEqual(tokens.claims()?.amr, ['pwd']);
+    });
+
     it('a refresh token revoked by the client (RFC 7009) ends the grant’s session', async () => {
       const p = await f.person();
       const tokens = await f.signIn(p);

@@ -110,6 +110,13 @@ for (const alg of ['ES256', 'RS256', 'EdDSA'] as const)
       assert.match(await v({ ...good(), nbf: now() + 60 }), /^token_invalid: The token's nbf claim/);
       assert.match(await v({ ...good(), exp: now() }), /^token_expired/);
       assert.match(await v({ ...good(), role: 'root' }), /^token_invalid: The token lacks Gatehouse claims/);
+      const { sid: _sid, role: _role, ...foreign } = good();
+      assert.match(await v(foreign), /^token_invalid: The token lacks Gatehouse claims/);
+      // A resource's token (no sid, no role) is refused for its audience, not for a missing claim.
+      assert.match(
+        await v({ ...foreign, aud: 'https://api.example' }),
+        /^token_invalid: The token's aud claim/,
+      );
       assert.match(
         await v(good(), { kid: 'nope' }),
         /^token_invalid: The token was signed by an unknown key/,

@@ -18,6 +18,14 @@ interface GrantEvent {
   };
 }
 
+interface SessionEvent {
+  type: string;
+  data: {
+    actor: { type: string; id: string | null };
+    session: { id: string; client: { client_id: string; name: string } | null };
+  };
+}
+
 /**
  * docs/api.md §19: `oauth.grant.created` when a person allows an application on the consent step,
  * `oauth.grant.revoked` when they revoke it (DELETE /api/v1/grants/<client_id>); each reaches a real
@@ -60,7 +68,7 @@ for (const dialect of DIALECTS) {
       stack = await startOauthApp(dialect, WEBHOOK_ENV);
       const hook = await stack.admin('POST', '/api/v1/webhooks', {
         url: rx.url,
-        events: ['oauth.grant.created', 'oauth.grant.revoked'],
+        events: ['oauth.grant.created', 'oauth.grant.revoked', 'session.created', 'session.revoked'],
       });
       assert.equal(hook.status, 201, JSON.stringify(hook.body));
       rx.secrets = [String(hook.body.secret)];
@@ -84,21 +92,26 @@ for (const dialect of DIALECTS) {
       await rx?.close();
     });
 
-    it('consenting emits oauth.grant.created; revoking the app emits oauth.grant.revoked', async () => {
-      const config = await oidc.discovery(
-        new URL(stack.origin),
-        client.client_id,
-        client.client_secret,
-        undefined,
-        { execute: [oidc.allowInsecureRequests] },
-      );
+    const relyingParty = (c = client) =>
+      oidc.discovery(new URL(stack.origin), c.client_id, c.client_secret, undefined, {
+        execute: [oidc.allowInsecureRequests],
+      });
+    const authRequest = async (config: oidc.Configuration) => {
+      const verifier = oidc.randomPKCECodeVerifier();
+      const state = oidc.randomState();
       const url = oidc.buildAuthorizationUrl(config, {
         redirect_uri: CALLBACK,
         scope: 'openid email',
-        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
-        state: oidc.randomState(),
+        state,
       });
+      return { url, verifier, state };
+    };
+
+    it('consenting emits oauth.grant.created; revoking the app emits oauth.grant.revoked', async () => {
+      const config = await relyingParty();
+      const { url } = await authRequest(config);
       // The hosted page's calls, made directly: the sign-in step, then the consent step.
       const toLogin = await call('GET', url.href);
       const loginUid = /\/account\/authorize\/([^/?]+)/.exec(toLogin.headers.get('location') ?? '')?.[1];
@@ -140,6 +153,80 @@ for (const dialect of DIALECTS) {
         .where('type', 'like', 'oauth.grant.%')
         .execute();
       assert.deepEqual(outbox.map((e) => e.type).sort(), ['oauth.grant.created', 'oauth.grant.revoked']);
+    });
+
+    it('session-created-event-names-no-client: the grant’s session.created names its client', async () => {
+      const app = { client_id: client.client_id, name: 'Webhook App' };
+      const opened = received('session.created').filter(
+        (r) => (r.body as unknown as SessionEvent).data.session.client !== null,
+      );
+      assert.equal(opened.length, 1, 'the consent above opened one app session');
+      assert.deepEqual(
+        opened.map((r) => (r.body as unknown as SessionEvent).data.session.client),
+        [app],
+      );
+    });
+
+    it('oauth-revocation-emits-no-session-revoked: RFC 7009 ends the grant’s session with one event', async () => {
+      // First-party with the refresh_token grant: a refresh token, whose revocation ends the grant.
+      const made = await stack.admin('POST', '/api/v1/clients', {
+        name: 'Webhook Tool',
+        redirect_uris: [CALLBACK],
+        grant_types: ['authorization_code', 'refresh_token'],
+        first_party: true,
+      });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      const tool = made.body as unknown as typeof client;
+      const config = await relyingParty(tool);
+      const r = await authRequest(config);
+      let res = await call('GET', r.url.href);
+      for (let hop = 0; hop < 6 && !(res.headers.get('location') ?? '').startsWith(CALLBACK); hop += 1) {
+        const location = res.headers.get('location') ?? '';
+        const uid = /\/account\/authorize\/([^/?]+)$/.exec(new URL(location, stack.origin).pathname)?.[1];
+        if (uid === undefined) {
+          res = await call('GET', location);
+          continue;
+        }
+        const step = (
+          (await (await call('GET', `/account/authorize/${uid}/details`)).json()) as { prompt: string }
+        ).prompt;
+        const done = await call(
+          'POST',
+          `/account/authorize/${uid}/${step}`,
+          step === 'consent' ? { allow: true } : {},
+        );
+        assert.equal(done.status, 200, await done.clone().text());
+        res = await call('GET', ((await done.json()) as { redirect_to: string }).redirect_to);
+      }
+      const tokens = await oidc.authorizationCodeGrant(config, new URL(res.headers.get('location') ?? ''), {
+        pkceCodeVerifier: r.verifier,
+        expectedState: r.state,
+      });
+      const toolSession = () =>
+        received('session.created')
+          .map((x) => (x.body as unknown as SessionEvent).data.session)
+          .find((x) => x.client?.client_id === tool.client_id);
+      await rx.waitFor(() => toolSession() !== undefined);
+      const sessionId = String(toolSession()?.id);
+      const before = received('session.revoked').length;
+      assert.ok(tokens.refresh_token);
+      await oidc.tokenRevocation(config, tokens.refresh_token);
+      await rx.waitFor(() => received('session.revoked').length > before);
+      const revoked = received('session.revoked')
+        .slice(before)
+        .map((x) => x.body as unknown as SessionEvent);
+      assert.deepEqual(
+        revoked.map((e) => e.data.session),
+        [{ id: sessionId, client: { client_id: tool.client_id, name: 'Webhook Tool' } }],
+      );
+      assert.deepEqual(revoked[0]?.data.actor, { type: 'system', id: null });
+      const audited = await stack.t.ctx.db
+        .selectFrom('audit_log')
+        .select('action')
+        .where('target_id', '=', sessionId)
+        .where('action', '=', 'session.revoke')
+        .execute();
+      assert.equal(audited.length, 1, 'one audit entry');
     });
   });
 }

@@ -26,7 +26,8 @@ export interface ClientSource {
  * stored under the SHA-256 of its id, and the id (`jti`) is removed from the stored payload: a
  * database dump holds no token, code or session id that works. `find` puts the id back, since the
  * caller presented it. Clients are not stored here: they live in `oauth_clients`.
- * Grants and browser sessions are found only while their Gatehouse session lives (grant-sessions.ts).
+ * Grants are found, and browser sessions read as signed in, only while their Gatehouse session lives
+ * (grant-sessions.ts).
  */
 export function adapterFactory(db: Db, clients: ClientSource, sessions: SessionLiveness) {
   return class ModelAdapter implements Adapter {
@@ -60,17 +61,16 @@ export function adapterFactory(db: Db, clients: ClientSource, sessions: SessionL
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
       // The id is not known here (only its hash is stored): the library only reads such a model.
-      // No liveness check: the library looks a session up by uid to resume an interaction begun
-      // under it (a `prompt=login` signs the browser out and in again, which ends that Gatehouse
-      // session) and to bind a token to it; the token's grant is checked on its own (`find`), and
-      // the browser's session cookie is still refused once its Gatehouse session ended.
+      // Not checked for liveness: the library asks by uid whether a pending interaction's browser
+      // session still exists, and a sign-in that ended (the hosted page signs out and in again for
+      // `prompt=login`) must be able to finish it; tokens of an ended sign-in end with their grant.
       return revive(await findModelBy(db, this.model, 'uid_hash', sha256(uid)), undefined);
     }
 
     /**
-     * A browser session is signed in only while the Gatehouse session of its sign-in lives; once
-     * that ended it reads as the same session signed out (its uid kept, so an interaction begun
-     * under it can still finish with a new sign-in, as `prompt=login` does).
+     * A browser session is signed in only while the Gatehouse session of its sign-in lives: after
+     * that it reads as signed out (same uid, no account, no authorizations), so the next request
+     * asks for a sign-in and `prompt=none` answers `login_required`.
      */
     private async alive(row: ModelRow | undefined, id: string | undefined) {
       const payload = revive(row, id);
@@ -78,11 +78,12 @@ export function adapterFactory(db: Db, clients: ClientSource, sessions: SessionL
       const uidHash = row?.uid_hash ?? null;
       if (uidHash !== null && (await sessions.browserLive(uidHash))) return payload;
       const {
-        accountId: _account,
-        loginTs: _at,
-        amr: _amr,
-        acr: _acr,
-        authorizations: _apps,
+        accountId: _a,
+        loginTs: _l,
+        amr: _m,
+        acr: _c,
+        authorizations: _z,
+        transient: _t,
         ...signedOut
       } = payload;
       return signedOut;

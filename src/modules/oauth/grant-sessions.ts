@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../../context.ts';
 import {
   type ClientInfo,
   completeSignIn,
   detachSession,
+  endSession,
   findUserById,
   isSessionLive,
-  revokeSession,
 } from '../../identity/index.ts';
 import { clientPolicy } from './clients.service.ts';
 import { findSessionLink, upsertSessionLink } from './models.queries.ts';
@@ -21,8 +22,8 @@ import { findSessionLink, upsertSessionLink } from './models.queries.ts';
  *   the grant, and with it its tokens: the library checks the grant on every refresh, userinfo
  *   call and introspection;
  * - the library's browser session is tied to the Gatehouse session of the hosted sign-in that
- *   opened it (`oauth_session_links`); the adapter finds it only while that session lives, so
- *   `prompt=none` needs a live Gatehouse sign-in.
+ *   opened it (`oauth_session_links`); the adapter reads it as signed in only while that session
+ *   lives, so `prompt=none` needs a live Gatehouse sign-in.
  */
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
@@ -52,11 +53,47 @@ export interface SessionLiveness {
 export function sessionLiveness(ctx: AppContext): SessionLiveness {
   return {
     grantLive: (grantId) => isSessionLive(ctx.db, grantId, Date.now()),
-    grantEnded: (grantId) => revokeSession(ctx.db, grantId, 'oauth_grant_revoked'),
+    // One `session.revoke` entry (and `session.revoked` event) naming the client, by the service.
+    grantEnded: async (grantId) => {
+      await endSession(ctx.db, grantId, 'oauth_grant_revoked', (s) => ({
+        action: 'session.revoke',
+        actor: { type: 'system' },
+        target: { type: 'session', id: s.id },
+        details: { user_id: s.user_id, reason: 'oauth_grant_revoked', ...clientDetails(s.client_id) },
+      }));
+    },
     browserLive: async (uidHash) => {
       const sessionId = await findSessionLink(ctx.db, uidHash);
       return sessionId !== undefined && isSessionLive(ctx.db, sessionId, Date.now());
     },
+  };
+}
+
+/** How an audit entry names a session's client (its `session.*` events carry it, docs/api.md §19). */
+const clientDetails = (clientId: string | null) => (clientId === null ? {} : { client_id: clientId });
+
+/**
+ * RP-initiated logout ends the Gatehouse session too (docs/api.md §17: logout "ends the session";
+ * "Sessions are one"): once the library destroyed its browser session on "Yes, sign me out", the
+ * Gatehouse session of the hosted sign-in it was tied to ends, audited `logout` like POST /logout,
+ * so the next authorization asks for a sign-in. Its grants without `offline_access` end with it
+ * (revokeSession); an offline grant's session was detached and stays. A post-middleware of the
+ * library's (it runs before the answer leaves), reading only its documented `ctx.oidc`.
+ */
+export function endsGatehouseSessionOnLogout(ctx: AppContext) {
+  return async (kctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    const session = kctx.oidc?.route === 'end_session_confirm' ? kctx.oidc.session : undefined;
+    if (session?.destroyed !== true || typeof session.uid !== 'string') return;
+    const sessionId = await browserSessionOf(ctx, session.uid);
+    if (sessionId === undefined) return;
+    await endSession(ctx.db, sessionId, 'logout', (s) => ({
+      action: 'logout',
+      actor: { type: 'user', id: s.user_id },
+      target: { type: 'session', id: s.id },
+      client: requestClientOf(kctx.req),
+      details: { scope: 'local', via: 'oauth2_logout' },
+    }));
   };
 }
 
@@ -92,20 +129,12 @@ export async function openGrant(ctx: AppContext, provider: Provider, o: GrantOpe
   const amr = o.amr.length > 0 ? o.amr : ['user'];
   // The audit entry (and the `session.created` event made from it) names the client.
   const clientName = (await clientPolicy(ctx, o.clientId))?.name ?? o.clientId;
+  const details = { method: 'oauth', client_id: o.clientId, client_name: clientName };
   const { sessionId } = await ctx.db.transaction().execute((trx) =>
-    completeSignIn(
-      ctx,
-      trx,
-      user,
-      o.client,
-      amr,
-      { method: 'oauth', client_id: o.clientId, client_name: clientName },
-      null,
-      {
-        recordLogin: false,
-        app: { clientId: o.clientId, parentId: o.parentId, authTime: o.loginTs * 1000 },
-      },
-    ),
+    completeSignIn(ctx, trx, user, o.client, amr, details, null, {
+      recordLogin: false,
+      app: { clientId: o.clientId, parentId: o.parentId, authTime: o.loginTs * 1000 },
+    }),
   );
   return new provider.Grant({ jti: sessionId, accountId: o.accountId, clientId: o.clientId });
 }

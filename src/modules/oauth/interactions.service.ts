@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import type { AuthContext } from '../../security/guard.ts';
-import { clientPolicy } from './clients.service.ts';
+import { clientPolicy, OIDC_SCOPES, type PublicClient } from './clients.service.ts';
 import { recordConsent } from './consents.service.ts';
 import { openGrant } from './grant-sessions.ts';
 import { authorizationServer } from './provider.ts';
@@ -57,12 +57,15 @@ export async function interactionView(ctx: AppContext, raw: Raw, uid: string): P
     missingOIDCScope?: string[];
     missingResourceScopes?: Record<string, string[]>;
   };
-  const scopes = (missing.missingOIDCScope ?? []).map((name) => ({
+  // docs/api.md §17: a request beyond the stored consent asks only for what is new; `prompt=consent`
+  // asks again, so the page names everything asked for, not only what is missing (often nothing).
+  const shown = d.prompt.reasons.includes('consent_prompt') ? await askedFor(ctx, d, client) : missing;
+  const scopes = (shown.missingOIDCScope ?? []).map((name) => ({
     name,
     description: SCOPE_WORDS[name] ?? name,
   }));
   const apis: InteractionView['apis'] = [];
-  for (const [identifier, names] of Object.entries(missing.missingResourceScopes ?? {})) {
+  for (const [identifier, names] of Object.entries(shown.missingResourceScopes ?? {})) {
     const resource = await resourceByIdentifier(ctx, identifier);
     if (!resource) continue;
     apis.push({
@@ -79,6 +82,24 @@ export async function interactionView(ctx: AppContext, raw: Raw, uid: string): P
     client: { client_id: client.client_id, name: client.name, first_party: client.first_party },
     scopes,
     apis,
+  };
+}
+
+/** Everything a request asks for that its client may have: its OpenID scopes, and each API's scopes. */
+async function askedFor(ctx: AppContext, d: InteractionDetails, client: PublicClient) {
+  const asked = String(d.params.scope ?? '')
+    .split(' ')
+    .filter((name) => name !== '' && client.scopes.includes(name));
+  const oidcScopes: readonly string[] = OIDC_SCOPES;
+  const resources: Record<string, string[]> = {};
+  const identifiers = [d.params.resource ?? []].flat().map(String);
+  for (const identifier of identifiers.filter((i) => client.resources.includes(i))) {
+    const defined = (await resourceByIdentifier(ctx, identifier))?.scopes.map((s) => s.name) ?? [];
+    resources[identifier] = asked.filter((name) => defined.includes(name));
+  }
+  return {
+    missingOIDCScope: asked.filter((name) => oidcScopes.includes(name)),
+    missingResourceScopes: resources,
   };
 }
 

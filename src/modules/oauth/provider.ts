@@ -5,12 +5,12 @@ import type { AppContext } from '../../context.ts';
 import { addSigningKey } from '../../security/signing-keys.ts';
 import { adapterFactory } from './adapter.ts';
 import { clientPolicy, OIDC_SCOPES, providerClientMetadata, RESPONSE_MODES } from './clients.service.ts';
-import { expiresWithSession, sessionLiveness } from './grant-sessions.ts';
+import { endsGatehouseSessionOnLogout, expiresWithSession, sessionLiveness } from './grant-sessions.ts';
 import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
 import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { interactionPolicyFor } from './policy.ts';
-import { storeRegisteredClient } from './registration.ts';
+import { registrationReadScopes, storeRegisteredClient } from './registration.ts';
 import { registrationPolicies } from './registration-policies.ts';
 import { resourceByIdentifier } from './resources.service.ts';
 
@@ -110,6 +110,10 @@ async function build(ctx: AppContext): Promise<Built> {
   provider.on('server_error', (_kctx: unknown, err: unknown) => {
     ctx.log.error({ err }, 'authorization server error');
   });
+  // Post-middlewares (grant-sessions.ts, registration.ts): RP-initiated logout ends the Gatehouse
+  // session; the RFC 7592 read shows the scopes Gatehouse stores.
+  provider.use(endsGatehouseSessionOnLogout(ctx));
+  provider.use(registrationReadScopes(ctx));
   // The library's discovery lists every mode it registers; Gatehouse serves `query` and `form_post`
   // only (clients.service.ts), so that is what it advertises (a documented post-middleware).
   provider.use(formPostPages(ctx.config));
@@ -142,7 +146,8 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
       long: { signed: true, httpOnly: true, sameSite: 'lax' },
       short: { signed: true, httpOnly: true, sameSite: 'lax' },
     },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'updated_at'] },
+    // `amr` (OIDC Core 2): the methods of the Gatehouse sign-in; the library drops it unless a scope lists it.
+    claims: { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name', 'updated_at'] },
     scopes: [...OIDC_SCOPES],
     // docs/api.md §17: granted email and profile claims are in the ID token too.
     conformIdTokenClaims: false,

@@ -1,8 +1,8 @@
-import { type AdapterPayload, errors } from 'oidc-provider';
+import { type AdapterPayload, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../../context.ts';
 import { secretsKey } from '../../security/secrets-key.ts';
 import { findClientRow, insertClientRow } from './clients.queries.ts';
-import { OIDC_SCOPES } from './clients.service.ts';
+import { clientPolicy, OIDC_SCOPES } from './clients.service.ts';
 import { redirectUriProblem } from './redirect-uris.ts';
 
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
@@ -71,4 +71,21 @@ export async function storeRegisteredClient(
     created_at: now,
     updated_at: now,
   });
+}
+
+/**
+ * The RFC 7592 read shows the client's scopes as Gatehouse stores them. The library's client
+ * metadata holds its OpenID scopes only (its `scope` must list scopes it knows; an API's scopes are
+ * granted per resource, provider.ts), so its answer would hide an API scope an admin gave the
+ * client: the read's `scope` is replaced by the stored list (a documented post-middleware).
+ */
+export function registrationReadScopes(ctx: AppContext) {
+  return async (kctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    if (kctx.oidc?.route !== 'client' || kctx.status !== 200) return;
+    const body = kctx.body as { client_id?: unknown; scope?: unknown } | undefined;
+    if (typeof body?.client_id !== 'string') return;
+    const scopes = (await clientPolicy(ctx, body.client_id))?.scopes ?? [];
+    if (scopes.length > 0) body.scope = scopes.join(' ');
+  };
 }
