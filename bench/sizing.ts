@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { LoadResult, LoadSpec } from './load.ts';
+import { type CodeClient, codeClient, oauthRefreshTokens } from './oauth-code.ts';
 import { refreshTokens, writesPer } from './pg-writes.ts';
 import { LOAD_CPU, runNodeJson, SERVER_CPU, statusMb, stopChild } from './processes.ts';
 import {
@@ -40,6 +41,7 @@ export interface Setup {
   server: Server;
   basic: string;
   opaque: string;
+  code: CodeClient;
   dialect: Dialect;
   pgUrl: string | null;
 }
@@ -91,7 +93,7 @@ async function start(dialect: Dialect, dir: string, pgUrl: string | null): Promi
   })) as { client_id: string; client_secret: string };
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')}`;
   const opaque = await tokenGrant(server, basic, { grant_type: 'client_credentials' });
-  return { server, basic, opaque, dialect, pgUrl };
+  return { server, basic, opaque, code: await codeClient(server), dialect, pgUrl };
 }
 
 const load = async (spec: LoadSpec): Promise<LoadResult> => {
@@ -139,6 +141,20 @@ async function round(set: Setup, roundS: number): Promise<Record<string, number>
     }),
   ]);
   figures.refresh = chain.rps;
+  // OAuth refresh grants: one chain per connection, each its own grant from a code flow.
+  const oauthChain = await runNodeJson<{ rps: number }>(LOAD_CPU, [
+    'bench/chain-load.ts',
+    JSON.stringify({
+      url: `${s.base}/oauth2/token`,
+      field: 'refresh_token',
+      tokens: await oauthRefreshTokens(s, set.code, CONNECTIONS),
+      durationS: roundS,
+      warmupS: 1,
+      form: { grant_type: 'refresh_token' },
+      authorization: set.code.basic,
+    }),
+  ]);
+  figures.oauthRefresh = oauthChain.rps;
   const bearer = { authorization: `Bearer ${s.token}` };
   check(
     'verify',
@@ -217,7 +233,9 @@ export async function runSizing(o: SizingOptions): Promise<void> {
       const order = r % 2 === 1 ? sets : [...sets].reverse();
       const figures: Measured['rounds'][number] = {};
       for (const set of order) {
-        o.log(`round ${r}/${o.rounds}: ${set.dialect}: login, refresh, verify-token, grants, introspection`);
+        o.log(
+          `round ${r}/${o.rounds}: ${set.dialect}: login, refresh, OAuth refresh, verify-token, grants, introspection`,
+        );
         figures[set.dialect] = await round(set, o.roundS);
       }
       measured.rounds.push(figures);
