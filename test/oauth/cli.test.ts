@@ -34,6 +34,9 @@ for (const dialect of DIALECTS) {
       const id = /client_id (\S+)/.exec(created.stdout)?.[1];
       const secret = /client_secret (\S+)/.exec(created.stdout)?.[1];
       assert.ok(id && secret);
+      // client-id-read-as-an-option: a base64url id starting with '-' could not be named on the
+      // command line (`clients delete -m…` is an unknown option); ids are hex.
+      assert.match(id, /^[0-9a-f]{32}$/);
       const listed = await cli(['list']);
       assert.match(listed.stdout, new RegExp(`${id}\\tconfidential\\tthird-party\\tWiki`));
       assert.ok(!listed.stdout.includes(secret));
@@ -61,6 +64,7 @@ for (const dialect of DIALECTS) {
         body,
       });
       assert.equal(withToken.status, 201, await withToken.clone().text());
+      assert.match(((await withToken.clone().json()) as { client_id: string }).client_id, /^[0-9a-f]{32}$/);
       const rows = await s.t.ctx.db.selectFrom('oauth_models').select('payload').execute();
       assert.ok(
         rows.every((r) => !r.payload.includes(token)),

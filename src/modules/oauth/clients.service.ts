@@ -131,7 +131,8 @@ export async function createClient(
       body.token_endpoint_auth_method ?? (type === 'public' ? 'none' : 'client_secret_basic'),
   };
   await checkClient(ctx, fields);
-  const clientId = randomBytes(16).toString('base64url');
+  // Hex, so an id never starts with '-' (it is typed as a command-line argument: `clients delete <id>`).
+  const clientId = newClientId();
   const secret = type === 'confidential' ? randomBytes(32).toString('base64url') : null;
   const now = Date.now();
   await insertClientRow(ctx.db, {
@@ -264,4 +265,9 @@ export async function providerClientMetadata(
 export async function clientPolicy(ctx: AppContext, clientId: string): Promise<PublicClient | null> {
   const row = await findClientRow(ctx.db, clientId);
   return row ? toPublicClient(row) : null;
+}
+
+/** A new client id: 128 random bits in hex (the library's registrations use it too). */
+export function newClientId(): string {
+  return randomBytes(16).toString('hex');
 }

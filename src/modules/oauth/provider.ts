@@ -4,7 +4,13 @@ import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'o
 import type { AppContext } from '../../context.ts';
 import { addSigningKey } from '../../security/signing-keys.ts';
 import { adapterFactory } from './adapter.ts';
-import { clientPolicy, OIDC_SCOPES, providerClientMetadata, RESPONSE_MODES } from './clients.service.ts';
+import {
+  clientPolicy,
+  newClientId,
+  OIDC_SCOPES,
+  providerClientMetadata,
+  RESPONSE_MODES,
+} from './clients.service.ts';
 import { endsGatehouseSessionOnLogout, expiresWithSession, sessionLiveness } from './grant-sessions.ts';
 import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
@@ -256,6 +262,7 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
         enabled: registration !== 'off',
         // `token`: an initial access token an admin made (stored hashed, like every model).
         initialAccessToken: registration === 'token',
+        idFactory: newClientId,
         // Each token registers one client (registration-policies.ts).
         policies: registration === 'token' ? registrationPolicies(ctx) : undefined,
       },
