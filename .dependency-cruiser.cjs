@@ -1,9 +1,14 @@
 // The import rules of the house (docs/architecture.md, "The dependency rule"), checked by
 // `npm run deps` (scripts/deps.mjs, which hands dependency-cruiser the tree with types erased, as
-// .mjs files: hence `(ts|mjs)` below) in CI right after the type check. A feature is a folder under src/modules/, and
-// src/pages; the core is src/identity, src/db, src/security, src/links, src/mail and src/config.
-const FEATURE = '^src/(modules/[^/]+|pages)/';
-const CORE = '^src/(identity|db|security|links|mail|config)/';
+// .mjs files: hence `(ts|mjs)` below) in CI right after the type check.
+// - features: each folder under src/modules/, and the page toolkit src/http/pages/;
+// - the core: src/identity/ (users, sessions, audit, events, tokens, budgets, passwords, one-time
+//   links) and src/platform/ (config, logger, database, mail), below every feature;
+// - the HTTP kernel src/http/ and the composition src/kernel/ (module declarations, the registry,
+//   module state, the scheduler, context and server).
+const FEATURE = '^src/(modules/[^/]+|http/pages)/';
+const CORE = '^src/(identity|platform)/';
+const INDEX = '^src/(modules/[^/]+|http/pages)/index\\.(ts|mjs)$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -13,49 +18,56 @@ module.exports = {
       severity: 'error',
       comment:
         'A feature reaches another feature only through its index.ts, never its *.queries.ts, service or other inner files.',
-      from: { path: '^src/(modules/[^/]+|pages)/' },
+      from: { path: FEATURE },
       to: {
         path: FEATURE,
-        pathNot: ['^src/$1/', '^src/(modules/[^/]+|pages)/index\\.(ts|mjs)$'],
+        pathNot: ['^src/$1/', INDEX],
       },
     },
     {
       name: 'outside-through-index',
       severity: 'error',
       comment:
-        "The CLI commands reach a feature only through its index.ts. (The composition root — src/app.ts, src/context.ts, src/server.ts — and src/modules/registry.ts wire the features together and name their files; registry.ts takes only each module's <module>.module.ts, rule registry-takes-declarations.)",
-      from: { path: '^src/cli/' },
-      to: { path: FEATURE, pathNot: '^src/(modules/[^/]+|pages)/index\\.(ts|mjs)$' },
+        "The CLI commands and the HTTP kernel reach a feature only through its index.ts. (The composition — src/kernel/context.ts, src/kernel/server.ts, src/http/app.ts — wires the features together and names their files; src/kernel/registry.ts takes only each module's <module>.module.ts, rule registry-takes-declarations.)",
+      from: { path: ['^src/cli/', '^src/http/[^/]+\\.(ts|mjs)$'], pathNot: '^src/http/app\\.(ts|mjs)$' },
+      to: { path: FEATURE, pathNot: INDEX },
     },
     {
       name: 'identity-through-index',
       severity: 'error',
-      comment: 'A feature reaches the identity core only through src/identity/index.ts.',
+      comment:
+        "A feature reaches the identity core's own files (users, sessions, the audit writer, events, the sign-in pipeline) only through src/identity/index.ts; its toolkits (tokens/, budgets/, passwords/, links/) are imported directly.",
       from: { path: FEATURE },
-      to: { path: '^src/identity/', pathNot: '^src/identity/index\\.(ts|mjs)$' },
+      to: { path: '^src/identity/[^/]+\\.(ts|mjs)$', pathNot: '^src/identity/index\\.(ts|mjs)$' },
     },
     {
       name: 'core-imports-no-feature',
       severity: 'error',
-      comment:
-        'The core (identity, db, security, links, mail, config) sits below the features and never imports one.',
+      comment: 'The core (src/identity, src/platform) sits below the features and never imports one.',
       from: { path: CORE },
       to: { path: FEATURE },
+    },
+    {
+      name: 'platform-imports-no-identity',
+      severity: 'error',
+      comment: 'The platform (config, logger, database, mail) sits below the identity core.',
+      from: { path: '^src/platform/' },
+      to: { path: '^src/identity/' },
     },
     {
       name: 'kernel-imports-no-feature',
       severity: 'error',
       comment:
-        'The kernel files in src/modules/ (endpoint, module state) import no feature; only registry.ts lists them.',
-      from: { path: '^src/modules/[^/]+\\.(ts|mjs)$', pathNot: '^src/modules/registry\\.(ts|mjs)$' },
+        'The kernel files (module declarations, module state, the scheduler) import no feature; only the composition (registry, context, server) names them.',
+      from: { path: '^src/kernel/', pathNot: '^src/kernel/(registry|context|server)\\.(ts|mjs)$' },
       to: { path: FEATURE },
     },
     {
       name: 'registry-takes-declarations',
       severity: 'error',
       comment:
-        'src/modules/registry.ts takes each module from its declaration, src/modules/<module>/<module>.module.ts, and nothing else of a feature.',
-      from: { path: '^src/modules/registry\\.(ts|mjs)$' },
+        'src/kernel/registry.ts takes each module from its declaration, src/modules/<module>/<module>.module.ts, and nothing else of a feature.',
+      from: { path: '^src/kernel/registry\\.(ts|mjs)$' },
       to: { path: FEATURE, pathNot: '^src/modules/([^/]+)/\\1\\.module\\.(ts|mjs)$' },
     },
     {

@@ -16,23 +16,23 @@ import { join, resolve } from 'node:path';
 const VARIANTS: Record<string, Array<{ file: string; remove: string; put?: string }>> = {
   'eager-request-logger': [
     {
-      file: 'src/app.ts',
+      file: 'src/http/app.ts',
       remove:
         '    childLoggerFactory: (logger, bindings, options) =>\n      lazyChildLogger(logger, bindings, options) as FastifyBaseLogger,\n',
     },
-    { file: 'src/app.ts', remove: "import { lazyChildLogger } from './logger.ts';\n" },
+    { file: 'src/http/app.ts', remove: "import { lazyChildLogger } from './logger.ts';\n" },
   ],
   'per-route-serializers': [
     {
-      file: 'src/app.ts',
+      file: 'src/http/app.ts',
       remove: '    schemaController: { compilersFactory: { buildSerializer: sharedSerializerFactory() } },\n',
     },
-    { file: 'src/app.ts', remove: "import { sharedSerializerFactory } from './serializers.ts';\n" },
+    { file: 'src/http/app.ts', remove: "import { sharedSerializerFactory } from './serializers.ts';\n" },
   ],
   // SQLite: PRAGMA data_version read by every session read instead of one look per batch of reads.
   'data-version-per-read': [
     {
-      file: 'src/security/session-cache.ts',
+      file: 'src/identity/tokens/session-cache.ts',
       remove: 'if (otherWriters !== undefined) await lookAfter(otherWriters);',
       put: 'if (otherWriters !== undefined) look(otherWriters);',
     },

@@ -2,7 +2,11 @@
 // number of verifications in flight, in a process pinned like the service (bench/run.ts pins it).
 import { createHistogram } from 'node:perf_hooks';
 import { type Algorithm, hash, verify } from '@node-rs/argon2';
-import { ARGON2_MEMORY_COST_KIB, ARGON2_PARALLELISM, ARGON2_TIME_COST } from '../src/security/passwords.ts';
+import {
+  ARGON2_MEMORY_COST_KIB,
+  ARGON2_PARALLELISM,
+  ARGON2_TIME_COST,
+} from '../src/identity/passwords/passwords.ts';
 
 const [concurrency = 16, durationS = 5, warmupS = 1] = process.argv.slice(2).map(Number);
 const options = {

@@ -71,10 +71,10 @@ async function measure(pid: number, url: string, headers: Record<string, string>
 }
 
 async function mint(env: NodeJS.ProcessEnv): Promise<string> {
-  const { loadConfig } = await import('../src/config.ts');
-  const { openDatabase } = await import('../src/db/database.ts');
-  const { createContext, closeContext } = await import('../src/context.ts');
-  const { createLogger } = await import('../src/logger.ts');
+  const { loadConfig } = await import('../src/platform/config.ts');
+  const { openDatabase } = await import('../src/platform/db/database.ts');
+  const { createContext, closeContext } = await import('../src/kernel/context.ts');
+  const { createLogger } = await import('../src/platform/logger.ts');
   const { openSession, PASSWORD_LOGIN } = await import('../src/identity/sessions.ts');
   const config = loadConfig(env);
   const database = openDatabase(config.databaseUrl);

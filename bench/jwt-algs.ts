@@ -1,5 +1,5 @@
 // Token signature algorithms compared on this machine (docs/api.md §14): per algorithm, verifications per
-// second of one access token through jose's jwtVerify (as src/security/access-tokens.ts verifies,
+// second of one access token through jose's jwtVerify (as src/identity/tokens/access-tokens.ts verifies,
 // WebCrypto, async) and through node:crypto's one-shot verify, and node:crypto signatures per second
 // (as the service signs). Pinned like the service by bench/run.ts.
 import { createPrivateKey, createPublicKey, sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';

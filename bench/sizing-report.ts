@@ -1,6 +1,10 @@
 // docs/sizing.md as `npm run bench -- --sizing` writes it (bench/sizing.ts measures).
 import { cpus, totalmem } from 'node:os';
-import { ARGON2_MEMORY_COST_KIB, ARGON2_PARALLELISM, ARGON2_TIME_COST } from '../src/security/passwords.ts';
+import {
+  ARGON2_MEMORY_COST_KIB,
+  ARGON2_PARALLELISM,
+  ARGON2_TIME_COST,
+} from '../src/identity/passwords/passwords.ts';
 import { median } from './run-report.ts';
 
 export type Dialect = 'sqlite' | 'postgres';

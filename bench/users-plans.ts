@@ -13,12 +13,12 @@ import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
 import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { AppContext } from '../src/context.ts';
-import { configureSqlite } from '../src/db/database.queries.ts';
-import type { DB } from '../src/db/schema.ts';
+import type { AppContext } from '../src/kernel/context.ts';
 import { loadCursorCodec } from '../src/modules/users/cursors.ts';
 import { listUsers } from '../src/modules/users/users-list.service.ts';
 import { searchUsers } from '../src/modules/users/users-search.service.ts';
+import { configureSqlite } from '../src/platform/db/database.queries.ts';
+import type { DB } from '../src/platform/db/schema.ts';
 
 interface Traced {
   db: Kysely<DB>;

@@ -17,17 +17,17 @@ import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { seed } from '../scripts/seed.ts';
-import { loadConfig } from '../src/config.ts';
 import { PASSWORD_LOGIN } from '../src/identity/index.ts';
 import { openSession } from '../src/identity/sessions.ts';
-import { createLogger } from '../src/logger.ts';
+import { startService } from '../src/kernel/server.ts';
 import { createOrPromoteAdmin } from '../src/modules/auth/first-admin.ts';
 import { loadCursorCodec } from '../src/modules/users/cursors.ts';
 import { SORTS } from '../src/modules/users/users.schemas.ts';
 import { sortKeySql } from '../src/modules/users/users-list.queries.ts';
 import { LIST_TUNING } from '../src/modules/users/users-list.service.ts';
 import { SEARCH_SWITCHES } from '../src/modules/users/users-search.service.ts';
-import { startService } from '../src/server.ts';
+import { loadConfig } from '../src/platform/config.ts';
+import { createLogger } from '../src/platform/logger.ts';
 
 const TARGETS: Record<string, number> = { list: 10, search: 25, stats: 50, get: 2 };
 

@@ -6,15 +6,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.ts';
-import { closeContext, createContext } from '../src/context.ts';
-import { migrateToLatest, openDatabase } from '../src/db/database.ts';
+import { createAuthenticator } from '../src/http/guard.ts';
 import { PASSWORD_LOGIN } from '../src/identity/index.ts';
 import { openSession } from '../src/identity/sessions.ts';
-import { createLogger } from '../src/logger.ts';
+import { createSessionReader } from '../src/identity/tokens/session-cache.ts';
+import { closeContext, createContext } from '../src/kernel/context.ts';
 import { createOrPromoteAdmin } from '../src/modules/auth/first-admin.ts';
-import { createAuthenticator } from '../src/security/guard.ts';
-import { createSessionReader } from '../src/security/session-cache.ts';
+import { loadConfig } from '../src/platform/config.ts';
+import { migrateToLatest, openDatabase } from '../src/platform/db/database.ts';
+import { createLogger } from '../src/platform/logger.ts';
 
 const [url, count = '2000'] = process.argv.slice(2);
 const n = Number(count);

@@ -8,14 +8,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.ts';
-import { closeContext, createContext } from '../src/context.ts';
-import { migrateToLatest, openDatabase } from '../src/db/database.ts';
 import { completeSignIn } from '../src/identity/index.ts';
-import { createLogger } from '../src/logger.ts';
+import { closeContext, createContext } from '../src/kernel/context.ts';
 import { createOrPromoteAdmin } from '../src/modules/auth/first-admin.ts';
 import { startWebhookWorker } from '../src/modules/webhooks/delivery.ts';
 import { createWebhook } from '../src/modules/webhooks/webhooks.service.ts';
+import { loadConfig } from '../src/platform/config.ts';
+import { migrateToLatest, openDatabase } from '../src/platform/db/database.ts';
+import { createLogger } from '../src/platform/logger.ts';
 
 const [url, count = '1000', roundCount = '10'] = process.argv.slice(2);
 const n = Number(count);

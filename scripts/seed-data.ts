@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { Role, UserRow, UserStatus } from '../src/db/schema.ts';
+import type { Role, UserRow, UserStatus } from '../src/platform/db/schema.ts';
 
 /*
  * Realistic, reproducible users for scale tests: varied first and last names (some non-ASCII,

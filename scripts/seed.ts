@@ -12,10 +12,10 @@
 import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { loadConfig, readEnvironment } from '../src/config.ts';
-import { migrateToLatest, openDatabase } from '../src/db/database.ts';
-import type { UserRow } from '../src/db/schema.ts';
-import { createPasswordHasher } from '../src/security/passwords.ts';
+import { createPasswordHasher } from '../src/identity/passwords/passwords.ts';
+import { loadConfig, readEnvironment } from '../src/platform/config.ts';
+import { migrateToLatest, openDatabase } from '../src/platform/db/database.ts';
+import type { UserRow } from '../src/platform/db/schema.ts';
 import { seedUsers } from './seed-data.ts';
 
 const COLUMNS = [

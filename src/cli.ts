@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type CliCommand, CliError, commandHelp, commandList, UsageError, usageLine } from './cli/command.ts';
 import { COMMANDS } from './cli/commands.ts';
-import { ConfigError, loadConfig, readEnvironment } from './config.ts';
-import { quoted } from './quoted.ts';
+import { ConfigError, loadConfig, readEnvironment } from './platform/config.ts';
+import { quoted } from './platform/quoted.ts';
 
 export { CliError } from './cli/command.ts';
 
@@ -19,7 +19,7 @@ export async function runCli(argv: string[]): Promise<void> {
   const label = argv.find((a) => !a.startsWith('-')) ?? 'serve';
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0] === 'version')) {
     // Loaded here only: the version is read from package.json, which no other command needs.
-    const { VERSION } = await import('./version.ts');
+    const { VERSION } = await import('./platform/version.ts');
     console.log(`gatehouse ${VERSION}`);
     return;
   }

@@ -21,7 +21,7 @@ export const backupCommand = defineCommand({
         'backup copies SQLite databases; for PostgreSQL run pg_dump --format=custom --file <file> "$DATABASE_URL" (docs/operations.md, "Backups")',
       );
     }
-    const { BackupError, backupSqlite } = await import('../db/backup.ts');
+    const { BackupError, backupSqlite } = await import('../platform/db/backup.ts');
     try {
       const result = await backupSqlite(url.slice('sqlite:'.length), target, values.force === true);
       const key = result.keyFile

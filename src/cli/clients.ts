@@ -1,13 +1,13 @@
-import type { Config } from '../config.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../kernel/context.ts';
+import type { Config } from '../platform/config.ts';
 import { CliError, defineCommand } from './command.ts';
 import { withDatabase } from './database.ts';
 
 /** Runs `fn` on a full context (the clients service seals secrets with SECRETS_KEY), then closes it. */
 async function withContext(config: Config, fn: (ctx: AppContext) => Promise<void>): Promise<void> {
   await withDatabase(config, async (database) => {
-    const { createLogger } = await import('../logger.ts');
-    const { closeContext, createContext } = await import('../context.ts');
+    const { createLogger } = await import('../platform/logger.ts');
+    const { closeContext, createContext } = await import('../kernel/context.ts');
     const ctx = await createContext(config, database, createLogger('silent'));
     try {
       await fn(ctx);
@@ -30,7 +30,7 @@ async function asCli<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    const { ApiError } = await import('../errors.ts');
+    const { ApiError } = await import('../http/errors.ts');
     if (err instanceof ApiError) throw new CliError(err.detail ?? err.code);
     throw err;
   }

@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts';
+import type { Config } from '../platform/config.ts';
 
 /** One option of a command: a `node:util` parseArgs option plus what its help says. */
 export interface CliOption {

@@ -19,15 +19,15 @@ export const createAdminCommand = defineCommand({
     const email = values.email ?? '';
     const password = env.ADMIN_PASSWORD ? env.ADMIN_PASSWORD : await promptPassword();
     await withDatabase(config, async (database) => {
-      const { createLogger } = await import('../logger.ts');
+      const { createLogger } = await import('../platform/logger.ts');
       const log = createLogger('silent');
-      const { closeContext, createContext } = await import('../context.ts');
+      const { closeContext, createContext } = await import('../kernel/context.ts');
       const { createOrPromoteAdmin, DEFAULT_ADMIN_EMAIL, removeUnusedFirstAdmin } = await import(
         '../modules/auth/index.ts'
       );
       const ctx = await createContext(config, database, log);
       try {
-        const { checkPasswordPolicy } = await import('../security/password-policy.ts');
+        const { checkPasswordPolicy } = await import('../identity/passwords/password-policy.ts');
         const policy = checkPasswordPolicy(password, { minLength: config.passwordMinLength, email });
         if (!policy.ok) throw new CliError(`password refused: ${policy.reason}`);
         const id = await createOrPromoteAdmin(ctx, email, password, 'cli.create_admin');

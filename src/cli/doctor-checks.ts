@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
-import type { ModuleName } from '../modules/module-state.ts';
+import type { ModuleName } from '../kernel/module-state.ts';
+import type { Config } from '../platform/config.ts';
+import type { Database } from '../platform/db/database.ts';
 import { oneSealedTotpSecret, postgresClockMs } from './doctor.queries.ts';
 
 /** One line of `gatehouse doctor`: ok, warn or fail, what was found, and the fix when not ok. */
@@ -115,7 +115,7 @@ export async function checkSecretsKey(
   database: Database,
   enabled: Enabled,
 ): Promise<CheckResult> {
-  const { createSecretsKey } = await import('../security/secrets-key.ts');
+  const { createSecretsKey } = await import('../identity/tokens/secrets-key.ts');
   const needed = enabled('mfa') || enabled('passkeys');
   const path = config.databaseUrl.startsWith('sqlite:') ? config.databaseUrl.slice('sqlite:'.length) : null;
   const keyFile = path && path !== ':memory:' ? `${path}.secrets-key` : null;

@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts';
+import type { Config } from '../platform/config.ts';
 import { type CheckResult, type Enabled, fail, ok, warn } from './doctor-checks.ts';
 
 // Every check here targets only a configured address (PUBLIC_URL, SMTP_URL, OIDC_ISSUER) or this
@@ -91,7 +91,7 @@ export async function checkSmtp(
       'set SMTP_URL (smtp://user:pass@host:587)',
     );
   }
-  const { createMailTransport } = await import('../mail/mailer.ts');
+  const { createMailTransport } = await import('../platform/mail/mailer.ts');
   const transport = createMailTransport({
     smtpUrl: config.smtpUrl,
     ...(config.smtpCa !== null ? { smtpCa: config.smtpCa } : {}),

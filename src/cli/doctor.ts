@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type ApiForm, redactUrl } from '../config.ts';
-import type { Database } from '../db/database.ts';
+import { type ApiForm, redactUrl } from '../platform/config.ts';
+import type { Database } from '../platform/db/database.ts';
 import { defineCommand } from './command.ts';
 import { type CheckResult, type Enabled, fail, ok, warn } from './doctor-checks.ts';
 
@@ -21,7 +21,7 @@ export const doctorCommand = defineCommand({
   async run({ config, values }) {
     const { checkClock, checkPasskeys, checkProxy, checkSecretsKey } = await import('./doctor-checks.ts');
     const { checkIdp, checkPublicUrl, checkSmtp } = await import('./doctor-network.ts');
-    const { openDatabase } = await import('../db/database.ts');
+    const { openDatabase } = await import('../platform/db/database.ts');
     const results: CheckResult[] = [];
     const report = (result: CheckResult) => {
       results.push(result);
@@ -79,9 +79,9 @@ async function guarded(name: string, check: () => Promise<CheckResult>): Promise
 
 /** Reachable, and every migration this version knows applied (the doctor never migrates). */
 async function checkDatabase(url: string, database: Database): Promise<CheckResult> {
-  const { checkConnection } = await import('../db/connection-check.ts');
-  const { migrations } = await import('../db/migrations/index.ts');
-  const { appliedMigrationNames } = await import('../db/database.queries.ts');
+  const { checkConnection } = await import('../platform/db/connection-check.ts');
+  const { migrations } = await import('../platform/db/migrations/index.ts');
+  const { appliedMigrationNames } = await import('../platform/db/database.queries.ts');
   try {
     await checkConnection(database, url);
   } catch (err) {
@@ -128,8 +128,8 @@ function sqliteFileMissing(url: string): string | null {
 
 /** The modules' switches as the service sees them: the form's defaults under the stored overrides. */
 async function moduleSwitches(form: ApiForm, database: Database | null): Promise<Enabled> {
-  const { createModuleState } = await import('../modules/module-state.ts');
-  const { MODULES } = await import('../modules/registry.ts');
+  const { createModuleState } = await import('../kernel/module-state.ts');
+  const { MODULES } = await import('../kernel/registry.ts');
   try {
     if (!database) throw new Error('no database');
     const state = await createModuleState(database.db, form, MODULES);

@@ -4,8 +4,8 @@ export const migrateCommand = defineCommand({
   name: 'migrate',
   summary: 'apply pending database migrations and exit (they also run at every start)',
   async run({ config }) {
-    const { migrateToLatest, openDatabase } = await import('../db/database.ts');
-    const { checkConnection } = await import('../db/connection-check.ts');
+    const { migrateToLatest, openDatabase } = await import('../platform/db/database.ts');
+    const { checkConnection } = await import('../platform/db/connection-check.ts');
     const database = openDatabase(config.databaseUrl, { poolMax: 2 });
     try {
       await checkConnection(database, config.databaseUrl);

@@ -19,7 +19,7 @@ export const rotateKeysCommand = defineCommand({
   },
   async run({ config, values }) {
     const { recordAudit } = await import('../identity/audit.queries.ts');
-    const { revokeSigningKey, rotateSigningKey } = await import('../security/signing-keys.ts');
+    const { revokeSigningKey, rotateSigningKey } = await import('../identity/tokens/signing-keys.ts');
     const revoke = values.revoke;
     await withDatabase(config, async ({ db }) => {
       if (revoke !== undefined) {

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { type Config, type Env, readEnvFile } from '../config.ts';
+import { type Config, type Env, readEnvFile } from '../platform/config.ts';
 import { CliError, defineCommand } from './command.ts';
 
 export const serveCommand = defineCommand({
@@ -16,7 +16,7 @@ export const serveCommand = defineCommand({
     await assertPortFree(config.port, config.host);
     // One serving process per SQLite file: a second one would start and refuse every token of the
     // first (each keeps its own caches); it is refused here, before it opens the database.
-    const { acquireServeLock, ServeLockError } = await import('../db/serve-lock.ts');
+    const { acquireServeLock, ServeLockError } = await import('../platform/db/serve-lock.ts');
     let releaseLock: () => void;
     try {
       releaseLock = acquireServeLock(config.databaseUrl);
@@ -34,11 +34,11 @@ export const serveCommand = defineCommand({
 
 /** Starts the service and listens; `releaseLock` runs after a graceful stop. */
 async function serve(config: Config, env: Env, releaseLock: () => void): Promise<void> {
-  const { createLogger } = await import('../logger.ts');
-  const { lowerWorkerPriority } = await import('../worker-priority.ts');
+  const { createLogger } = await import('../platform/logger.ts');
+  const { lowerWorkerPriority } = await import('../platform/worker-priority.ts');
   const log = createLogger(config.logLevel);
   // A key of .env that is no setting is most often a typo whose setting silently keeps its default.
-  const { unknownSettings } = await import('../config/names.ts');
+  const { unknownSettings } = await import('../platform/config/names.ts');
   for (const { name, nearest } of unknownSettings(Object.keys(readEnvFile()), env)) {
     log.warn(
       { variable: name, ...(nearest ? { did_you_mean: nearest } : {}) },
@@ -47,7 +47,7 @@ async function serve(config: Config, env: Env, releaseLock: () => void): Promise
   }
   // Loaded here, not at the top: the web stack is the slow part of starting, and the other
   // commands (import, export, migrate) do not need it.
-  const { startService, readyLine } = await import('../server.ts');
+  const { startService, readyLine } = await import('../kernel/server.ts');
   const { default: closeWithGrace } = await import('close-with-grace');
   const service = await startService(config, log);
   // Its own messages (a second signal, the 10 s timeout) go to the JSON log, not the console.

@@ -19,8 +19,8 @@ export const usersMfaResetCommand = defineCommand({
     const email = normalizeEmail(raw);
     if (email === null) throw new CliError(`"${raw}" is not a valid e-mail address`);
     await withDatabase(config, async (database) => {
-      const { createLogger } = await import('../logger.ts');
-      const { closeContext, createContext } = await import('../context.ts');
+      const { createLogger } = await import('../platform/logger.ts');
+      const { closeContext, createContext } = await import('../kernel/context.ts');
       const { resetUserMfaByEmail } = await import('../modules/mfa/index.ts');
       const ctx = await createContext(config, database, createLogger('silent'));
       try {

@@ -12,8 +12,8 @@ export const usersResetLinkCommand = defineCommand({
     const raw = values.email;
     if (typeof raw !== 'string' || raw === '') throw new CliError('users reset-link needs --email <address>');
     await withDatabase(config, async (database) => {
-      const { createLogger } = await import('../logger.ts');
-      const { closeContext, createContext } = await import('../context.ts');
+      const { createLogger } = await import('../platform/logger.ts');
+      const { closeContext, createContext } = await import('../kernel/context.ts');
       const { cliResetLink } = await import('../modules/recovery/index.ts');
       const ctx = await createContext(config, database, createLogger('silent'));
       try {

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createReadStream, statSync } from 'node:fs';
-import { quoted } from '../quoted.ts';
+import { quoted } from '../platform/quoted.ts';
 import { CliError, defineCommand } from './command.ts';
 import { withDatabase } from './database.ts';
 

@@ -1,4 +1,4 @@
-import { quoted } from '../quoted.ts';
+import { quoted } from '../platform/quoted.ts';
 import { CliError, defineCommand } from './command.ts';
 import { withDatabase } from './database.ts';
 

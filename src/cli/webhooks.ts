@@ -1,5 +1,5 @@
-import type { Config } from '../config.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../kernel/context.ts';
+import type { Config } from '../platform/config.ts';
 import { CliError, defineCommand } from './command.ts';
 import { withDatabase } from './database.ts';
 
@@ -12,9 +12,9 @@ import { withDatabase } from './database.ts';
 /** Runs `fn` on a context over the configured database; an API error becomes its one-line detail. */
 async function withContext(config: Config, fn: (ctx: AppContext) => Promise<void>): Promise<void> {
   await withDatabase(config, async (database) => {
-    const { createLogger } = await import('../logger.ts');
-    const { closeContext, createContext } = await import('../context.ts');
-    const { ApiError } = await import('../errors.ts');
+    const { createLogger } = await import('../platform/logger.ts');
+    const { closeContext, createContext } = await import('../kernel/context.ts');
+    const { ApiError } = await import('../http/errors.ts');
     const ctx = await createContext(config, database, createLogger('silent'));
     try {
       await fn(ctx);

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { AuditLogTable, Db, UserRow } from '../db/schema.ts';
+import type { AuditLogTable, Db, UserRow } from '../platform/db/schema.ts';
 import { emitForAudits } from './events.ts';
 
 /**

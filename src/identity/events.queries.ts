@@ -1,4 +1,4 @@
-import type { Db, UserRow } from '../db/schema.ts';
+import type { Db, UserRow } from '../platform/db/schema.ts';
 
 /** The enabled endpoints and what they subscribe to (JSON text): the emitter's one read per change. */
 export async function enabledSubscriptions(db: Db): Promise<Array<{ id: string; events: string }>> {

@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { Db, UserRow } from '../db/schema.ts';
+import type { Db, UserRow } from '../platform/db/schema.ts';
 import {
   clientForEvent,
   deleteEvent,

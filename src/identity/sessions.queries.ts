@@ -1,4 +1,4 @@
-import type { Db, SessionRow, UserRow } from '../db/schema.ts';
+import type { Db, SessionRow, UserRow } from '../platform/db/schema.ts';
 
 /** A session and its user, as the guard checks them. */
 export interface SessionWithUser {

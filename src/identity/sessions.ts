@@ -1,10 +1,10 @@
 import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { AppContext } from '../context.ts';
-import type { DB, SessionRow, UserRow } from '../db/schema.ts';
-import { hashOpaqueToken, newOpaqueToken } from '../security/opaque-tokens.ts';
+import type { AppContext } from '../kernel/context.ts';
+import type { DB, SessionRow, UserRow } from '../platform/db/schema.ts';
 import { type AuditEvent, recordAudit } from './audit.queries.ts';
 import { findSessionWithUser, insertRefreshToken, insertSession, revokeSession } from './sessions.queries.ts';
+import { hashOpaqueToken, newOpaqueToken } from './tokens/opaque-tokens.ts';
 import { type TokenResponse, toPublicUser } from './user.schemas.ts';
 
 // Many services revoke sessions; the statements live with the other session SQL.

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { AppContext } from '../context.ts';
-import type { DB, UserRow } from '../db/schema.ts';
+import type { AppContext } from '../kernel/context.ts';
+import type { DB, UserRow } from '../platform/db/schema.ts';
 import { type AuditEvent, recordAudits } from './audit.queries.ts';
 import { recordLogin } from './sessions.queries.ts';
 import { type AppSessionOwner, type ClientInfo, startAppSession, startSession } from './sessions.ts';

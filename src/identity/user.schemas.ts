@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { UserRow } from '../db/schema.ts';
+import type { UserRow } from '../platform/db/schema.ts';
 
 /** The user object of docs/api.md §5: never a password hash, never token material. */
 export const UserSchema = Type.Object(

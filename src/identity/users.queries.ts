@@ -1,6 +1,14 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { DialectName } from '../db/dialect.ts';
-import type { Db, NewUserRow, Role, UserOrigin, UserRow, UserStatus, UserUpdate } from '../db/schema.ts';
+import type { DialectName } from '../platform/db/dialect.ts';
+import type {
+  Db,
+  NewUserRow,
+  Role,
+  UserOrigin,
+  UserRow,
+  UserStatus,
+  UserUpdate,
+} from '../platform/db/schema.ts';
 
 /** One user by id. */
 export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { COMMANDS } from '../../src/cli/commands.ts';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/platform/db/database.ts';
 import { runCli } from '../helpers/cli.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.ts';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ConfigError, loadConfig, readEnvironment } from '../../src/config.ts';
+import { ConfigError, loadConfig, readEnvironment } from '../../src/platform/config.ts';
 import { type EntryResult, runEntry } from '../helpers/cli.ts';
 
 /** Each entry: an environment that must be refused, and the variable the one-line message must name. */

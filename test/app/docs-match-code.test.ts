@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { APP_NAME_MAX_LENGTH, loadConfig } from '../../src/config.ts';
+import { APP_NAME_MAX_LENGTH, loadConfig } from '../../src/platform/config.ts';
 import { runEntry } from '../helpers/cli.ts';
 
 const ROOT = new URL('../../', import.meta.url);

@@ -1,10 +1,10 @@
 // endpoint() checks a handler's result against its response schema when the code compiles
-// (src/modules/endpoint.ts). `npm run typecheck` covers this file: each `@ts-expect-error` below
+// (src/http/endpoint.ts). `npm run typecheck` covers this file: each `@ts-expect-error` below
 // fails the typecheck the day its line compiles, i.e. the day the check is lost.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
-import { endpoint } from '../../src/modules/endpoint.ts';
+import { endpoint } from '../../src/http/endpoint.ts';
 
 const Answer = Type.Object({ id: Type.String(), count: Type.Integer() });
 const base = {

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ConfigError } from '../../src/config/reader.ts';
-import { loadConfig } from '../../src/config.ts';
+import { ConfigError } from '../../src/platform/config/reader.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { runEntry } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-first-month-'));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { migrations } from '../../src/db/migrations/index.ts';
+import { migrations } from '../../src/platform/db/migrations/index.ts';
 import { LATER_MODULES, MODULES } from '../helpers/api-contract.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';

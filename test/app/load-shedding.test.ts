@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/platform/config.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 
 // Under pressure (event-loop delay, heap, RSS over their limits) every request but liveness gets

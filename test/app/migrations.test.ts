@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Migrator, NO_MIGRATIONS } from 'kysely/migration';
-import { migrateToLatest, migrationStatus, openDatabase } from '../../src/db/database.ts';
-import { migrations } from '../../src/db/migrations/index.ts';
+import { migrateToLatest, migrationStatus, openDatabase } from '../../src/platform/db/database.ts';
+import { migrations } from '../../src/platform/db/migrations/index.ts';
 import { buildTestApp, json } from '../helpers/app.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.ts';
 

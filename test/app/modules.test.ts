@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { documentation, type LoadedModule } from '../../src/modules/registry.ts';
+import { documentation, type LoadedModule } from '../../src/kernel/registry.ts';
 import {
   ALL_ENDPOINTS,
   type Documentation,

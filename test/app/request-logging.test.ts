@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger, lazyChildLogger } from '../../src/logger.ts';
-import { type Service, startService } from '../../src/server.ts';
+import { type Service, startService } from '../../src/kernel/server.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { createLogger, lazyChildLogger } from '../../src/platform/logger.ts';
 import { testEnv } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 

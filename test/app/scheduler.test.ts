@@ -1,10 +1,10 @@
-// The one scheduler of background jobs (src/scheduler.ts) and its report in /health/detailed.
+// The one scheduler of background jobs (src/kernel/scheduler.ts) and its report in /health/detailed.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createLogger } from '../../src/logger.ts';
-import { MODULES } from '../../src/modules/registry.ts';
-import { createScheduler } from '../../src/scheduler.ts';
+import { MODULES } from '../../src/kernel/registry.ts';
+import { createScheduler } from '../../src/kernel/scheduler.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
-import { ProblemSchema } from '../../src/problem.schemas.ts';
-import { sharedSerializerFactory } from '../../src/serializers.ts';
+import { ProblemSchema } from '../../src/http/problem.schemas.ts';
+import { sharedSerializerFactory } from '../../src/http/serializers.ts';
 
 const route = (schema: unknown, url: string, httpStatus = '4xx') => ({
   schema,

@@ -19,7 +19,7 @@ async function login(svc: ServiceProcess): Promise<number> {
 }
 
 // docs/deployment.md, "SQLite: one serving process per file": `serve` holds an OS-level lock on
-// `<database>.lock` (src/db/serve-lock.ts); the CLI commands do not take it.
+// `<database>.lock` (src/platform/db/serve-lock.ts); the CLI commands do not take it.
 describe('one serving process per SQLite file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-lock-'));
   const url = `sqlite:${join(dir, 'gatehouse.db')}`;

@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config.ts';
-import { closeContext, createContext } from '../../src/context.ts';
-import { openDatabase } from '../../src/db/database.ts';
 import { PASSWORD_LOGIN } from '../../src/identity/index.ts';
 import { openSession } from '../../src/identity/sessions.ts';
-import { createLogger } from '../../src/logger.ts';
+import { closeContext, createContext } from '../../src/kernel/context.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { openDatabase } from '../../src/platform/db/database.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { ADMIN_EMAIL, testEnv } from '../helpers/app.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { settingNames, unknownSettings } from '../../src/config/names.ts';
+import { settingNames, unknownSettings } from '../../src/platform/config/names.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { freePort } from '../support/service-process.ts';

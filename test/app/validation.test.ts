@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createValidatorCompiler } from '../../src/validation.ts';
+import { createValidatorCompiler } from '../../src/http/validation.ts';
 
-// Validators are compiled when their route is registered (src/validation.ts): at start.
+// Validators are compiled when their route is registered (src/http/validation.ts): at start.
 describe('request validators', () => {
   const compiler = createValidatorCompiler();
   const validator = (schema: object, httpPart: string) =>

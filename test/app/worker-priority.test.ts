@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 // The hashing threads run at a lower priority than the event loop (bench: /health p99 during a
 // login storm). Checked in a child process so the test runner's own threads are left alone.
-const MODULE = fileURLToPath(new URL('../../src/worker-priority.ts', import.meta.url));
+const MODULE = fileURLToPath(new URL('../../src/platform/worker-priority.ts', import.meta.url));
 const SCRIPT = `
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';

@@ -6,7 +6,7 @@ import { DIALECTS } from '../helpers/databases.ts';
 import { createUser } from '../helpers/users.ts';
 
 /*
- * The password-hash queue under a flood (docs/auth.md, src/security/passwords.ts;
+ * The password-hash queue under a flood (docs/auth.md, src/identity/passwords/passwords.ts;
  * docs/security.md Round 3): the queue is bounded, the excess is refused with 503 `unavailable`
  * and Retry-After while the hashing is still busy (so it cannot pile up behind it), liveness
  * (/health) answers throughout, and another person's sign-in completes. Order and counts decide,

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createLoginThrottle } from '../../src/identity/budgets/throttle.ts';
+import { hashOpaqueToken } from '../../src/identity/tokens/opaque-tokens.ts';
 import { pruneAuthState } from '../../src/modules/auth/auth.service.ts';
-import { hashOpaqueToken } from '../../src/security/opaque-tokens.ts';
-import { createLoginThrottle } from '../../src/security/throttle.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser, sessionFor } from '../helpers/users.ts';

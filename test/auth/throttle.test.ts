@@ -5,7 +5,7 @@ import {
   ACCOUNT_WINDOW_MS,
   addressBucket,
   createLoginThrottle,
-} from '../../src/security/throttle.ts';
+} from '../../src/identity/budgets/throttle.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser } from '../helpers/users.ts';

@@ -13,8 +13,8 @@ import {
   UnsecuredJWT,
 } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
-import type { UserRow } from '../../src/db/schema.ts';
-import { rotateSigningKey } from '../../src/security/signing-keys.ts';
+import { rotateSigningKey } from '../../src/identity/tokens/signing-keys.ts';
+import type { UserRow } from '../../src/platform/db/schema.ts';
 import { buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser, sessionFor } from '../helpers/users.ts';

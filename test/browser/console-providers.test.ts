@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { createSecretsKey } from '../../src/security/secrets-key.ts';
+import { createSecretsKey } from '../../src/identity/tokens/secrets-key.ts';
 import { consoleScreenshot, signInToConsole } from './console-support.ts';
 import {
   assertAccessible,

@@ -21,7 +21,7 @@ export const skipWithoutChromium =
 /**
  * For describe()/it() of a flow whose API another branch builds: a skip reason while that module's
  * routes are not in this source tree, so the flow's browser test runs as soon as they are merged
- * (the pages themselves are not served until then: src/pages/page-routes.ts, NEEDS).
+ * (the pages themselves are not served until then: src/http/pages/page-routes.ts, NEEDS).
  */
 export function apiNotBuilt(...modules: string[]): string | false {
   const missing = modules.filter(

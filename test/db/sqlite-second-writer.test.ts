@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { type Database, openDatabase } from '../../src/db/database.ts';
+import { type Database, openDatabase } from '../../src/platform/db/database.ts';
 
 // A second process writing to the same SQLite file: a CLI command (create-admin, users unlock…)
 // beside the running server. The second process here tries once without waiting, says whether it

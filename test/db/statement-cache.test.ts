@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { type Database, openDatabase } from '../../src/db/database.ts';
+import { type Database, openDatabase } from '../../src/platform/db/database.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 
 // SQLite statements are prepared once per SQL text and reused (bench hot spot); reuse must never

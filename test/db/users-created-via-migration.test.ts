@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { v7 as uuidv7 } from 'uuid';
-import { migrateToLatest, openDatabase } from '../../src/db/database.ts';
-import { migrations } from '../../src/db/migrations/index.ts';
-import type { DB } from '../../src/db/schema.ts';
+import { migrateToLatest, openDatabase } from '../../src/platform/db/database.ts';
+import { migrations } from '../../src/platform/db/migrations/index.ts';
+import type { DB } from '../../src/platform/db/schema.ts';
 import { createTestDatabase, DIALECTS } from '../helpers/databases.ts';
 
 // docs/api.md §16: every account's origin is recorded (users.created_via). Rows that exist before the

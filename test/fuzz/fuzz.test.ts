@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { normalizeEmail } from '../../src/identity/index.ts';
-import { loadModules } from '../../src/modules/registry.ts';
+import { loadModules } from '../../src/kernel/registry.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser, firstAdmin, sessionFor } from '../helpers/users.ts';

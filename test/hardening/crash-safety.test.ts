@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { openDatabase } from '../../src/db/database.ts';
-import { hashOpaqueToken } from '../../src/security/opaque-tokens.ts';
+import { hashOpaqueToken } from '../../src/identity/tokens/opaque-tokens.ts';
+import { openDatabase } from '../../src/platform/db/database.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, PUBLIC_URL } from '../helpers/app.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase, type TestDialect } from '../helpers/databases.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/platform/config.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, PUBLIC_URL } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { rawBody, rawExchange } from '../helpers/raw-http.ts';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { openDatabase } from '../../src/db/database.ts';
-import { toApiError } from '../../src/errors.ts';
+import { toApiError } from '../../src/http/errors.ts';
 import { recordAudit } from '../../src/identity/index.ts';
+import { openDatabase } from '../../src/platform/db/database.ts';
 import { readOperations } from '../fuzz/openapi-fuzz.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, DIALECTS } from '../helpers/databases.ts';

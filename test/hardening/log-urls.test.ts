@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
-import { loggableUrl, recordedRoutes, recordRoutes } from '../../src/log-url.ts';
-import { createLogger } from '../../src/logger.ts';
-import { MODULE_NAMES } from '../../src/modules/registry.ts';
+import { loggableUrl, recordedRoutes, recordRoutes } from '../../src/http/log-url.ts';
+import { MODULE_NAMES } from '../../src/kernel/registry.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { authHeaders, firstAdmin } from '../helpers/users.ts';
@@ -12,7 +12,7 @@ import { authHeaders, firstAdmin } from '../helpers/users.ts';
  * docs/api.md §16 "No token in a log line": at trace level, every route with a path parameter is
  * called with a recognizable token in each parameter and in the query string, with every method
  * (so the 405s too) and with a trailing slash (a 404); the token must appear in no log line. The
- * routes come from the app itself (its onRoute record, src/log-url.ts), not from a hand list, so a
+ * routes come from the app itself (its onRoute record, src/http/log-url.ts), not from a hand list, so a
  * route added later is swept without anyone remembering.
  */
 
@@ -117,7 +117,7 @@ describe('no token in a log line: routes added later (wildcards, provider callba
     app.get('/api/v1/idp/:name/callback', async () => 'ok');
     app.get('/api/v1/things/:code', async () => 'ok');
     // Fastify's default 404 handler logs the request line in its message; Gatehouse replaces it
-    // (src/errors.ts installErrorHandlers), and so does this app.
+    // (src/http/errors.ts installErrorHandlers), and so does this app.
     app.setNotFoundHandler((_request, reply) => reply.code(404).send());
     await app.ready();
     const uid = 'Zq3xVbN7kP0wLmR2sT5yU';

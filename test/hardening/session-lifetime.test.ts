@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../../src/config.ts';
-import { hashOpaqueToken } from '../../src/security/opaque-tokens.ts';
+import { hashOpaqueToken } from '../../src/identity/tokens/opaque-tokens.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 

@@ -13,7 +13,7 @@ import {
   SignJWT,
 } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
-import type { UserRow } from '../../src/db/schema.ts';
+import type { UserRow } from '../../src/platform/db/schema.ts';
 import { buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { domainState } from '../helpers/hardening.ts';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { loadConfig } from '../../src/config.ts';
-import type { AppContext } from '../../src/context.ts';
-import { createLogger } from '../../src/logger.ts';
-import { startService } from '../../src/server.ts';
+import type { AppContext } from '../../src/kernel/context.ts';
+import { startService } from '../../src/kernel/server.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { createTestDatabase, type TestDatabase, type TestDialect } from './databases.ts';
 
 export const ADMIN_EMAIL = 'root@gatehouse.test';

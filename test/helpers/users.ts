@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { Role, UserOrigin, UserRow, UserStatus } from '../../src/db/schema.ts';
 import { insertUser, PASSWORD_LOGIN, type TokenResponse } from '../../src/identity/index.ts';
 import { openSession } from '../../src/identity/sessions.ts';
+import type { Role, UserOrigin, UserRow, UserStatus } from '../../src/platform/db/schema.ts';
 import type { TestApp } from './app.ts';
 import { ADMIN_EMAIL } from './app.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hashOpaqueToken } from '../../src/security/opaque-tokens.ts';
+import { hashOpaqueToken } from '../../src/identity/tokens/opaque-tokens.ts';
 import { ADMIN_EMAIL, buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { authHeaders, createUser } from '../helpers/users.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { issueLink } from '../../src/links/one-time-links.ts';
+import { issueLink } from '../../src/identity/links/one-time-links.ts';
 import { pruneLinksAndBudgets } from '../../src/modules/recovery/recovery.service.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { enqueueMail } from '../../src/mail/outbox.ts';
+import { enqueueMail } from '../../src/platform/mail/outbox.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { authHeaders, createUser } from '../helpers/users.ts';

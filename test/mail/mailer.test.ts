@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SMTPServer } from 'smtp-server';
-import type { MailMessage, MailTransport } from '../../src/mail/mailer.ts';
-import { createMailTransport, MailDeliveryError } from '../../src/mail/mailer.ts';
-import { renderInvitationMail } from '../../src/mail/templates.ts';
+import type { MailMessage, MailTransport } from '../../src/platform/mail/mailer.ts';
+import { createMailTransport, MailDeliveryError } from '../../src/platform/mail/mailer.ts';
+import { renderInvitationMail } from '../../src/platform/mail/templates.ts';
 import type { SmtpHarness } from '../support/smtp-server.ts';
 import { startSmtpServer } from '../support/smtp-server.ts';
 

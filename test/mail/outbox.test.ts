@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Database, migrateToLatest, openDatabase } from '../../src/db/database.ts';
-import { MailDeliveryError } from '../../src/mail/mailer.ts';
-import { claimDueMessages } from '../../src/mail/outbox.queries.ts';
-import { describeFailure, enqueueMail, isFinalFailure, retryDelayMs } from '../../src/mail/outbox.ts';
+import { type Database, migrateToLatest, openDatabase } from '../../src/platform/db/database.ts';
+import { MailDeliveryError } from '../../src/platform/mail/mailer.ts';
+import { claimDueMessages } from '../../src/platform/mail/outbox.queries.ts';
+import {
+  describeFailure,
+  enqueueMail,
+  isFinalFailure,
+  retryDelayMs,
+} from '../../src/platform/mail/outbox.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.ts';
 import { mailerHealth, waitUntil } from '../invitations/helpers.ts';

@@ -4,9 +4,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.ts';
-import { createMailTransport, MailDeliveryError } from '../../src/mail/mailer.ts';
-import { renderInvitationMail } from '../../src/mail/templates.ts';
+import { ConfigError, loadConfig } from '../../src/platform/config.ts';
+import { createMailTransport, MailDeliveryError } from '../../src/platform/mail/mailer.ts';
+import { renderInvitationMail } from '../../src/platform/mail/templates.ts';
 import { type SmtpHarness, startSmtpServer } from '../support/smtp-server.ts';
 
 const FROM = 'Gatehouse <no-reply@gatehouse.test>';

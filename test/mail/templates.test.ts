@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { escapeHtml, formatReadableUtc, renderInvitationMail, singleLine } from '../../src/mail/templates.ts';
+import {
+  escapeHtml,
+  formatReadableUtc,
+  renderInvitationMail,
+  singleLine,
+} from '../../src/platform/mail/templates.ts';
 
 const base = {
   to: 'ada@example.com',

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/platform/config.ts';
 import { buildTestApp, json } from '../helpers/app.ts';
 import { createTestDatabase, DIALECTS } from '../helpers/databases.ts';
 import { firstAdmin, sessionFor } from '../helpers/users.ts';

@@ -1,7 +1,7 @@
 import { decodeBase32IgnorePadding } from '@oslojs/encoding';
 import { generateHOTP } from '@oslojs/otp';
 import type { LightMyRequestResponse } from 'fastify';
-import type { UserRow } from '../../src/db/schema.ts';
+import type { UserRow } from '../../src/platform/db/schema.ts';
 import { json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { createUser, sessionFor } from '../helpers/users.ts';
 import { type AuthenticatorFlags, SoftCredential } from '../support/webauthn-authenticator.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { UserRow } from '../../src/db/schema.ts';
 import { createOrPromoteAdmin } from '../../src/modules/auth/first-admin.ts';
+import type { UserRow } from '../../src/platform/db/schema.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { assertEntry, auditEntries, clearAudit, onlyEntry, refuseInserts } from '../helpers/audit.ts';
 import { DIALECTS } from '../helpers/databases.ts';

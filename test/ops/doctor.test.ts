@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Migrator } from 'kysely/migration';
-import { openDatabase } from '../../src/db/database.ts';
-import { migrations } from '../../src/db/migrations/index.ts';
+import { openDatabase } from '../../src/platform/db/database.ts';
+import { migrations } from '../../src/platform/db/migrations/index.ts';
 import { buildTestApp, testEnv } from '../helpers/app.ts';
 import { runEntry } from '../helpers/cli.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hashSync as bcryptHash } from 'bcryptjs';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/platform/db/database.ts';
 import { runCli } from '../helpers/cli.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.ts';
 

@@ -32,7 +32,7 @@ const jwksKids = async (t: TestApp) =>
 
 const kidOf = (token: string) => decodeProtectedHeader(token).kid ?? '';
 
-/** Waits for the instance's 2 s revocation poll (src/context.ts); bounded, never a timing assertion. */
+/** Waits for the instance's 2 s revocation poll (src/kernel/context.ts); bounded, never a timing assertion. */
 async function until(check: () => Promise<boolean>): Promise<boolean> {
   for (let i = 0; i < 60; i++) {
     if (await check()) return true;
@@ -57,7 +57,7 @@ for (const dialect of DIALECTS) {
     it('a compromised key: its tokens stop verifying and it leaves the JWKS on every instance, even the cached verification', async () => {
       const { access_token, refresh_token } = await login(t);
       const kid = kidOf(access_token);
-      // Verified once on each instance, so the verified-token cache holds it (src/security/access-tokens.ts).
+      // Verified once on each instance, so the verified-token cache holds it (src/identity/tokens/access-tokens.ts).
       assert.equal(await verify(t, access_token), 200);
       assert.equal(await verify(other, access_token), 200);
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/platform/config.ts';
 import { buildTestApp, json, type TestApp, testEnv } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 

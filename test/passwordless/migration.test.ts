@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { v7 as uuidv7 } from 'uuid';
-import { migrateToLatest, openDatabase } from '../../src/db/database.ts';
-import { migrations } from '../../src/db/migrations/index.ts';
+import { migrateToLatest, openDatabase } from '../../src/platform/db/database.ts';
+import { migrations } from '../../src/platform/db/migrations/index.ts';
 import { createTestDatabase, DIALECTS } from '../helpers/databases.ts';
 
 // Migration 20261126072000_email_signin widens one_time_links' purpose CHECK (a table rebuild on

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { consumeLinkRow } from '../../src/links/one-time-links.queries.ts';
-import { issueLink } from '../../src/links/one-time-links.ts';
+import { consumeLinkRow } from '../../src/identity/links/one-time-links.queries.ts';
+import { issueLink } from '../../src/identity/links/one-time-links.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { runCli } from '../helpers/cli.ts';
 import { DIALECTS } from '../helpers/databases.ts';

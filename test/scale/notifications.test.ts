@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { ConfigError, loadConfig } from '../../src/config.ts';
-import { startListener } from '../../src/db/notifications.ts';
-import { createLogger } from '../../src/logger.ts';
 import {
   createModuleState,
   followModuleNotifications,
   MODULES_CHANNEL,
-} from '../../src/modules/module-state.ts';
-import { MODULES } from '../../src/modules/registry.ts';
+} from '../../src/kernel/module-state.ts';
+import { MODULES } from '../../src/kernel/registry.ts';
+import { ConfigError, loadConfig } from '../../src/platform/config.ts';
+import { startListener } from '../../src/platform/db/notifications.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { type Database, isDatabaseUnavailable, openDatabase } from '../../src/db/database.ts';
+import { type Database, isDatabaseUnavailable, openDatabase } from '../../src/platform/db/database.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
-import { startService } from '../../src/server.ts';
+import { startService } from '../../src/kernel/server.ts';
+import { ConfigError, loadConfig } from '../../src/platform/config.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app.ts';
 import { runCli } from '../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';

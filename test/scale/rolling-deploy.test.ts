@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { migrateToLatest } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/platform/db/database.ts';
 import { buildTestApp, json } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 

@@ -7,7 +7,7 @@ import { createUser, sessionFor } from '../helpers/users.ts';
 import { startTcpProxy } from '../support/tcp-proxy.ts';
 
 // Two instances on one PostgreSQL database, each with its own session cache
-// (src/security/session-cache.ts): what one writes, the other must not keep answering from memory.
+// (src/identity/tokens/session-cache.ts): what one writes, the other must not keep answering from memory.
 const base = process.env.TEST_DATABASE_URL;
 // docs/api.md §16: a revocation is seen by every instance within 100 ms at p99, measured by this
 // test. The bound is the contract, so it is asserted: of TRIALS logouts, at most the 1% allowed may

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Database, migrateToLatest, openDatabase } from '../../src/db/database.ts';
-import { release, reserveAttempt } from '../../src/security/attempt-budget.ts';
-import { deleteCountersByPrefix, readCounter } from '../../src/security/throttle.queries.ts';
+import { release, reserveAttempt } from '../../src/identity/budgets/attempt-budget.ts';
+import { deleteCountersByPrefix, readCounter } from '../../src/identity/budgets/throttle.queries.ts';
+import { type Database, migrateToLatest, openDatabase } from '../../src/platform/db/database.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.ts';
 
 // The check-then-act hole (every check of a secret reserves its attempt before the work): a budget read before the expensive check and counted after

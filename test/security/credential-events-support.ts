@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { UserRow } from '../../src/db/schema.ts';
+import type { UserRow } from '../../src/platform/db/schema.ts';
 import { json, type TestApp } from '../helpers/app.ts';
 import { createUser, sessionFor } from '../helpers/users.ts';
 import { enableTotp, nextAddress, PASSWORD, passwordStep } from '../mfa/helpers.ts';

@@ -91,7 +91,7 @@ for (const dialect of DIALECTS) {
 
     it('enumeration-work-login-unverifiable-hash: an account whose stored hash is over the ceilings still spends one KDF run', async () => {
       // Before: the hasher refused the row unread and login answered 401 at once, with no KDF run,
-      // telling that the account exists (an imported or legacy hash, src/security/passwords.ts).
+      // telling that the account exists (an imported or legacy hash, src/identity/passwords/passwords.ts).
       const user = await createUser(t, { email: 'heavy-hash@example.com', password: STRONG_PASSWORD });
       const heavy = '$argon2id$v=19$m=4194304,t=64,p=64$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNo';
       await t.ctx.db.updateTable('users').set({ password_hash: heavy }).where('id', '=', user.id).execute();

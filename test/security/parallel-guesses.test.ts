@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { ACCOUNT_FAILURE_LIMIT } from '../../src/security/throttle.ts';
+import { ACCOUNT_FAILURE_LIMIT } from '../../src/identity/budgets/throttle.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser } from '../helpers/users.ts';

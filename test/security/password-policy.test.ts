@@ -5,7 +5,7 @@ import {
   checkPasswordPolicy,
   commonPasswords,
   PASSWORD_MAX_LENGTH,
-} from '../../src/security/password-policy.ts';
+} from '../../src/identity/passwords/password-policy.ts';
 
 const MIN = 15;
 

@@ -13,7 +13,7 @@ import {
   defaultMaxConcurrent,
   HashCapacityError,
   type PasswordHasher,
-} from '../../src/security/passwords.ts';
+} from '../../src/identity/passwords/passwords.ts';
 
 const PASSWORD = 'correct horse battery staple';
 

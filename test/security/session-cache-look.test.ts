@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
-import type { Database } from '../../src/db/database.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createSessionReader, type SessionReader } from '../../src/security/session-cache.ts';
+import { createSessionReader, type SessionReader } from '../../src/identity/tokens/session-cache.ts';
+import type { Database } from '../../src/platform/db/database.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { createUser, sessionFor } from '../helpers/users.ts';
 
 // On SQLite the session cache learns of another process's commits (the CLI's) from PRAGMA
 // data_version. Reading it costs two file-lock system calls, so the reads that wait at the same
-// time share one look, taken after each of them began (src/security/session-cache.ts, lookAfter).
+// time share one look, taken after each of them began (src/identity/tokens/session-cache.ts, lookAfter).
 
 describe('session cache on SQLite: the look at data_version', () => {
   let t: TestApp;

@@ -4,13 +4,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { UserRow } from '../../src/db/schema.ts';
 import { revokeSession } from '../../src/identity/index.ts';
+import type { UserRow } from '../../src/platform/db/schema.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser, firstAdmin, sessionFor } from '../helpers/users.ts';
 
-// The guard reads a token's session and user through one cache (src/security/session-cache.ts). Whatever path writes, the writing instance must refuse the token on the very
+// The guard reads a token's session and user through one cache (src/identity/tokens/session-cache.ts). Whatever path writes, the writing instance must refuse the token on the very
 // next request: these go through every revoke path of the API, right after warming the cache.
 
 const PASSWORD = 'an entirely fresh passphrase 1';

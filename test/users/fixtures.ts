@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { Role, UserRow, UserStatus } from '../../src/db/schema.ts';
+import type { Role, UserRow, UserStatus } from '../../src/platform/db/schema.ts';
 import type { TestApp } from '../helpers/app.ts';
 
 export const DAY = 86_400_000;

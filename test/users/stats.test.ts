@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import type { UserRow } from '../../src/db/schema.ts';
+import type { UserRow } from '../../src/platform/db/schema.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { authHeaders, firstAdmin } from '../helpers/users.ts';

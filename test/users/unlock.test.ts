@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ACCOUNT_FAILURE_LIMIT } from '../../src/security/throttle.ts';
+import { ACCOUNT_FAILURE_LIMIT } from '../../src/identity/budgets/throttle.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { runCli } from '../helpers/cli.ts';
 import { DIALECTS } from '../helpers/databases.ts';

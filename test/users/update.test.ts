@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { UserRow } from '../../src/db/schema.ts';
+import type { UserRow } from '../../src/platform/db/schema.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { authHeaders, createUser, firstAdmin, sessionFor } from '../helpers/users.ts';

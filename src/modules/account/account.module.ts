@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { accountEndpoints } from './account.routes.ts';
 
 export const accountModule = defineModule({

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/schema.ts';
+import type { Db } from '../../platform/db/schema.ts';
 
 /** A user's linked external identities, oldest first. */
 export function listIdentities(

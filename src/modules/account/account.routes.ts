@@ -1,8 +1,8 @@
-import type { AppContext } from '../../context.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { requireAuth } from '../../http/guard.ts';
+import { createLoginThrottle } from '../../identity/budgets/throttle.ts';
 import { clientInfo, TokenResponse } from '../../identity/index.ts';
-import { requireAuth } from '../../security/guard.ts';
-import { createLoginThrottle } from '../../security/throttle.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { ChangePasswordBody, ProfileResponse } from './account.schemas.ts';
 import { changePassword, profile } from './account.service.ts';
 

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
-import type { AppContext } from '../../context.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { AuthContext } from '../../http/guard.ts';
+import type { LoginThrottle } from '../../identity/budgets/throttle.ts';
 import {
   type ClientInfo,
   completeSignIn,
@@ -10,10 +11,9 @@ import {
   type TokenResponse,
   toPublicUser,
 } from '../../identity/index.ts';
-import { endOutstandingLinks } from '../../links/credential-events.ts';
-import type { AuthContext } from '../../security/guard.ts';
-import { checkPasswordPolicy } from '../../security/password-policy.ts';
-import type { LoginThrottle } from '../../security/throttle.ts';
+import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
+import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { invalidCredentials } from '../auth/index.ts';
 import { mfaStatus } from '../mfa/index.ts';
 import { liveSessions } from '../sessions/index.ts';

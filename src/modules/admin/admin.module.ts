@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { adminEndpoints } from './admin.routes.ts';
 
 export const adminModule = defineModule({

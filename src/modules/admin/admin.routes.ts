@@ -1,11 +1,11 @@
-import type { AppContext } from '../../context.ts';
-import { ApiError } from '../../errors.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { ApiError } from '../../http/errors.ts';
 import { clientInfo, recordAudit } from '../../identity/index.ts';
-import { quoted } from '../../quoted.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { ModuleDirectory } from '../../kernel/module.ts';
+import { quoted } from '../../platform/quoted.ts';
 import { requestActor } from '../audit/index.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
 import { checkFactorModuleOff } from '../mfa/index.ts';
-import type { ModuleDirectory } from '../module.ts';
 import { checkPasswordlessOff } from '../passwordless/index.ts';
 import { checkProvidersOff } from '../providers/index.ts';
 import { ModuleList, ModuleObject, ModuleParams, ToggleBody } from './admin.schemas.ts';

@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { auditEndpoints } from './audit.routes.ts';
 import { pruneExpiredAudit } from './audit.service.ts';
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { DB, Db } from '../../db/schema.ts';
 import type { AuditAction, AuditOutcome, AuditRow } from '../../identity/index.ts';
+import type { DB, Db } from '../../platform/db/schema.ts';
 
 /** Filters of the audit listing; all optional, combined with AND. */
 export interface AuditFilter {

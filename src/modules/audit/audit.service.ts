@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { AppContext } from '../../context.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import type { AuditActor, AuditRow } from '../../identity/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import {
   type AuditFilter,
   type AuditPosition,

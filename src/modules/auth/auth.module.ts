@@ -1,5 +1,5 @@
-import { createLoginThrottle } from '../../security/throttle.ts';
-import { defineModule } from '../module.ts';
+import { createLoginThrottle } from '../../identity/budgets/throttle.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { authEndpoints } from './auth.routes.ts';
 import { pruneAuthState } from './auth.service.ts';
 

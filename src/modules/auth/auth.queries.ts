@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
-import type { DialectName } from '../../db/dialect.ts';
-import type { DB, Db, UserRow } from '../../db/schema.ts';
 import { JOINED_USER_COLUMNS, pickUser } from '../../identity/index.ts';
+import type { DialectName } from '../../platform/db/dialect.ts';
+import type { DB, Db, UserRow } from '../../platform/db/schema.ts';
 
 /** A refresh token row with what rotation decides on: its session's state and its user. */
 export interface RefreshTokenState {

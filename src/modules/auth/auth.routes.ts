@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { requireAuth } from '../../http/guard.ts';
+import { createLoginThrottle } from '../../identity/budgets/throttle.ts';
 import { clientInfo, TokenResponse, toPublicUser } from '../../identity/index.ts';
-import { requireAuth } from '../../security/guard.ts';
-import { createLoginThrottle } from '../../security/throttle.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { JwksResponse, LoginBody, LogoutBody, RefreshBody, VerifyTokenResponse } from './auth.schemas.ts';
 import { login, logout } from './auth.service.ts';
 import { discoveryEndpoints } from './discovery.routes.ts';

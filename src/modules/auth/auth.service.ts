@@ -1,6 +1,7 @@
-import type { AppContext } from '../../context.ts';
-import type { UserRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { AuthContext } from '../../http/guard.ts';
+import { verifyUserPassword } from '../../identity/budgets/password-attempt.ts';
+import type { LoginThrottle, ThrottleTicket } from '../../identity/budgets/throttle.ts';
 import {
   type AuditEvent,
   type ClientInfo,
@@ -14,11 +15,10 @@ import {
   type TokenResponse,
   updateUser,
 } from '../../identity/index.ts';
-import { endOutstandingLinks } from '../../links/credential-events.ts';
-import type { AuthContext } from '../../security/guard.ts';
-import { verifyUserPassword } from '../../security/password-attempt.ts';
-import { HashCapacityError } from '../../security/passwords.ts';
-import type { LoginThrottle, ThrottleTicket } from '../../security/throttle.ts';
+import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
+import { HashCapacityError } from '../../identity/passwords/passwords.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { UserRow } from '../../platform/db/schema.ts';
 import { countLogin } from '../core/index.ts';
 import { issueMfaToken, mfaRequired, secondFactors } from '../mfa/index.ts';
 import { deleteExpiredRefreshTokens } from './auth.queries.ts';

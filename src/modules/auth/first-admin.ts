@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError } from '../../config.ts';
-import type { AppContext } from '../../context.ts';
 import {
   auditEntriesOfTarget,
   deleteUserById,
@@ -13,8 +11,10 @@ import {
   revokeUserSessions,
   updateUser,
 } from '../../identity/index.ts';
-import { endOutstandingLinks } from '../../links/credential-events.ts';
-import { checkPasswordPolicy } from '../../security/password-policy.ts';
+import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
+import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import { ConfigError } from '../../platform/config.ts';
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
 

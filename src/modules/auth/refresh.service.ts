@@ -1,7 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { AppContext } from '../../context.ts';
-import type { UserRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import {
   type ClientInfo,
   insertRefreshToken,
@@ -10,8 +8,10 @@ import {
   type TokenResponse,
   toPublicUser,
 } from '../../identity/index.ts';
-import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
-import { openSuccessor, type Successor, sealSuccessor } from '../../security/successor-box.ts';
+import { hashOpaqueToken, newOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
+import { openSuccessor, type Successor, sealSuccessor } from '../../identity/tokens/successor-box.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { UserRow } from '../../platform/db/schema.ts';
 import { findRefreshTokenForRotation, markRotated, touchSession } from './auth.queries.ts';
 
 type RotationOutcome =

@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { consoleEndpoints } from './console.routes.ts';
 
 export const consoleModule = defineModule({

@@ -1,16 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { requireAuth } from '../../http/guard.ts';
 import {
   assetEndpoint,
   createPageRenderer,
   loadPageAssets,
   pageModules,
   usableModules,
-} from '../../pages/index.ts';
-import { requireAuth } from '../../security/guard.ts';
+} from '../../http/pages/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { ModuleDirectory } from '../../kernel/module.ts';
 import { linkedIdentities } from '../account/index.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
-import type { ModuleDirectory } from '../module.ts';
 import { getUser, IdParams } from '../users/index.ts';
 
 export const CONSOLE_ASSET_PATH = '/admin/assets';

@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { coreEndpoints } from './core.routes.ts';
 
 // Toggles made by other instances arrive within the 5 s of docs/api.md §2 (PostgreSQL also pushes

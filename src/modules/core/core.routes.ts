@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { coreHealth } from '../health/index.ts';
 import { metricsEndpoints } from './metrics.routes.ts';
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { AppContext } from '../../context.ts';
 import { countLiveSessions } from '../../identity/index.ts';
-import { countPendingMessages } from '../../mail/outbox.queries.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import { countPendingMessages } from '../../platform/mail/outbox.queries.ts';
 
 /** What a login attempt ended as, for `gatehouse_logins_total{outcome}`. */
 export type LoginOutcome = 'success' | 'failure' | 'rate_limited';

@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { emailEndpoints } from './email.routes.ts';
 
 export const emailModule = defineModule({

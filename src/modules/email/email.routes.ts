@@ -1,8 +1,8 @@
-import type { AppContext } from '../../context.ts';
-import { ApiError } from '../../errors.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { ApiError } from '../../http/errors.ts';
+import { bearerToken, createAuthenticator, requireAuth } from '../../http/guard.ts';
 import { clientInfo } from '../../identity/index.ts';
-import { bearerToken, createAuthenticator, requireAuth } from '../../security/guard.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import {
   ChangeBody,
   EmailLinkView,

@@ -1,7 +1,6 @@
-import type { AppContext } from '../../context.ts';
-import { isUniqueViolation } from '../../db/dialect.ts';
-import type { UserRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import { reserveAttempt, reserveOrThrow } from '../../identity/budgets/attempt-budget.ts';
+import { checkPasswordReserved, wrongPassword } from '../../identity/budgets/password-attempt.ts';
 import {
   type ClientInfo,
   findUserByEmail,
@@ -11,19 +10,20 @@ import {
   revokeUserSessions,
   toPublicUser,
 } from '../../identity/index.ts';
-import { mailBudget, verificationBudgets } from '../../links/budgets.ts';
-import { endOutstandingLinks } from '../../links/credential-events.ts';
+import { mailBudget, verificationBudgets } from '../../identity/links/budgets.ts';
+import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
 import {
   consumeLink,
   issueLink,
   linkInvalid,
   linkUrl,
   peekLinkReserved,
-} from '../../links/one-time-links.ts';
-import { type LinkMailKind, renderLinkMail } from '../../mail/link-mails.ts';
-import { enqueueNotice } from '../../mail/notices.ts';
-import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts';
-import { checkPasswordReserved, wrongPassword } from '../../security/password-attempt.ts';
+} from '../../identity/links/one-time-links.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import { isUniqueViolation } from '../../platform/db/dialect.ts';
+import type { UserRow } from '../../platform/db/schema.ts';
+import { type LinkMailKind, renderLinkMail } from '../../platform/mail/link-mails.ts';
+import { enqueueNotice } from '../../platform/mail/notices.ts';
 import { type FreshProof, requireFreshProof } from '../mfa/index.ts';
 import { emailOr400 } from '../recovery/index.ts';
 import { markEmailVerified, switchEmail } from './email.queries.ts';

@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { healthEndpoints } from './health.routes.ts';
 
 export const healthModule = defineModule({

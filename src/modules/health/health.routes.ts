@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.ts';
-import { VERSION } from '../../version.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import { VERSION } from '../../platform/version.ts';
 import { detailedHealth } from './health.service.ts';
 
 const Check = Type.Object({ status: Type.String() }, { additionalProperties: true });

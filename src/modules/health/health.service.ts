@@ -1,5 +1,5 @@
-import type { AppContext, HealthCheck } from '../../context.ts';
-import { migrationStatus } from '../../db/database.ts';
+import type { AppContext, HealthCheck } from '../../kernel/context.ts';
+import { migrationStatus } from '../../platform/db/database.ts';
 
 const CHECK_TIMEOUT_MS = 2000;
 

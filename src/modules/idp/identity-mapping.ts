@@ -1,8 +1,6 @@
 import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { AppContext } from '../../context.ts';
-import type { DB, UserRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import type { AuditEvent, ClientInfo } from '../../identity/index.ts';
 import {
   findUserByEmail,
@@ -12,6 +10,8 @@ import {
   normalizeEmail,
   updateUser,
 } from '../../identity/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { DB, UserRow } from '../../platform/db/schema.ts';
 import type { VerifiedIdentity } from './id-token.ts';
 import { findIdentity, insertIdentity, updateIdentityEmail } from './idp.queries.ts';
 import { assertMayLinkByEmail, type LinkPolicy } from './linking.ts';
@@ -73,7 +73,7 @@ export async function findLinkOrCreate(
   }
   // An address the provider has not verified proves nothing: it neither links to an account nor
   // creates one (which would squat it before its owner comes). Refused before the address is
-  // looked up, so the answer is the same whether or not it is taken (issue 17.3, docs/api.md §12).
+  // looked up, so the answer is the same whether or not it is taken (no enumeration, docs/api.md §12).
   if (email !== null && !identity.emailVerified) {
     throw new ApiError('idp_token_invalid', { detail: 'The provider has not verified this e-mail address' });
   }

@@ -1,5 +1,5 @@
-import type { HealthCheck } from '../../health-check.ts';
-import { defineModule } from '../module.ts';
+import type { HealthCheck } from '../../kernel/health-check.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { idpEndpoints } from './idp.routes.ts';
 import { pruneIdTokenUses } from './replay.ts';
 

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db, IdentitiesTable } from '../../db/schema.ts';
+import type { Db, IdentitiesTable } from '../../platform/db/schema.ts';
 
 export type IdentityRow = Selectable<IdentitiesTable>;
 

@@ -1,7 +1,7 @@
-import type { AppContext } from '../../context.ts';
-import { ApiError } from '../../errors.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { ApiError } from '../../http/errors.ts';
 import { clientInfo } from '../../identity/index.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { ConfigResponse, VerifyBody, VerifyResponse } from './idp.schemas.ts';
 import { type IdTokenSource, idpConfig, signInWithIdToken } from './idp.service.ts';
 import { idTokenSource } from './sources.ts';

@@ -1,8 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { AppContext } from '../../context.ts';
-import { isUniqueViolation } from '../../db/dialect.ts';
-import type { DB } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import {
   type AuditEvent,
   type ClientInfo,
@@ -12,6 +9,9 @@ import {
   recordAudit,
   recordAudits,
 } from '../../identity/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import { isUniqueViolation } from '../../platform/db/dialect.ts';
+import type { DB } from '../../platform/db/schema.ts';
 import { countLogin } from '../core/index.ts';
 import { issueMfaToken, mfaRequired, type SecondFactorMethod, secondFactors } from '../mfa/index.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { isUniqueViolation } from '../../db/dialect.ts';
-import type { DB } from '../../db/schema.ts';
 import { findUserByEmail, findUserById, normalizeEmail, recordAudit } from '../../identity/index.ts';
+import { isUniqueViolation } from '../../platform/db/dialect.ts';
+import type { DB } from '../../platform/db/schema.ts';
 import { findIdentity, insertIdentity } from './idp.queries.ts';
 
 /** A refusal of `gatehouse users link-identity`, said in one line. */

@@ -1,5 +1,5 @@
-import type { Db, UserOrigin, UserRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { Db, UserOrigin, UserRow } from '../../platform/db/schema.ts';
 import { hasIdentities } from './idp.queries.ts';
 
 /**

@@ -1,6 +1,6 @@
-import type { AppContext } from '../../context.ts';
-import type { Db } from '../../db/schema.ts';
-import { hashOpaqueToken } from '../../security/opaque-tokens.ts';
+import { hashOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { Db } from '../../platform/db/schema.ts';
 import { CLOCK_TOLERANCE_S, tokenInvalid } from './id-token.ts';
 import { deleteExpiredIdTokenUses, reserveIdTokenUse } from './idp.queries.ts';
 

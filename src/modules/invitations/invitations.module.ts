@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { invitationEndpoints } from './invitations.routes.ts';
 
 export const invitationsModule = defineModule({

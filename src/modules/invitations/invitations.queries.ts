@@ -1,6 +1,6 @@
 import type { Selectable, Transaction } from 'kysely';
-import { dialectOf } from '../../db/dialect.ts';
-import type { DB, Db, InvitationsTable, UserRow } from '../../db/schema.ts';
+import { dialectOf } from '../../platform/db/dialect.ts';
+import type { DB, Db, InvitationsTable, UserRow } from '../../platform/db/schema.ts';
 
 /** An invitation's own row: the role it grants and its inviter (its link holds the rest). */
 export type InvitationRow = Selectable<InvitationsTable>;

@@ -1,7 +1,4 @@
-import type { AppContext } from '../../context.ts';
-import { isUniqueViolation } from '../../db/dialect.ts';
-import type { UserRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import {
   type ClientInfo,
   completeSignIn,
@@ -16,11 +13,14 @@ import {
   toPublicUser,
   updateUser,
 } from '../../identity/index.ts';
-import { issueLink, linkUrl, useLink } from '../../links/one-time-links.ts';
-import { renderInvitationMail } from '../../mail/templates.ts';
-import { hashOpaqueToken } from '../../security/opaque-tokens.ts';
-import { checkPasswordPolicy } from '../../security/password-policy.ts';
-import { HashCapacityError } from '../../security/passwords.ts';
+import { issueLink, linkUrl, useLink } from '../../identity/links/one-time-links.ts';
+import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
+import { HashCapacityError } from '../../identity/passwords/passwords.ts';
+import { hashOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import { isUniqueViolation } from '../../platform/db/dialect.ts';
+import type { UserRow } from '../../platform/db/schema.ts';
+import { renderInvitationMail } from '../../platform/mail/templates.ts';
 import {
   activateInvitedUser,
   findInvitationByTokenHash,
@@ -37,7 +37,7 @@ const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 /**
  * Invites an address (docs/api.md §6): creates the user as `invited` — or reuses an invited one, whose
  * pending invitation is replaced — and writes the invitation and its mail in one transaction. The
- * token is a one-time link of purpose `invitation` (src/links/one-time-links.ts: issuing it
+ * token is a one-time link of purpose `invitation` (src/identity/links/one-time-links.ts: issuing it
  * replaces the user's live one); the invitations row adds its role and inviter.
  */
 export async function inviteUser(

@@ -1,5 +1,9 @@
-import type { AppContext } from '../../context.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import {
+  createLoginThrottle,
+  type LoginThrottle,
+  type ThrottleTicket,
+} from '../../identity/budgets/throttle.ts';
 import {
   type ClientInfo,
   completeSignIn,
@@ -7,8 +11,8 @@ import {
   recordAudit,
   type TokenResponse,
 } from '../../identity/index.ts';
-import { hashOpaqueToken } from '../../security/opaque-tokens.ts';
-import { createLoginThrottle, type LoginThrottle, type ThrottleTicket } from '../../security/throttle.ts';
+import { hashOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { countLogin } from '../core/index.ts';
 import { refuseWhilePasskeysOff } from '../passkeys/index.ts';
 import { MFA_TOKEN_MAX_TRIES, spendCode } from './factors.ts';

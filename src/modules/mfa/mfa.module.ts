@@ -1,5 +1,5 @@
-import { secretsKey } from '../../security/secrets-key.ts';
-import { defineModule } from '../module.ts';
+import { secretsKey } from '../../identity/tokens/secrets-key.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { mfaEndpoints } from './mfa.routes.ts';
 import { pruneMfaState } from './mfa-login.service.ts';
 

@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { DB, MfaTokensTable, MfaTotpTable } from '../../db/schema.ts';
+import type { DB, MfaTokensTable, MfaTotpTable } from '../../platform/db/schema.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 

@@ -1,6 +1,5 @@
-import type { AppContext } from '../../context.ts';
-import type { UserRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { AuthContext } from '../../http/guard.ts';
 import {
   type AuditEvent,
   type ClientInfo,
@@ -9,8 +8,9 @@ import {
   recordAudit,
   revokeUserSessions,
 } from '../../identity/index.ts';
-import { endOutstandingLinks } from '../../links/credential-events.ts';
-import type { AuthContext } from '../../security/guard.ts';
+import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { UserRow } from '../../platform/db/schema.ts';
 import {
   recoveryCodesForNewFactor,
   regenerateRecoveryCodes,

@@ -1,8 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { AppContext } from '../../context.ts';
-import type { DB } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
-import type { ModuleName } from '../module-state.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { ModuleName } from '../../kernel/module-state.ts';
+import type { DB } from '../../platform/db/schema.ts';
 import { canSignIn, type FactorModules } from './factor-access.ts';
 import { activeAdminFactors, countAccountsWithFactors } from './factor-census.queries.ts';
 

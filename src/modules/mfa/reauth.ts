@@ -1,12 +1,12 @@
 import type { Transaction } from 'kysely';
-import type { AppContext } from '../../context.ts';
-import type { DB, UserRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import { verifyUserPassword } from '../../identity/budgets/password-attempt.ts';
+import type { ThrottleTicket } from '../../identity/budgets/throttle.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import { recordAudit } from '../../identity/index.ts';
-import { verifyUserPassword } from '../../security/password-attempt.ts';
-import { secretsKey } from '../../security/secrets-key.ts';
-import type { ThrottleTicket } from '../../security/throttle.ts';
+import { secretsKey } from '../../identity/tokens/secrets-key.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { DB, UserRow } from '../../platform/db/schema.ts';
 import {
   type CheckedAssertion,
   checkAssertion,

@@ -1,8 +1,8 @@
-import type { AppContext } from '../../context.ts';
-import type { Db, UserRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { ThrottleTicket } from '../../identity/budgets/throttle.ts';
 import type { ClientInfo } from '../../identity/index.ts';
-import type { ThrottleTicket } from '../../security/throttle.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { Db, UserRow } from '../../platform/db/schema.ts';
 import { checkAssertion, recordAssertion, refuseWhilePasskeysOff } from '../passkeys/index.ts';
 import { mfaRequired, secondFactors, spendCode } from './factors.ts';
 import type { PasskeyProof } from './mfa.schemas.ts';

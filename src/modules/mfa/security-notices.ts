@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { AppContext } from '../../context.ts';
-import type { DB } from '../../db/schema.ts';
-import { escapeHtml, formatReadableUtc, singleLine } from '../../mail/templates.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { DB } from '../../platform/db/schema.ts';
+import { escapeHtml, formatReadableUtc, singleLine } from '../../platform/mail/templates.ts';
 
 /**
  * The security notices of docs/api.md §13 that second factors send. Kept in this one file so they can

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import type { Db } from '../../db/schema.ts';
+import type { Db } from '../../platform/db/schema.ts';
 import type { SessionLiveness } from './grant-sessions.ts';
 import {
   consumeModel,

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
-import type { AppContext } from '../../context.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import { revokeClientSessions } from '../../identity/index.ts';
-import { secretsKey } from '../../security/secrets-key.ts';
+import { secretsKey } from '../../identity/tokens/secrets-key.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import {
   type ClientRow,
   deleteClientRow,

@@ -1,6 +1,6 @@
-import type { AppContext } from '../../context.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import { recordAudit, revokeClientSessions } from '../../identity/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { deleteConsent, findConsent, listConsents, upsertConsent } from './consents.queries.ts';
 import { deleteModelsOfAccountClient } from './models.queries.ts';
 

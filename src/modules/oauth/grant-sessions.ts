@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import type { AppContext } from '../../context.ts';
 import {
   type ClientInfo,
   completeSignIn,
@@ -11,6 +10,7 @@ import {
   findUserById,
   isSessionLive,
 } from '../../identity/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { clientPolicy } from './clients.service.ts';
 import { findSessionLink, upsertSessionLink } from './models.queries.ts';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { findModel } from './models.queries.ts';
 
 /**

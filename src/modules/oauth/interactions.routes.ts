@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { requireAuth } from '../../http/guard.ts';
+import { createPageRenderer, loadPageAssets, usableModules } from '../../http/pages/index.ts';
 import { clientInfo } from '../../identity/index.ts';
-import { createPageRenderer, loadPageAssets, usableModules } from '../../pages/index.ts';
-import { requireAuth } from '../../security/guard.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
-import type { ModuleDirectory } from '../module.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { ModuleDirectory } from '../../kernel/module.ts';
 import { ASSET_PATH } from '../pages/index.ts';
 import { finishConsent, finishLogin, interactionView } from './interactions.service.ts';
 import { INTERACTION_PATH } from './provider.ts';

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.ts';
 import { clientInfo } from '../../identity/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { rememberRequestClient } from './grant-sessions.ts';
 import { authorizationServer } from './provider.ts';
 

@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { oauthEndpoints } from './oauth.routes.ts';
 import { sweepOauthModels } from './upkeep.ts';
 

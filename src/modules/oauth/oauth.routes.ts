@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.ts';
+import { type Endpoint, endpoint, type HttpMethod } from '../../http/endpoint.ts';
+import { requireAuth } from '../../http/guard.ts';
 import { clientInfo } from '../../identity/index.ts';
-import { requireAuth } from '../../security/guard.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { ModuleDirectory } from '../../kernel/module.ts';
 import { requestActor } from '../audit/index.ts';
-import { type Endpoint, endpoint, type HttpMethod } from '../endpoint.ts';
-import type { ModuleDirectory } from '../module.ts';
 import {
   createClient,
   deleteClient,

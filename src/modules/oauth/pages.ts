@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ErrorContext, KoaContextWithOIDC } from 'oidc-provider';
-import type { Config } from '../../config.ts';
-import { escapeHtml } from '../../pages/index.ts';
+import { escapeHtml } from '../../http/pages/index.ts';
+import type { Config } from '../../platform/config.ts';
 
 /**
  * The pages oidc-provider would render (errors, logout and its success), written by

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { AppContext } from '../../context.ts';
-import { addSigningKey } from '../../security/signing-keys.ts';
+import { addSigningKey } from '../../identity/tokens/signing-keys.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { adapterFactory } from './adapter.ts';
 import {
   clientPolicy,

@@ -1,4 +1,4 @@
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 
 /**
  * Redirect URI rules of docs/api.md §17: matched exactly (oidc-provider compares strings), so a

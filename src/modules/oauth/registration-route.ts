@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.ts';
-import { reserveAttempt } from '../../security/attempt-budget.ts';
+import { reserveAttempt } from '../../identity/budgets/attempt-budget.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { passToAuthorizationServer } from './mount.ts';
 
 /**

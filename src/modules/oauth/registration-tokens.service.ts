@@ -1,6 +1,6 @@
-import type { AppContext } from '../../context.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import { type AuditActor, type ClientInfo, recordAudit } from '../../identity/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { authorizationServer } from './provider.ts';
 import { SINGLE_USE } from './registration-policies.ts';
 

@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { AppContext } from '../../context.ts';
-import { isUniqueViolation } from '../../db/dialect.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import {
   clientsUsingResource,
   deleteResourceRow,

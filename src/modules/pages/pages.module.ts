@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { pagesEndpoints } from './pages.routes.ts';
 
 /** Pages are not in the index (docs/api.md §15), so they can be on in every form. */

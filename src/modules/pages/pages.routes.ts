@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.ts';
-import { ApiError } from '../../errors.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { ApiError } from '../../http/errors.ts';
 import {
   assetEndpoint,
   createPageRenderer,
@@ -8,10 +8,10 @@ import {
   type PageRenderer,
   pageModules,
   usableModules,
-} from '../../pages/index.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
-import type { ModuleDirectory } from '../module.ts';
-import type { ModuleName } from '../module-state.ts';
+} from '../../http/pages/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { ModuleDirectory } from '../../kernel/module.ts';
+import type { ModuleName } from '../../kernel/module-state.ts';
 
 export const ASSET_PATH = '/account/assets';
 

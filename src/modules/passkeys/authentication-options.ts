@@ -1,8 +1,8 @@
 import { generateAuthenticationOptions } from '@simplewebauthn/server';
-import type { AppContext } from '../../context.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import type { ClientInfo } from '../../identity/index.ts';
-import { peekLinkReserved } from '../../links/one-time-links.ts';
+import { peekLinkReserved } from '../../identity/links/one-time-links.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { liveMfaTokenUser } from '../mfa/index.ts';
 import { storeChallenge } from './passkey-factor.ts';
 import { listPasskeys } from './passkeys.queries.ts';

@@ -1,8 +1,8 @@
 import { type AuthenticationResponseJSON, verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { v7 as uuidv7 } from 'uuid';
-import type { AppContext } from '../../context.ts';
-import type { Db, PasskeysTable, WebauthnChallengesTable } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { Db, PasskeysTable, WebauthnChallengesTable } from '../../platform/db/schema.ts';
 import type { PasskeyProof } from '../mfa/index.ts';
 import {
   consumeChallenge,

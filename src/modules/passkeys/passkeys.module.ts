@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { passkeyEndpoints } from './passkeys.routes.ts';
 
 export const passkeysModule = defineModule({

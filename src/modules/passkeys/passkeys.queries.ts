@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { DB, PasskeysTable, WebauthnChallengesTable } from '../../db/schema.ts';
+import type { DB, PasskeysTable, WebauthnChallengesTable } from '../../platform/db/schema.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { createAuthenticator, optionalCaller, requireAuth } from '../../http/guard.ts';
 import { clientInfo, TokenResponse } from '../../identity/index.ts';
-import { createAuthenticator, optionalCaller, requireAuth } from '../../security/guard.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { CurrentPasswordBody, FreshProofBody } from '../mfa/index.ts';
 import { authenticationOptions } from './authentication-options.ts';
 import {

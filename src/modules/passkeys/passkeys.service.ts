@@ -4,9 +4,8 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import { v7 as uuidv7 } from 'uuid';
-import type { AppContext } from '../../context.ts';
-import type { PasskeysTable } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { AuthContext } from '../../http/guard.ts';
 import {
   type ClientInfo,
   completeSignIn,
@@ -14,8 +13,9 @@ import {
   recordAudit,
   type TokenResponse,
 } from '../../identity/index.ts';
-import { singleLine } from '../../mail/templates.ts';
-import type { AuthContext } from '../../security/guard.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { PasskeysTable } from '../../platform/db/schema.ts';
+import { singleLine } from '../../platform/mail/templates.ts';
 import { countLogin } from '../core/index.ts';
 import {
   confirmCurrentPassword,

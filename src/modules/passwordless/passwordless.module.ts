@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { passwordlessEndpoints } from './passwordless.routes.ts';
 import { pruneSignInBudgets } from './request.service.ts';
 

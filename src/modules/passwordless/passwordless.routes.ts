@@ -1,7 +1,7 @@
-import type { AppContext } from '../../context.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { clientInfo } from '../../identity/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { TokenResponse } from '../auth/index.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
 import {
   EmailSignInAccepted,
   EmailSignInRequestBody,

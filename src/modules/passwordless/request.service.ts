@@ -1,15 +1,15 @@
 import type { Transaction } from 'kysely';
-import type { AppContext } from '../../context.ts';
-import type { DB, UserRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import { reserveAttempt, reserveOrThrow } from '../../identity/budgets/attempt-budget.ts';
+import { deleteCountersBefore } from '../../identity/budgets/throttle.queries.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import { findUserByEmail, normalizeEmail, recordAudit } from '../../identity/index.ts';
-import { signinMailBudget, signinRequestBudget } from '../../links/budgets.ts';
-import { issueLink } from '../../links/one-time-links.ts';
-import { renderAccountMail } from '../../mail/layout.ts';
-import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts';
-import type { SecretsKey } from '../../security/secrets-key.ts';
-import { deleteCountersBefore } from '../../security/throttle.queries.ts';
+import { signinMailBudget, signinRequestBudget } from '../../identity/links/budgets.ts';
+import { issueLink } from '../../identity/links/one-time-links.ts';
+import type { SecretsKey } from '../../identity/tokens/secrets-key.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { DB, UserRow } from '../../platform/db/schema.ts';
+import { renderAccountMail } from '../../platform/mail/layout.ts';
 import { newSignInCode, signInCodeHash, signInKey, signInLinkUrl } from './email-signin.ts';
 
 /** The one answer of a sign-in request, whatever the address (docs/api.md §20). */
@@ -96,7 +96,7 @@ export function emailOr400(raw: string): string {
 }
 
 /**
- * The `passwordless.prune` job: this module's hourly budgets (`signin:` counters, src/links/budgets.ts).
+ * The `passwordless.prune` job: this module's hourly budgets (`signin:` counters, src/identity/links/budgets.ts).
  * Its pairs are one-time links, deleted with the others by the links' own pruning.
  */
 export async function pruneSignInBudgets(ctx: AppContext): Promise<void> {

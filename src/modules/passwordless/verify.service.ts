@@ -1,6 +1,9 @@
-import type { AppContext } from '../../context.ts';
-import type { UserRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import {
+  createLoginThrottle,
+  type LoginThrottle,
+  type ThrottleTicket,
+} from '../../identity/budgets/throttle.ts';
 import {
   type ClientInfo,
   completeSignIn,
@@ -15,8 +18,9 @@ import {
   liveCodeLinkOfUser,
   peekLinkReserved,
   reserveCodeTry,
-} from '../../links/one-time-links.ts';
-import { createLoginThrottle, type LoginThrottle, type ThrottleTicket } from '../../security/throttle.ts';
+} from '../../identity/links/one-time-links.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { UserRow } from '../../platform/db/schema.ts';
 import { countLogin } from '../core/index.ts';
 import { issueMfaToken, mfaRequired, secondFactors } from '../mfa/index.ts';
 import { CODE_MAX_TRIES, codeMatches, signInKey, signInRefused } from './email-signin.ts';

@@ -1,10 +1,10 @@
 import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
-import type { AppContext } from '../../context.ts';
-import { isUniqueViolation } from '../../db/dialect.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import { type ClientInfo, completeSignIn, recordAudit, recordAudits } from '../../identity/index.ts';
-import { hashOpaqueToken, newOpaqueToken } from '../../security/opaque-tokens.ts';
-import { secretsKey } from '../../security/secrets-key.ts';
+import { hashOpaqueToken, newOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
+import { secretsKey } from '../../identity/tokens/secrets-key.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import { countLogin } from '../core/index.ts';
 import { findLinkOrCreate, reserveIdToken } from '../idp/index.ts';
 import { issueMfaToken, secondFactors } from '../mfa/index.ts';

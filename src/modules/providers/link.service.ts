@@ -1,11 +1,11 @@
 import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { AppContext } from '../../context.ts';
-import { dialectOf } from '../../db/dialect.ts';
-import type { DB, UserRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import { normalizeEmail, recordAudit } from '../../identity/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import { dialectOf } from '../../platform/db/dialect.ts';
+import type { DB, UserRow } from '../../platform/db/schema.ts';
 import { type FreshProof, requireFreshProof } from '../mfa/index.ts';
 import {
   deleteIdentity,

@@ -1,7 +1,7 @@
-import type { AppContext } from '../../context.ts';
-import type { Db } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
-import type { ModuleName } from '../module-state.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { ModuleName } from '../../kernel/module-state.ts';
+import type { Db } from '../../platform/db/schema.ts';
 import { countActiveAdmins, countProviderOnlyAccounts } from './providers.queries.ts';
 
 /**

@@ -1,8 +1,8 @@
-import type { AppContext } from '../../context.ts';
-import { isUniqueViolation } from '../../db/dialect.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import { type AuditAction, recordAudit } from '../../identity/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import {
   checkApplePrivateKey,
   checkServerUrl,

@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { providerEndpoints } from './providers.routes.ts';
 import { pruneFlows } from './prune.ts';
 

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Db, IdentitiesTable, IdpFlowsTable, IdpProvidersTable } from '../../db/schema.ts';
+import type { Db, IdentitiesTable, IdpFlowsTable, IdpProvidersTable } from '../../platform/db/schema.ts';
 
 export type ProviderRow = Selectable<IdpProvidersTable>;
 export type FlowRow = Selectable<IdpFlowsTable>;

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { parseCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { requireAuth } from '../../http/guard.ts';
+import { reserveOrThrow } from '../../identity/budgets/attempt-budget.ts';
 import { clientInfo } from '../../identity/index.ts';
-import { reserveOrThrow } from '../../security/attempt-budget.ts';
-import { requireAuth } from '../../security/guard.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { provideIdTokenSources } from '../idp/index.ts';
 import { finishFlow, startFlow, takeSecondFactor } from './flow.service.ts';
 import {

@@ -1,6 +1,6 @@
-import type { AppContext } from '../../context.ts';
-import { ApiError } from '../../errors.ts';
-import { type SecretsKey, secretsKey } from '../../security/secrets-key.ts';
+import { ApiError } from '../../http/errors.ts';
+import { type SecretsKey, secretsKey } from '../../identity/tokens/secrets-key.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import type { PresetName, PresetSettings, ProviderKind } from './presets.ts';
 import { findProviderRow, listProviderRows, type ProviderRow } from './providers.queries.ts';
 import type { ProviderView } from './providers.schemas.ts';

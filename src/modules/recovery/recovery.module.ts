@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { recoveryEndpoints } from './recovery.routes.ts';
 import { pruneLinksAndBudgets } from './recovery.service.ts';
 import { unlockEndpoints } from './unlock.routes.ts';

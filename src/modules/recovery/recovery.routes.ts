@@ -1,7 +1,7 @@
-import type { AppContext } from '../../context.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { requireAuth } from '../../http/guard.ts';
 import { clientInfo } from '../../identity/index.ts';
-import { requireAuth } from '../../security/guard.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { IdParams } from '../users/index.ts';
 import {
   EmptyBody,

@@ -1,6 +1,7 @@
-import type { AppContext } from '../../context.ts';
-import type { UserRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import { reserveAttempt, reserveOrThrow } from '../../identity/budgets/attempt-budget.ts';
+import { deleteCountersBefore } from '../../identity/budgets/throttle.queries.ts';
+import { clearAccountCounters } from '../../identity/budgets/throttle.ts';
 import {
   type ClientInfo,
   findUserByEmail,
@@ -11,15 +12,14 @@ import {
   revokeUserSessions,
   toPublicUser,
 } from '../../identity/index.ts';
-import { forgotBudget, mailBudget } from '../../links/budgets.ts';
-import { endOutstandingLinks } from '../../links/credential-events.ts';
-import { deleteLinksExpiredBefore } from '../../links/one-time-links.queries.ts';
-import { consumeLink, linkInvalid, peekLinkReserved } from '../../links/one-time-links.ts';
-import { enqueueNotice } from '../../mail/notices.ts';
-import { reserveAttempt, reserveOrThrow } from '../../security/attempt-budget.ts';
-import { checkPasswordPolicy } from '../../security/password-policy.ts';
-import { deleteCountersBefore } from '../../security/throttle.queries.ts';
-import { clearAccountCounters } from '../../security/throttle.ts';
+import { forgotBudget, mailBudget } from '../../identity/links/budgets.ts';
+import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
+import { deleteLinksExpiredBefore } from '../../identity/links/one-time-links.queries.ts';
+import { consumeLink, linkInvalid, peekLinkReserved } from '../../identity/links/one-time-links.ts';
+import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { UserRow } from '../../platform/db/schema.ts';
+import { enqueueNotice } from '../../platform/mail/notices.ts';
 import { resendInvitation } from '../invitations/index.ts';
 import { prepareResetFactor, refuseUnservedResetFactor, secondFactors } from '../mfa/index.ts';
 import { setPasswordFromReset } from './recovery.queries.ts';
@@ -168,7 +168,7 @@ export function emailOr400(raw: string, path = '/email'): string {
 }
 
 const HOUR_MS = 3_600_000;
-// The hourly budgets of src/links/budgets.ts; login's own counters are pruned by the auth module.
+// The hourly budgets of src/identity/links/budgets.ts; login's own counters are pruned by the auth module.
 const BUDGET_PREFIXES = ['mail:', 'forgot:', 'signup:', 'verify:', 'link:'];
 // Used and dead links are kept a week past their expiry, for investigations; then deleted.
 const LINK_KEEP_MS = 7 * 24 * HOUR_MS;

@@ -1,8 +1,8 @@
-import type { AppContext } from '../../context.ts';
-import type { UserRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import { findUserByEmail, findUserById, iso, normalizeEmail, recordAudit } from '../../identity/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { UserRow } from '../../platform/db/schema.ts';
 import { parseUserId } from '../users/index.ts';
 import type { ExpiresResponse } from './recovery.schemas.ts';
 import { issueResetLink, mailResetLink } from './reset-links.ts';

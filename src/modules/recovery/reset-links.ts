@@ -1,8 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { AppContext } from '../../context.ts';
-import type { DB, UserRow } from '../../db/schema.ts';
-import { issueLink, linkUrl } from '../../links/one-time-links.ts';
-import { renderLinkMail } from '../../mail/link-mails.ts';
+import { issueLink, linkUrl } from '../../identity/links/one-time-links.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { DB, UserRow } from '../../platform/db/schema.ts';
+import { renderLinkMail } from '../../platform/mail/link-mails.ts';
 
 /** A recovery link just issued: where it points and until when it works. */
 export interface IssuedResetLink {

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { clientInfo } from '../../identity/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { requestActor } from '../audit/index.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
 import { IdParams, unlockUserById } from '../users/index.ts';
 
 /** A bodiless POST: no body, or `{}` (docs/api.md §11), and nothing else. */

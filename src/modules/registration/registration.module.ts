@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { registrationEndpoints } from './registration.routes.ts';
 
 /** Off in every form, `full` included: public sign-up is a deliberate policy. */

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB, SessionRow } from '../../db/schema.ts';
+import type { DB, SessionRow } from '../../platform/db/schema.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 

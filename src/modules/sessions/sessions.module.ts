@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { sessionEndpoints } from './sessions.routes.ts';
 
 export const sessionsModule = defineModule({

@@ -1,8 +1,8 @@
-import type { AppContext } from '../../context.ts';
-import type { SessionRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { AuthContext } from '../../http/guard.ts';
 import { type ClientInfo, findUserById, recordAudit, revokeSession } from '../../identity/index.ts';
-import type { AuthContext } from '../../security/guard.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { SessionRow } from '../../platform/db/schema.ts';
 import { findLiveSession, type ListedSession, listLiveSessions } from './session-list.queries.ts';
 
 /** A session as the list shows it. */

@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { userAdminEndpoints } from './user-admin.routes.ts';
 
 export const userAdminModule = defineModule({

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { requireAuth } from '../../http/guard.ts';
 import { clientInfo, UserSchema } from '../../identity/index.ts';
-import { requireAuth } from '../../security/guard.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { requestActor } from '../audit/index.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
 import { CreateBody, createUser, deleteUser, IdParams } from '../users/index.ts';
 
 /** The user_admin module (docs/api.md §6): admins create and delete accounts. */

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
+import { clearAccountCounters } from '../../identity/budgets/throttle.ts';
 import { findUserByEmail, findUserById, recordAudit } from '../../identity/index.ts';
-import { clearAccountCounters } from '../../security/throttle.ts';
+import type { DB } from '../../platform/db/schema.ts';
 import type { ChangedBy } from './users.service.ts';
 import { parseUserId } from './users-list.service.ts';
 

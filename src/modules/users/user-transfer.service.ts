@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { DB, NewUserRow, Role, UserRow, UserStatus } from '../../db/schema.ts';
 import {
   type AuditEvent,
   insertUsersSkippingTaken,
@@ -9,8 +8,9 @@ import {
   takenEmails,
   usersInCreationOrder,
 } from '../../identity/index.ts';
-import { quoted } from '../../quoted.ts';
-import { hashRefusal } from '../../security/passwords.ts';
+import { hashRefusal } from '../../identity/passwords/passwords.ts';
+import type { DB, NewUserRow, Role, UserRow, UserStatus } from '../../platform/db/schema.ts';
+import { quoted } from '../../platform/quoted.ts';
 import {
   formatHeader,
   formatRecord,
@@ -189,7 +189,7 @@ export function toUserRow(
   let passwordHash: string | null = null;
   if (!blank(f.password_hash)) {
     // Refused before anything is stored: a planted cost would make every sign-in of that account
-    // occupy a hashing slot for seconds (src/security/passwords.ts, the ceilings verify applies).
+    // occupy a hashing slot for seconds (src/identity/passwords/passwords.ts, the ceilings verify applies).
     const refusal = typeof f.password_hash === 'string' ? hashRefusal(f.password_hash) : 'not a string';
     if (refusal !== null || typeof f.password_hash !== 'string')
       return { error: `password_hash is not a supported hash: ${refusal}` };

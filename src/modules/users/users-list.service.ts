@@ -1,7 +1,7 @@
-import type { AppContext } from '../../context.ts';
-import type { UserRow } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import { toPublicUser } from '../../identity/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { UserRow } from '../../platform/db/schema.ts';
 import { type CursorCodec, invalidCursor } from './cursors.ts';
 import type { ListQuery, SortParam, StatsResponse, UserPage } from './users.schemas.ts';
 import {

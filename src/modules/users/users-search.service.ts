@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.ts';
-import type { DB } from '../../db/schema.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { DB } from '../../platform/db/schema.ts';
 import { type CursorCodec, invalidCursor } from './cursors.ts';
 import type { SearchQuery, UserPage } from './users.schemas.ts';
 import { countUsers } from './users-list.queries.ts';

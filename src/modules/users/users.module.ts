@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { usersEndpoints } from './users.routes.ts';
 
 export const usersModule = defineModule({

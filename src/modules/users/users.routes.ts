@@ -1,8 +1,8 @@
-import type { AppContext } from '../../context.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { requireAuth } from '../../http/guard.ts';
 import { clientInfo, UserSchema } from '../../identity/index.ts';
-import { requireAuth } from '../../security/guard.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { requestActor } from '../audit/index.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
 import { type CursorCodec, loadCursorCodec } from './cursors.ts';
 import { IdParams, ListQuery, SearchQuery, StatsResponse, UpdateBody, UserPage } from './users.schemas.ts';
 import { getUser, updateUser } from './users.service.ts';

@@ -1,7 +1,4 @@
-import type { AppContext } from '../../context.ts';
-import { isUniqueViolation } from '../../db/dialect.ts';
-import type { Db, UserRow, UserUpdate } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import type { PublicUser } from '../../identity/index.ts';
 import {
   type AuditActor,
@@ -19,8 +16,11 @@ import {
   toPublicUser,
   updateUser as updateUserRow,
 } from '../../identity/index.ts';
-import { endOutstandingLinks } from '../../links/credential-events.ts';
-import { checkPasswordPolicy } from '../../security/password-policy.ts';
+import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
+import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import { isUniqueViolation } from '../../platform/db/dialect.ts';
+import type { Db, UserRow, UserUpdate } from '../../platform/db/schema.ts';
 import type { CreateBody, UpdateBody } from './users.schemas.ts';
 import { parseUserId } from './users-list.service.ts';
 

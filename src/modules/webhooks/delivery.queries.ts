@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { dialectOf } from '../../db/dialect.ts';
-import type { DB, Db } from '../../db/schema.ts';
+import { dialectOf } from '../../platform/db/dialect.ts';
+import type { DB, Db } from '../../platform/db/schema.ts';
 
 /** A claimed attempt with what sending it needs. */
 export interface ClaimedAttempt {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { v7 as uuidv7 } from 'uuid';
-import type { AppContext } from '../../context.ts';
 import { recordAudit } from '../../identity/index.ts';
-import { renderAccountMail } from '../../mail/layout.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import { renderAccountMail } from '../../platform/mail/layout.ts';
 import { createDeliveryAgents, type DeliveryAgents } from './address-guard.ts';
 import {
   type AttemptResult,

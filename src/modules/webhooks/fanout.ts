@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { Db } from '../../db/schema.ts';
 import { subscribes } from '../../identity/index.ts';
+import type { Db } from '../../platform/db/schema.ts';
 import {
   anyEventToFanOut,
   claimEventsToFanOut,

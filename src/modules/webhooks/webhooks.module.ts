@@ -1,4 +1,4 @@
-import { defineModule } from '../module.ts';
+import { defineModule } from '../../kernel/module.ts';
 import { webhookEndpoints } from './webhooks.routes.ts';
 
 export const webhooksModule = defineModule({
@@ -6,7 +6,7 @@ export const webhooksModule = defineModule({
   required: false,
   description: 'Signed webhooks for account events',
   forms: ['FULL'],
-  // The delivery worker is not a job: it is started and stopped with the mail outbox in src/server.ts.
+  // The delivery worker is not a job: it is started and stopped with the mail outbox in src/kernel/server.ts.
   endpoints: webhookEndpoints,
   preconditions: {
     // docs/api.md §10: endpoint secrets are sealed with the key every instance shares.

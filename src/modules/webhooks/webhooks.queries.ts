@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Db, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.ts';
+import type { Db, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../platform/db/schema.ts';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable> & { type: string };

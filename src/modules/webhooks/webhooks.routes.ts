@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.ts';
+import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { requireAuth } from '../../http/guard.ts';
 import { clientInfo } from '../../identity/index.ts';
-import { requireAuth } from '../../security/guard.ts';
+import type { AppContext } from '../../kernel/context.ts';
 import { requestActor } from '../audit/index.ts';
-import { type Endpoint, endpoint } from '../endpoint.ts';
 import {
   CreateWebhookBody,
   DeliveriesQuery,

@@ -1,0 +1,303 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HashCapacityError } from '../identity/passwords/passwords.ts';
+import { isDatabaseUnavailable } from '../platform/db/database.ts';
+
+/**
+ * The closed table of docs/api.md §9: every error code Gatehouse can answer with, its status and title.
+ * Add a code to docs/api.md first, then here.
+ */
+export const ERROR_CODES = {
+  validation_failed: { status: 400, title: 'Validation failed' },
+  invalid_json: { status: 400, title: 'Invalid JSON' },
+  unauthenticated: { status: 401, title: 'Authentication required' },
+  invalid_credentials: { status: 401, title: 'Invalid credentials' },
+  token_invalid: { status: 401, title: 'Invalid token' },
+  token_expired: { status: 401, title: 'Token expired' },
+  session_revoked: { status: 401, title: 'Session revoked' },
+  refresh_token_invalid: { status: 401, title: 'Invalid refresh token' },
+  refresh_token_reused: { status: 401, title: 'Refresh token reused' },
+  idp_token_invalid: { status: 401, title: 'Invalid identity provider token' },
+  mfa_code_invalid: { status: 401, title: 'Invalid second-factor code' },
+  mfa_token_invalid: { status: 401, title: 'Invalid second-factor token' },
+  passkey_invalid: { status: 401, title: 'Invalid passkey' },
+  reauthentication_required: { status: 401, title: 'Reauthentication required' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  account_disabled: { status: 403, title: 'Account disabled' },
+  mfa_required: { status: 403, title: 'Second factor required' },
+  email_not_verified: { status: 403, title: 'E-mail address not verified' },
+  second_factor_unavailable: { status: 403, title: 'Second factor unavailable' },
+  not_found: { status: 404, title: 'Not found' },
+  module_disabled: { status: 404, title: 'Module disabled' },
+  invitation_not_found: { status: 404, title: 'Invitation not found' },
+  webhook_not_found: { status: 404, title: 'Webhook not found' },
+  provider_not_found: { status: 404, title: 'Provider not found' },
+  client_not_found: { status: 404, title: 'Client not found' },
+  resource_not_found: { status: 404, title: 'Resource not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  email_taken: { status: 409, title: 'Email taken' },
+  last_admin: { status: 409, title: 'Last admin' },
+  module_required: { status: 409, title: 'Module required' },
+  module_unavailable: { status: 409, title: 'Module unavailable' },
+  module_in_use: { status: 409, title: 'Module in use' },
+  email_already_verified: { status: 409, title: 'E-mail address already verified' },
+  mfa_already_enabled: { status: 409, title: 'Second factor already enabled' },
+  identity_link_required: { status: 409, title: 'Identity link required' },
+  last_sign_in_method: { status: 409, title: 'Last sign-in method' },
+  provider_exists: { status: 409, title: 'Provider exists' },
+  resource_in_use: { status: 409, title: 'Resource in use' },
+  invitation_expired: { status: 410, title: 'Invitation expired' },
+  invitation_used: { status: 410, title: 'Invitation used' },
+  link_invalid: { status: 410, title: 'Link invalid' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  weak_password: { status: 422, title: 'Weak password' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal_error: { status: 500, title: 'Internal error' },
+  unavailable: { status: 503, title: 'Service unavailable' },
+  idp_unavailable: { status: 503, title: 'Identity provider unavailable' },
+  idp_not_configured: { status: 503, title: 'Identity provider not configured' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ProblemFieldError {
+  path: string;
+  message: string;
+}
+
+export interface ApiErrorOptions {
+  detail?: string;
+  errors?: ProblemFieldError[];
+  headers?: Record<string, string>;
+  /** Seconds for `Retry-After` (429, 503). */
+  retryAfterS?: number;
+  cause?: unknown;
+  /**
+   * A status other than the table's, where docs/api.md names one code with two statuses: `passkey_invalid`
+   * is 401 at sign-in but 400 for a registration that fails verification (§13).
+   */
+  status?: 400;
+  /** RFC 9457 extension members (docs/api.md §13: `mfa_token`, `methods` of `mfa_required`). */
+  extensions?: ProblemExtensions;
+}
+
+/** The extension members a problem may carry; each is declared in ProblemSchema too. */
+export interface ProblemExtensions {
+  mfa_token?: string;
+  methods?: string[];
+}
+
+/** An error that becomes a problem+json response with a code from the closed table. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly detail: string | undefined;
+  readonly errors: ProblemFieldError[] | undefined;
+  readonly headers: Record<string, string>;
+  readonly extensions: ProblemExtensions | undefined;
+
+  constructor(code: ErrorCode, options: ApiErrorOptions = {}) {
+    super(options.detail ?? ERROR_CODES[code].title, { cause: options.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = options.status ?? ERROR_CODES[code].status;
+    this.detail = options.detail;
+    this.errors = options.errors;
+    this.headers = { ...options.headers };
+    this.extensions = options.extensions;
+    if (options.retryAfterS !== undefined)
+      this.headers['retry-after'] = String(Math.max(1, Math.ceil(options.retryAfterS)));
+  }
+}
+
+/** The problem+json body of docs/api.md §9. */
+export interface ProblemBody extends ProblemExtensions {
+  type: string;
+  title: string;
+  status: number;
+  code: ErrorCode;
+  detail?: string;
+  errors?: ProblemFieldError[];
+  request_id: string;
+}
+
+/** Builds the problem+json body for an ApiError. */
+export function problemBody(err: ApiError, requestId: string): ProblemBody {
+  const body: ProblemBody = {
+    type: `https://gatehouse.dev/problems/${err.code}`,
+    title: ERROR_CODES[err.code].title,
+    status: err.status,
+    code: err.code,
+    request_id: requestId,
+  };
+  if (err.detail !== undefined) body.detail = err.detail;
+  if (err.errors !== undefined) body.errors = err.errors;
+  if (err.extensions !== undefined) Object.assign(body, err.extensions);
+  return body;
+}
+
+/** Writes an ApiError as problem+json on a reply. */
+export function sendProblem(reply: FastifyReply, err: ApiError): FastifyReply {
+  // A problem is never a page, whichever route's CSP was set before it (the /docs assets' own).
+  reply.header('content-security-policy', BASELINE_HEADERS['content-security-policy']);
+  for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  return reply
+    .status(err.status)
+    .type('application/problem+json; charset=utf-8')
+    .send(problemBody(err, String(reply.request.id)));
+}
+
+interface ValidationIssue {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+/** Maps any thrown error (ours, Fastify's, the database's) to an ApiError. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof HashCapacityError) {
+    return new ApiError('unavailable', {
+      detail: 'Too many password checks are in progress; retry shortly',
+      retryAfterS: err.retryAfterS,
+    });
+  }
+  const fe = err as Partial<FastifyError> & { validation?: ValidationIssue[]; validationContext?: string };
+  if (Array.isArray(fe.validation)) {
+    const context = fe.validationContext ?? 'body';
+    const errors = fe.validation.map((v) => ({
+      path: fieldPath(v),
+      message: validationMessage(v),
+    }));
+    const first = errors[0];
+    const detail = first
+      ? `${context}${first.path === '' ? '' : first.path} ${first.message}`
+      : 'invalid request';
+    return new ApiError('validation_failed', { detail, errors });
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('unsupported_media_type', {
+        detail: 'Requests with a body must send Content-Type: application/json',
+      });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', { detail: 'Request bodies may be at most 64 KiB' });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_json', {
+        detail: 'The body is empty but Content-Type is application/json',
+      });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('invalid_json', { detail: 'The body is not valid JSON' });
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+      // A malformed URL or a path segment longer than any id: no endpoint has such a path.
+      return new ApiError('not_found', { detail: 'No such endpoint' });
+  }
+  if (err instanceof SyntaxError && (fe.statusCode === 400 || /JSON/.test(err.message))) {
+    return new ApiError('invalid_json', { detail: 'The body is not valid JSON' });
+  }
+  if (fe.statusCode === 413)
+    return new ApiError('payload_too_large', { detail: 'Request bodies may be at most 64 KiB' });
+  if (fe.statusCode === 415) return new ApiError('unsupported_media_type');
+  if (fe.statusCode === 429) return new ApiError('rate_limited', { retryAfterS: 1 });
+  if (fe.statusCode === 503) return new ApiError('unavailable', { retryAfterS: 5, cause: err });
+  // PostgreSQL refusing a character of the input (a NUL in a path parameter, say): the request's
+  // fault, not the server's. Query strings and bodies never get this far with one.
+  if (fe.code === '22021' || fe.code === '22P05') {
+    return new ApiError('validation_failed', {
+      detail: 'The request contains characters that cannot be stored',
+    });
+  }
+  if (isDatabaseUnavailable(err)) {
+    return new ApiError('unavailable', { detail: 'The database is unavailable', retryAfterS: 5, cause: err });
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new ApiError('validation_failed', { detail: 'The request is malformed' });
+  }
+  return new ApiError('internal_error', { cause: err });
+}
+
+function fieldPath(v: ValidationIssue): string {
+  let path = v.instancePath ?? '';
+  const p = v.params ?? {};
+  if (v.keyword === 'required' && typeof p.missingProperty === 'string') path += `/${p.missingProperty}`;
+  if (v.keyword === 'additionalProperties' && typeof p.additionalProperty === 'string') {
+    path += `/${p.additionalProperty}`;
+  }
+  return path;
+}
+
+function validationMessage(v: ValidationIssue): string {
+  if (v.keyword === 'additionalProperties') return 'is not an allowed field';
+  if (v.keyword === 'required') return 'is required';
+  return v.message ?? 'is invalid';
+}
+
+/**
+ * Past this many shed requests in a second, each further one is answered after SHED_PAUSE_MS.
+ * Clients that ignore Retry-After (a storm, an attack) otherwise turn refusals into a busy loop: 12
+ * connections over the hashing capacity made ~7 000 refusals a second, which took the CPU from the
+ * hashing itself (docs/benchmarks.md). A paused refusal holds only a timer — no hashing slot, no
+ * queue place — and an occasional refusal is still answered at once.
+ */
+const SHED_AT_ONCE_PER_S = 20;
+export const SHED_PAUSE_MS = 250;
+
+function pausedProblem(reply: FastifyReply, err: ApiError): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(() => {
+      if (!reply.raw.destroyed && !reply.request.raw.socket?.destroyed) sendProblem(reply, err);
+      resolve();
+    }, SHED_PAUSE_MS);
+  });
+}
+
+/** Installs the one error handler and the not-found handler: everything leaves as problem+json. */
+export function installErrorHandlers(app: FastifyInstance, methodsForPath: (path: string) => string[]): void {
+  let shedWindowStart = 0;
+  let shedInWindow = 0;
+  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const apiError = toApiError(err);
+    if (apiError.code === 'unavailable' && apiError.cause === undefined) {
+      // Deliberate load shedding (under pressure, hashing at capacity): a line per refused request
+      // would add load exactly when there is too much; their sources log a summary instead.
+      request.log.debug({ code: apiError.code, status: apiError.status }, 'request shed');
+      const now = Date.now();
+      if (now - shedWindowStart >= 1000) {
+        shedWindowStart = now;
+        shedInWindow = 0;
+      }
+      if (++shedInWindow > SHED_AT_ONCE_PER_S) return pausedProblem(reply, apiError);
+      return sendProblem(reply, apiError);
+    }
+    if (apiError.status >= 500) {
+      // The cause goes to the log (pino's serializer redacts secrets); the client sees only the code.
+      request.log.error({ err: apiError.cause ?? err, code: apiError.code }, 'request failed');
+    } else {
+      request.log.info({ code: apiError.code, status: apiError.status }, 'request refused');
+    }
+    return sendProblem(reply, apiError);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const known = methodsForPath(request.url.split('?')[0] ?? request.url);
+    if (known.length > 0) {
+      return sendProblem(
+        reply,
+        new ApiError('method_not_allowed', {
+          detail: `${request.method} is not allowed here`,
+          headers: { allow: known.join(', ') },
+        }),
+      );
+    }
+    return sendProblem(reply, new ApiError('not_found', { detail: 'No such endpoint' }));
+  });
+}
+
+/** Headers every response carries, also those written before any hook runs (see below). */
+export const BASELINE_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+} as const;

@@ -1,0 +1,132 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AccessClaims, AccessTokens } from '../identity/tokens/access-tokens.ts';
+import type { SessionReader } from '../identity/tokens/session-cache.ts';
+import type { SessionRow, UserRow } from '../platform/db/schema.ts';
+import type { Access } from './endpoint.ts';
+import { ApiError } from './errors.ts';
+
+/** Who is calling: set on the request by the guard for every non-public endpoint. */
+export interface AuthContext {
+  readonly token: string;
+  readonly claims: AccessClaims;
+  readonly user: UserRow;
+  readonly session: SessionRow;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+}
+
+const REALM = 'Bearer realm="gatehouse"';
+
+/** Turns a bearer token into its caller, or throws the 401 that says why not. */
+export type Authenticate = (token: string) => Promise<AuthContext>;
+
+/**
+ * The one way a bearer token is authenticated: the JWT is verified (src/identity/tokens/access-tokens.ts),
+ * then its session and user are read (src/identity/tokens/session-cache.ts), so a logout, revocation,
+ * disable, delete or role change acts on the very next request.
+ */
+export function createAuthenticator(tokens: AccessTokens, sessions: SessionReader): Authenticate {
+  return async (token) => {
+    const claims = await tokens.verify(token);
+    const found = await sessions.read(claims.sid);
+    if (!found || found.user.id !== claims.sub || !sessionAlive(found.session)) {
+      throw new ApiError('session_revoked', { detail: 'The session of this token has ended' });
+    }
+    const { session, user } = found;
+    if (user.status !== 'active')
+      throw new ApiError('session_revoked', { detail: 'The account is not active' });
+    // The token must never vouch for a role the account no longer has (a demoted admin's token
+    // would otherwise say `admin` until it expires): the client refreshes and gets the current role.
+    if (claims.role !== user.role) {
+      throw new ApiError('token_invalid', {
+        detail: "The account's role has changed since this token was issued; refresh the token",
+      });
+    }
+    return { token, claims, user, session };
+  };
+}
+
+function sessionAlive(session: SessionRow): boolean {
+  return session.revoked_at === null && session.expires_at > Date.now();
+}
+
+/** Reads `Authorization: Bearer …`; null when absent. */
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (header === undefined) return null;
+  const match = /^Bearer[ ]+([A-Za-z0-9\-_.~+/]+=*)\s*$/i.exec(header);
+  if (!match?.[1])
+    throw withChallenge(
+      new ApiError('token_invalid', { detail: 'The Authorization header is not a Bearer token' }),
+    );
+  return match[1];
+}
+
+/** The onRequest hook enforcing an endpoint's access level (RFC 6750 challenges on 401). */
+export function guardFor(access: Access, authenticate: Authenticate) {
+  return (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
+    let token: string | null;
+    try {
+      token = bearerToken(request);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (token === null) {
+      done(
+        new ApiError('unauthenticated', {
+          detail: 'A Bearer access token is required',
+          headers: { 'www-authenticate': REALM },
+        }),
+      );
+      return;
+    }
+    authenticate(token).then(
+      (auth) => {
+        request.auth = auth;
+        done(
+          access === 'admin' && auth.user.role !== 'admin'
+            ? new ApiError('forbidden', { detail: 'This endpoint is for admins' })
+            : undefined,
+        );
+      },
+      (err: unknown) =>
+        done(err instanceof ApiError && err.status === 401 ? withChallenge(err) : (err as Error)),
+    );
+  };
+}
+
+/**
+ * For a public endpoint that also serves a signed-in caller (docs/api.md §16: passkey options for a
+ * fresh proof): the caller when an Authorization header is sent, authenticated exactly as the guard
+ * does (a bad token answers the guard's 401, never a silent fallback to the anonymous answer); null
+ * when there is none.
+ */
+export async function optionalCaller(
+  request: FastifyRequest,
+  authenticate: Authenticate,
+): Promise<AuthContext | null> {
+  const token = bearerToken(request);
+  if (token === null) return null;
+  try {
+    return await authenticate(token);
+  } catch (err) {
+    throw err instanceof ApiError && err.status === 401 ? withChallenge(err) : err;
+  }
+}
+
+function withChallenge(err: ApiError): ApiError {
+  const description = (err.detail ?? err.code).replace(/["\\]/g, '');
+  err.headers['www-authenticate'] = `${REALM}, error="invalid_token", error_description="${description}"`;
+  return err;
+}
+
+/** The authenticated caller; throws if the route was declared public by mistake. */
+export function requireAuth(request: FastifyRequest): AuthContext {
+  if (!request.auth) throw new ApiError('unauthenticated', { headers: { 'www-authenticate': REALM } });
+  return request.auth;
+}

@@ -1,0 +1,155 @@
+import { parseCookie, stringifySetCookie } from 'cookie';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  onSendHookHandler,
+  preValidationHookHandler,
+  RouteOptions,
+} from 'fastify';
+import type { AppContext } from '../../kernel/context.ts';
+import { ApiError } from '../errors.ts';
+import { warnAddressOnce } from './public-origin.ts';
+
+/**
+ * Browser sessions for the hosted pages (docs/pages.md). A request opts in with this header; API
+ * clients that never send it keep using bodies and bearer tokens exactly as before. A custom header
+ * cannot be sent cross-origin without a CORS preflight, which Gatehouse never grants for it.
+ */
+export const SESSION_HEADER = 'x-gatehouse-session';
+export const REFRESH_COOKIE = 'gatehouse_refresh';
+export const REFRESH_PATH = '/api/v1/refresh-token';
+export const LOGOUT_PATH = '/api/v1/logout';
+
+type Role = 'issue' | 'refresh' | 'logout';
+
+const cookieMode = new WeakSet<FastifyRequest>();
+
+/** Whether a response schema is a token response (it carries a refresh token). */
+function carriesRefreshToken(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false;
+  const s = schema as { properties?: Record<string, unknown>; allOf?: unknown[]; anyOf?: unknown[] };
+  if (s.properties && 'refresh_token' in s.properties) return true;
+  return [...(s.allOf ?? []), ...(s.anyOf ?? [])].some(carriesRefreshToken);
+}
+
+function roleOf(route: RouteOptions): Role | null {
+  if (route.method !== 'POST' && route.method !== 'PUT') return null;
+  if (route.url === REFRESH_PATH) return 'refresh';
+  if (route.url === LOGOUT_PATH) return 'logout';
+  const response = (route.schema as { response?: Record<string, unknown> } | undefined)?.response;
+  return carriesRefreshToken(response?.['200']) ? 'issue' : null;
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost') || host === '127.0.0.1' || host === '[::1]';
+}
+
+/** Whether cookies of PUBLIC_URL go without `Secure` (plain http on a loopback host only). */
+export function cookiesInsecure(ctx: AppContext): boolean {
+  const publicUrl = new URL(ctx.config.publicUrl);
+  return publicUrl.protocol !== 'https:' && isLoopbackHost(publicUrl.hostname);
+}
+
+/**
+ * The `Set-Cookie` value of the browser session's refresh cookie (HttpOnly, SameSite=Strict, scoped
+ * to the refresh path). Token routes set it in cookie mode; a provider sign-in (docs/api.md §18)
+ * sets it when its callback completes, so the pages continue exactly as after a password sign-in.
+ */
+export function refreshCookie(ctx: AppContext, value: string, maxAge: number): string {
+  const basePath = new URL(ctx.config.publicUrl).pathname.replace(/\/+$/, '');
+  return stringifySetCookie({
+    name: REFRESH_COOKIE,
+    value,
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: !cookiesInsecure(ctx),
+    path: `${basePath}${REFRESH_PATH}`,
+    maxAge,
+  });
+}
+
+function asArray<T>(hook: T | T[] | undefined): T[] {
+  if (hook === undefined) return [];
+  return Array.isArray(hook) ? hook : [hook];
+}
+
+/**
+ * Adds cookie mode to every token-issuing route (any whose 200 answer carries `refresh_token`: login,
+ * refresh, invitation set-password, change-password, login/mfa, login/passkey, idp verify) and to
+ * logout. Must be called before the routes are added. In cookie mode:
+ * - `Origin` must equal PUBLIC_URL's origin (else 403 `forbidden`): the CSRF check;
+ * - a token answer's refresh token moves from the body into an HttpOnly, SameSite=Strict cookie
+ *   scoped to the refresh path (Secure unless PUBLIC_URL is a loopback host), so page scripts never
+ *   see it;
+ * - refresh reads the token from that cookie (no body), and logout clears it.
+ */
+export function installBrowserSession(app: FastifyInstance, ctx: AppContext): void {
+  const origin = new URL(ctx.config.publicUrl).origin;
+  const setCookie = (reply: FastifyReply, value: string, maxAge: number) =>
+    reply.header('set-cookie', refreshCookie(ctx, value, maxAge));
+
+  const wrongAddress = `Signing in works only at ${ctx.config.publicUrl}. Open this page there and try again.`;
+
+  const admit: onRequestHookHandler = (request, _reply, done) => {
+    const mode = request.headers[SESSION_HEADER];
+    if (mode === undefined) return done();
+    if (mode !== 'cookie') {
+      return done(new ApiError('validation_failed', { detail: `${SESSION_HEADER} must be "cookie"` }));
+    }
+    if (!ctx.modules.isEnabled('pages') && !ctx.modules.isEnabled('console')) {
+      return done(new ApiError('module_disabled', { detail: 'Browser sessions need the pages module' }));
+    }
+    if (request.headers.origin !== origin) {
+      // The operator's log gets the technical line, once; the person a sentence the page shows as is
+      // (a page opened at another address than PUBLIC_URL: docs/pages.md, "One address").
+      warnAddressOnce(
+        ctx,
+        { origin: request.headers.origin ?? null },
+        "a browser session was refused: its Origin is not PUBLIC_URL's origin (cookie sessions need it, docs/pages.md); set PUBLIC_URL to the address people open the pages at",
+      );
+      return done(new ApiError('forbidden', { detail: wrongAddress }));
+    }
+    cookieMode.add(request);
+    done();
+  };
+
+  // The refresh token comes from the cookie; a page never holds one to send.
+  const fromCookie: preValidationHookHandler = (request, _reply, done) => {
+    if (!cookieMode.has(request)) return done();
+    const body = request.body as Record<string, unknown> | null | undefined;
+    if (body !== undefined && body !== null && Object.keys(body).length > 0) {
+      return done(new ApiError('validation_failed', { detail: 'A cookie refresh takes no body' }));
+    }
+    const token = parseCookie(request.headers.cookie ?? '')[REFRESH_COOKIE];
+    if (!token) return done(new ApiError('refresh_token_invalid', { detail: 'There is no session cookie' }));
+    request.body = { refresh_token: token };
+    done();
+  };
+
+  const onSendFor =
+    (role: Role): onSendHookHandler =>
+    (request, reply, payload, done) => {
+      if (!cookieMode.has(request)) return done(null, payload);
+      if (role === 'logout' || (role === 'refresh' && reply.statusCode === 401)) {
+        setCookie(reply, '', 0);
+        return done(null, payload);
+      }
+      if (reply.statusCode !== 200 || typeof payload !== 'string') return done(null, payload);
+      const body = JSON.parse(payload) as Record<string, unknown>;
+      if (typeof body.refresh_token !== 'string') return done(null, payload);
+      const maxAge = typeof body.refresh_expires_in === 'number' ? body.refresh_expires_in : 0;
+      setCookie(reply, body.refresh_token, maxAge);
+      delete body.refresh_token;
+      done(null, JSON.stringify(body));
+    };
+
+  app.addHook('onRoute', (route) => {
+    const role = roleOf(route);
+    if (role === null) return;
+    route.onRequest = [...asArray(route.onRequest), admit];
+    if (role === 'refresh') route.preValidation = [fromCookie, ...asArray(route.preValidation)];
+    route.onSend = [...asArray(route.onSend), onSendFor(role)];
+  });
+}

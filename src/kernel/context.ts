@@ -1,0 +1,131 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { createPasswordHasher, type PasswordHasher } from '../identity/passwords/passwords.ts';
+import { type AccessTokens, createAccessTokens } from '../identity/tokens/access-tokens.ts';
+import { createSessionReader, type SessionReader } from '../identity/tokens/session-cache.ts';
+import { createKeyStore, type KeyStore } from '../identity/tokens/signing-keys.ts';
+import { createOidcClient, type OidcClient } from '../modules/idp/oidc-client.ts';
+import type { Config } from '../platform/config.ts';
+import type { Database } from '../platform/db/database.ts';
+import type { DB } from '../platform/db/schema.ts';
+import { createMailTransport, type MailTransport } from '../platform/mail/mailer.ts';
+import { createOutbox, type Outbox } from '../platform/mail/outbox.ts';
+import type { HealthCheck } from './health-check.ts';
+import { createModuleState, followModuleNotifications, type ModuleState } from './module-state.ts';
+import { MODULES, moduleHealthChecks } from './registry.ts';
+import { createScheduler, type Scheduler } from './scheduler.ts';
+
+export type { HealthCheck } from './health-check.ts';
+
+/**
+ * Everything a module needs, built once per process (or per test app): config, database,
+ * services. Modules receive it when their endpoints are declared; nothing reads globals.
+ */
+export interface AppContext {
+  readonly config: Config;
+  readonly database: Database;
+  readonly db: Kysely<DB>;
+  readonly log: Logger;
+  readonly modules: ModuleState;
+  readonly keys: KeyStore;
+  readonly accessTokens: AccessTokens;
+  readonly passwords: PasswordHasher;
+  /** The session and user behind a verified token (the guard's read; cached on PostgreSQL). */
+  readonly sessions: SessionReader;
+  /** Mail goes out only through the outbox; its worker is started by startService. */
+  readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
+  /** The external OpenID provider (docs/api.md §7); null when OIDC_ISSUER is not set. */
+  readonly oidc: OidcClient | null;
+  readonly startedAt: number;
+  /** Optional dependency checks (mailer, idp); each reports `disabled` until its module wires it. */
+  readonly healthChecks: Map<string, () => Promise<HealthCheck>>;
+  /**
+   * The one scheduler of background jobs (src/kernel/scheduler.ts): the modules' jobs, started with the
+   * service (`startJobs` in registry.ts), each reported in `/health/detailed`.
+   */
+  readonly jobs: Scheduler;
+  /** Called on shutdown, in reverse order of registration (timers, workers, listeners). */
+  readonly closers: Array<() => Promise<void> | void>;
+}
+
+/** Builds the context on an open, migrated database. */
+export async function createContext(config: Config, database: Database, log: Logger): Promise<AppContext> {
+  const { db } = database;
+  const modules = await createModuleState(db, config.apiForm, MODULES, {
+    announce: database.dialect === 'postgres' && config.databaseListenUrl !== null,
+  });
+  const keys = await createKeyStore(db, {
+    accessTokenTtlS: config.accessTokenTtlS,
+    alg: config.accessTokenAlg,
+  });
+  const accessTokens = createAccessTokens(keys, {
+    issuer: config.publicUrl,
+    audience: config.publicUrl,
+    clientId: config.accessTokenClientId,
+    cacheSize: config.verifiedTokenCacheSize,
+    ttlS: config.accessTokenTtlS,
+  });
+  const { issuer, clientId } = config.oidc;
+  const oidc =
+    issuer !== null && clientId !== null ? createOidcClient({ ...config.oidc, issuer, clientId }, log) : null;
+  const transport = createMailTransport({
+    ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
+    ...(config.smtpCa ? { smtpCa: config.smtpCa } : {}),
+    from: config.mailFrom,
+    logger: log,
+  });
+  const outbox = createOutbox({
+    db,
+    transport,
+    log,
+    maxAttempts: config.mailMaxAttempts,
+    retryBaseMs: config.mailRetryBaseS * 1000,
+  });
+  const ctx: AppContext = {
+    config,
+    database,
+    db,
+    log,
+    modules,
+    keys,
+    accessTokens,
+    passwords: createPasswordHasher({
+      maxConcurrent: config.passwordHashConcurrency ?? undefined,
+      maxQueue: config.passwordHashQueue ?? undefined,
+    }),
+    sessions: createSessionReader(database, {
+      listenUrl: config.databaseListenUrl,
+      size: config.sessionCacheSize,
+      log,
+    }),
+    mail: { transport, outbox },
+    oidc,
+    startedAt: Date.now(),
+    healthChecks: new Map([['mailer', () => outbox.health()]]),
+    jobs: createScheduler(log),
+    closers: [],
+  };
+  // The modules' own checks (the identity provider's), after the mailer, in module order.
+  for (const [name, check] of moduleHealthChecks()) ctx.healthChecks.set(name, () => check(ctx));
+  ctx.closers.push(
+    () => ctx.sessions.close(),
+    () => transport.close(),
+    // Clears every job's timer and waits for the runs in progress.
+    () => ctx.jobs.stop(),
+  );
+  if (database.dialect === 'postgres' && config.databaseListenUrl !== null) {
+    ctx.closers.push(followModuleNotifications(modules, config.databaseListenUrl, log));
+  }
+  return ctx;
+}
+
+/** Runs the context's closers, newest first; errors are logged, not thrown. */
+export async function closeContext(ctx: AppContext): Promise<void> {
+  for (const close of [...ctx.closers].reverse()) {
+    try {
+      await close();
+    } catch (err) {
+      ctx.log.warn({ err }, 'error while closing');
+    }
+  }
+}
