@@ -1,13 +1,16 @@
 // What webhooks cost (docs/webhooks.md): deliveries per second from the outbox to a receiver on
 // 127.0.0.1 (signing, the guarded agent, the attempt's write), and what one subscribed endpoint adds
 // to a sign-in's transaction (the event and its delivery row written with the change). The sign-in is
-// measured without the password hash (argon2 costs the same either way), as wall time per call.
+// measured without the password hash (argon2 costs the same either way), as wall time per call;
+// then the whole `POST /api/v1/login` (through the app, password hash included), which is what a
+// person signing in waits for.
 //   node bench/webhooks.ts [database url, default a temporary SQLite file] [n = 1000] [rounds = 10]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildApp } from '../src/http/app.ts';
 import { completeSignIn } from '../src/identity/index.ts';
 import { closeContext, createContext } from '../src/kernel/context.ts';
 import { createOrPromoteAdmin } from '../src/modules/auth/first-admin.ts';
@@ -101,8 +104,43 @@ try {
     `| sign-in transaction, 1 subscribed endpoint | ${b.toFixed(3)} ms | ${(b / a).toFixed(2)} (pairs: ${pairRatio.toFixed(2)}) |`,
   );
 
+  // The whole login, password hash included, in the same alternating rounds (fewer calls: each
+  // spends one argon2id verification).
+  const app = await buildApp(ctx);
+  const perLoginRound = Math.max(1, Math.round(perRound / 10));
+  const login = async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/login',
+      payload: { email: 'bench@example.com', password: 'correct horse battery staple 42' },
+    });
+    if (res.statusCode !== 200) throw new Error(`login answered ${res.statusCode}`);
+  };
+  const msPerLogin = async () => {
+    const started = performance.now();
+    for (let i = 0; i < perLoginRound; i++) await login();
+    return (performance.now() - started) / perLoginRound;
+  };
+  for (let i = 0; i < 5; i++) await login();
+  const loginsWithout: number[] = [];
+  const loginsWith: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    await setEnabled(false);
+    loginsWithout.push(await msPerLogin());
+    await setEnabled(true);
+    loginsWith.push(await msPerLogin());
+  }
+  await app.close();
+  const la = median(loginsWithout);
+  const lb = median(loginsWith);
+  const loginPairs = median(loginsWith.map((w, i) => w / (loginsWithout[i] as number)));
+  rows.push(`| POST /api/v1/login, no endpoint | ${la.toFixed(2)} ms | 1.00 |`);
+  rows.push(
+    `| POST /api/v1/login, 1 subscribed endpoint | ${lb.toFixed(2)} ms | ${(lb / la).toFixed(2)} (pairs: ${loginPairs.toFixed(2)}) |`,
+  );
+
   // Every sign-in above queued a delivery: the worker drains the backlog.
-  const backlog = rounds * perRound;
+  const backlog = rounds * (perRound + perLoginRound);
   const started = performance.now();
   const worker = startWebhookWorker(ctx);
   while (received < backlog) await new Promise((r) => setTimeout(r, 20));
