@@ -74,7 +74,14 @@ export async function revokeClientSessions(
 
 /** A grant's session stops ending with its browser session (an `offline_access` token was issued). */
 export async function detachSession(db: Db, sessionId: string): Promise<void> {
-  await db.updateTable('sessions').set({ parent_id: null }).where('id', '=', sessionId).execute();
+  // Only a session still tied to a browser is written: a write to sessions empties every
+  // instance's session cache (auth-writes), and each offline code exchange asks again.
+  await db
+    .updateTable('sessions')
+    .set({ parent_id: null })
+    .where('id', '=', sessionId)
+    .where('parent_id', 'is not', null)
+    .execute();
 }
 
 /**

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
@@ -11,6 +10,7 @@ import {
   isSessionLive,
 } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
+import { sha256 } from './adapter.ts';
 import { clientPolicy } from './clients.service.ts';
 import { findSessionLink, upsertSessionLink } from './models.queries.ts';
 
@@ -25,8 +25,6 @@ import { findSessionLink, upsertSessionLink } from './models.queries.ts';
  *   opened it (`oauth_session_links`); the adapter reads it as signed in only while that session
  *   lives, so `prompt=none` needs a live Gatehouse sign-in.
  */
-
-const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 
 /** The client address and user agent of requests handed to the library (as Fastify resolved them). */
 const requestClients = new WeakMap<IncomingMessage, ClientInfo>();

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { AppContext } from '../../kernel/context.ts';
+import { sha256 } from './adapter.ts';
 import { findModel } from './models.queries.ts';
 
 /**
@@ -9,7 +9,7 @@ import { findModel } from './models.queries.ts';
  */
 export async function isLiveInteraction(ctx: AppContext, uid: string): Promise<boolean> {
   if (!ctx.modules.isEnabled('oauth')) return false;
-  const idHash = createHash('sha256').update(uid).digest('base64url');
+  const idHash = sha256(uid);
   const row = await findModel(ctx.db, 'Interaction', idHash);
   if (!row || row.consumed_at !== null) return false;
   return row.expires_at === null || Number(row.expires_at) > Date.now();

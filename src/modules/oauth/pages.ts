@@ -106,10 +106,11 @@ export function formPostPages(config: Config) {
     if (typeof ctx.body !== 'string' || !String(ctx.type).startsWith('text/html')) return;
     const form = FORM.exec(ctx.body);
     if (!form || !ctx.body.includes('document.forms[0].submit()')) return;
-    const fields = [...ctx.body.matchAll(INPUT)].map((m) => [
-      fromLibraryHtml(m[1] ?? ''),
-      fromLibraryHtml(m[2] ?? ''),
-    ]);
+    const matched = [...ctx.body.matchAll(INPUT)];
+    // Every input read, or the library's own page stays: a field missed (say `code` or `state`)
+    // would post an incomplete answer.
+    if (matched.length !== ctx.body.split('<input').length - 1) return;
+    const fields = matched.map((m) => [fromLibraryHtml(m[1] ?? ''), fromLibraryHtml(m[2] ?? '')]);
     const inputs = fields
       .map(
         ([name, value]) =>
