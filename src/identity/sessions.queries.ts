@@ -41,15 +41,29 @@ export async function revokeUserSessions(
 
 /**
  * Revokes one session, and with it the OAuth grants' sessions that end with it (docs/api.md §17:
- * a logout ends the grants without `offline_access` opened from that browser session).
+ * a logout ends the grants without `offline_access` opened from that browser session). Returns
+ * those grants' sessions, for their audit entries (sessions.ts).
  */
-export async function revokeSession(db: Db, sessionId: string, reason: string): Promise<void> {
+export async function revokeSessionRows(
+  db: Db,
+  sessionId: string,
+  reason: string,
+): Promise<Array<{ id: string; user_id: string; client_id: string | null }>> {
+  const now = Date.now();
+  const children = await db
+    .updateTable('sessions')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('parent_id', '=', sessionId)
+    .where('revoked_at', 'is', null)
+    .returning(['id', 'user_id', 'client_id'])
+    .execute();
   await db
     .updateTable('sessions')
-    .set({ revoked_at: Date.now(), revoked_reason: reason })
-    .where((eb) => eb.or([eb('id', '=', sessionId), eb('parent_id', '=', sessionId)]))
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('id', '=', sessionId)
     .where('revoked_at', 'is', null)
     .execute();
+  return children;
 }
 
 /**

@@ -3,7 +3,12 @@ import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../kernel/context.ts';
 import type { DB, SessionRow, UserRow } from '../platform/db/schema.ts';
 import { type AuditEvent, recordAudit } from './audit.queries.ts';
-import { findSessionWithUser, insertRefreshToken, insertSession, revokeSession } from './sessions.queries.ts';
+import {
+  findSessionWithUser,
+  insertRefreshToken,
+  insertSession,
+  revokeSessionRows,
+} from './sessions.queries.ts';
 import { hashOpaqueToken, newOpaqueToken } from './tokens/opaque-tokens.ts';
 import { type TokenResponse, toPublicUser } from './user.schemas.ts';
 
@@ -12,9 +17,30 @@ export {
   detachSession,
   isSessionLive,
   revokeClientSessions,
-  revokeSession,
   revokeUserSessions,
 } from './sessions.queries.ts';
+
+/**
+ * Ends one session, the one way a single session ends (logout, revocation, a reused refresh token):
+ * the caller audits that session; the OAuth grants' sessions that end with it (opened from it as a
+ * browser session, docs/api.md §17) get one `session.revoke` entry each, so each has its
+ * `session.revoked` event naming its client, as when the grant itself ends.
+ */
+export async function revokeSession(db: Kysely<DB>, sessionId: string, reason: string): Promise<void> {
+  const children = await revokeSessionRows(db, sessionId, reason);
+  for (const child of children) {
+    await recordAudit(db, {
+      action: 'session.revoke',
+      actor: { type: 'system' },
+      target: { type: 'session', id: child.id },
+      details: {
+        user_id: child.user_id,
+        reason,
+        ...(child.client_id !== null && { client_id: child.client_id }),
+      },
+    });
+  }
+}
 
 /** Where a session was opened from (shown in the profile's session list, kept for audit). */
 export interface ClientInfo {

@@ -160,6 +160,25 @@ for (const dialect of DIALECTS) {
       await f.assertEnded(p, tokens);
     });
 
+    it('app-session-ends-unaudited-with-its-browser-session: each ending has its session.revoke entry', async () => {
+      const p = await f.person();
+      await f.signIn(p);
+      const app = await f.appSession(p.access);
+      assert.ok(app, 'the grant is a session');
+      assert.equal((await f.api(p.access, 'POST', '/api/v1/logout', {})).status, 204);
+      const entries = await f.s.t.ctx.db
+        .selectFrom('audit_log')
+        .select(['actor_type', 'details'])
+        .where('action', '=', 'session.revoke')
+        .where('target_id', '=', app.id)
+        .execute();
+      assert.equal(entries.length, 1, 'one entry for the app session the logout ended');
+      const details = JSON.parse(entries[0]?.details ?? '{}') as Record<string, unknown>;
+      assert.equal(details.user_id, p.id);
+      assert.equal(details.reason, 'logout');
+      assert.equal(details.client_id, app.client?.client_id);
+    });
+
     it('a grant with offline_access outlives a logout of its browser session; a global logout ends it', async () => {
       const p = await f.person();
       const tokens = await f.signIn(p, { scope: 'openid email offline_access', prompt: 'consent' });
