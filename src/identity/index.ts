@@ -4,6 +4,7 @@
 // completeSignIn.
 export * from './audit.queries.ts';
 export * from './email.ts';
+export { enabledSubscriptions } from './events.queries.ts';
 export { subscribes, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events.ts';
 export {
   countLiveSessions,

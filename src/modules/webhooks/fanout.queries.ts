@@ -43,11 +43,6 @@ export async function claimEventsToFanOut(trx: Kysely<DB>, limit: number): Promi
     .execute();
 }
 
-/** The enabled endpoints and their subscriptions (JSON text). */
-export async function enabledEndpoints(db: Db): Promise<Array<{ id: string; events: string }>> {
-  return db.selectFrom('webhook_endpoints').select(['id', 'events']).where('enabled', '=', 1).execute();
-}
-
 /** Plans the first attempt of each (event, endpoint), due at the event's commit time. */
 export async function insertFirstAttempts(
   db: Db,

@@ -1,12 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
-import { subscribes } from '../../identity/index.ts';
+import { enabledSubscriptions, subscribes } from '../../identity/index.ts';
 import type { Db } from '../../platform/db/schema.ts';
-import {
-  anyEventToFanOut,
-  claimEventsToFanOut,
-  enabledEndpoints,
-  insertFirstAttempts,
-} from './fanout.queries.ts';
+import { anyEventToFanOut, claimEventsToFanOut, insertFirstAttempts } from './fanout.queries.ts';
 
 export const FANOUT_BATCH = 100;
 
@@ -21,7 +16,7 @@ export async function fanOutEvents(db: Db): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const events = await claimEventsToFanOut(trx, FANOUT_BATCH);
     if (events.length === 0) return 0;
-    const endpoints = await enabledEndpoints(trx);
+    const endpoints = await enabledSubscriptions(trx);
     await insertFirstAttempts(
       trx,
       events.flatMap((e) =>
