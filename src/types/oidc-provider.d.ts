@@ -104,6 +104,8 @@ declare module 'oidc-provider' {
     readonly Client: any;
     // biome-ignore lint/suspicious/noExplicitAny: model classes are untyped
     readonly InitialAccessToken: any;
+    // biome-ignore lint/suspicious/noExplicitAny: model classes are untyped
+    readonly RefreshToken: any;
   }
 
   export const errors: {

@@ -86,7 +86,11 @@ for (const dialect of DIALECTS) {
     it('a token asked for with resource is an RFC 9068 JWT for that audience, refused by /api/v1', async () => {
       const config = await discover(worker);
       const tokens = await oidc.clientCredentialsGrant(config, { scope: 'read:items', resource: API });
-      assert.equal(decodeProtectedHeader(tokens.access_token).typ, 'at+jwt');
+      const header = decodeProtectedHeader(tokens.access_token);
+      assert.equal(header.typ, 'at+jwt');
+      // A token for another service is signed like every such token, with ACCESS_TOKEN_ALG (ES256 by
+      // default, docs/api.md §14), not with the ID tokens' RS256.
+      assert.equal(header.alg, 'ES256');
       const { payload } = await jwtVerify(
         tokens.access_token,
         createRemoteJWKSet(new URL(`${s.origin}/.well-known/jwks.json`)),

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AppContext } from '../../kernel/context.ts';
 
@@ -61,7 +61,10 @@ function resolveKey(ctx: AppContext): Buffer | null {
 
 /** Builds seal/open/hash over a 32-byte key; the cipher and MAC keys are derived apart. */
 export function createSecretsKey(raw: Buffer): SecretsKey {
-  const encKey = createHmac('sha256', raw).update('gatehouse secrets v1 encryption').digest();
+  // A KeyObject made once: given a Buffer, every cipher would import the key anew.
+  const encKey = createSecretKey(
+    createHmac('sha256', raw).update('gatehouse secrets v1 encryption').digest(),
+  );
   const macKey = createHmac('sha256', raw).update('gatehouse secrets v1 hashing').digest();
   return {
     seal(plain, context) {

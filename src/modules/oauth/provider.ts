@@ -294,7 +294,9 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
             audience: resource.identifier,
             accessTokenTTL: resource.access_token_ttl_s,
             accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: 'RS256' } },
+            // A token for another service, so ACCESS_TOKEN_ALG's algorithm, as for every token
+            // Gatehouse issues for others (docs/api.md §14); ID tokens stay RS256 (OpenID Discovery).
+            jwt: { sign: { alg: config.accessTokenAlg } },
           };
         },
       },

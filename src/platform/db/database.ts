@@ -117,12 +117,14 @@ function sqliteConnection(
   const auth = createAuthWrites();
   const watch = auth.connection();
   let dataVersion: SQLite.Statement | null = null;
+  const statements = new Map<string, SQLite.Statement>();
 
   const release = () => {
     watch.ended();
     if (handle?.open) handle.close();
     handle = null;
     dataVersion = null;
+    statements.clear();
   };
   const current = (): SQLite.Database => {
     if (closed) throw new Error('the database is closed');
@@ -142,7 +144,23 @@ function sqliteConnection(
       throw err;
     }
   };
-  const prepare = (text: string): SQLite.Statement => watched(() => current().prepare(text));
+  // Statements are reused by SQL text: Kysely's SQLite driver prepares every query anew, and
+  // preparing was 8–15% of an OAuth grant's CPU (docs/benchmarks.md, "Optimizations kept"). The
+  // cache belongs to the handle and goes with it; a statement still iterating is busy, so a
+  // fresh one is made then.
+  const prepare = (text: string): SQLite.Statement =>
+    watched(() => {
+      const h = current();
+      const cached = statements.get(text);
+      if (cached !== undefined && !cached.busy) return cached;
+      const statement = h.prepare(text);
+      if (cached === undefined) {
+        if (statements.size >= STATEMENT_CACHE_SIZE)
+          statements.delete(statements.keys().next().value as string);
+        statements.set(text, statement);
+      }
+      return statement;
+    });
 
   // Every statement is reported to the auth-write watch as it runs (begin/commit included).
   const reported = <T>(text: string, run: () => T): T => {
@@ -180,6 +198,9 @@ function sqliteConnection(
   });
   return { database, drop: release, authWrites };
 }
+
+/** Gatehouse sends a few hundred fixed statement texts (Kysely builds the same text per query shape). */
+const STATEMENT_CACHE_SIZE = 512;
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
   const statementTimeoutMs = options.statementTimeoutMs ?? 0;
