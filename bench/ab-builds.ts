@@ -30,6 +30,15 @@ const VARIANTS: Record<string, Array<{ file: string; remove: string; put?: strin
     { file: 'src/http/app.ts', remove: "import { sharedSerializerFactory } from './serializers.ts';\n" },
   ],
   // SQLite: PRAGMA data_version read by every session read instead of one look per batch of reads.
+  // SQLite: every statement prepared anew (Kysely's driver prepares each query).
+  'no-statement-cache': [
+    {
+      file: 'src/platform/db/database.ts',
+      remove:
+        '      const cached = statements.get(text);\n      if (cached !== undefined && !cached.busy) return cached;\n',
+      put: '      const cached = undefined;\n',
+    },
+  ],
   'data-version-per-read': [
     {
       file: 'src/identity/tokens/session-cache.ts',
@@ -59,20 +68,28 @@ const build = (name: string, edits: Array<{ file: string; remove: string; put?: 
   return dir;
 };
 
+// --sizing: the variants named by --only (all when absent) on the sizing run's loads
+// (bench/ab-sizing.ts) instead of bench/compare.ts's.
+const rest = process.argv.slice(2);
+const sizing = rest.includes('--sizing');
+const onlyAt = rest.indexOf('--only');
+const only = onlyAt >= 0 ? (rest[onlyAt + 1] ?? '').split(',') : null;
+const passed = rest.filter((a, i) => a !== '--sizing' && i !== onlyAt && i !== onlyAt + 1);
 try {
   const head = build('head', []);
-  const variants = Object.entries(VARIANTS).map(([name, edits]) => build(name, edits));
-  execFileSync(
-    process.execPath,
-    [
-      join(root, 'bench/compare.ts'),
-      ...process.argv.slice(2),
-      head,
-      `${head}:VERIFIED_TOKEN_CACHE_SIZE=0`,
-      ...variants,
-    ],
-    { cwd: root, stdio: 'inherit' },
-  );
+  const chosen = Object.entries(VARIANTS).filter(([name]) => only === null || only.includes(name));
+  const variants = chosen.map(([name, edits]) => build(name, edits));
+  if (sizing) {
+    execFileSync(process.execPath, [join(root, 'bench/ab-sizing.ts'), ...passed, head, ...variants], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+  } else
+    execFileSync(
+      process.execPath,
+      [join(root, 'bench/compare.ts'), ...passed, head, `${head}:VERIFIED_TOKEN_CACHE_SIZE=0`, ...variants],
+      { cwd: root, stdio: 'inherit' },
+    );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -64,13 +64,14 @@ process.once('SIGINT', () => {
 export function spawnNode(
   cpu: number,
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; stdout?: 'pipe' | 'ignore' | number } = {},
+  options: { env?: NodeJS.ProcessEnv; stdout?: 'pipe' | 'ignore' | number; cwd?: string } = {},
 ): ChildProcess {
   const [cmd, ...rest] = canPin()
     ? ['taskset', '-c', String(cpu), process.execPath, ...args]
     : [process.execPath, ...args];
   const child = spawn(cmd as string, rest, {
     env: options.env ?? process.env,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     stdio: ['ignore', options.stdout ?? 'pipe', 'inherit'],
     // A session of its own puts the child in its own autogroup, which boost() can then raise.
     detached: canBoost(),

@@ -35,6 +35,8 @@ export async function startGatehouse(
   name: string,
   env: Record<string, string>,
   plain = false,
+  /** Another build of Gatehouse (a directory holding dist/src/main.js) instead of this tree's. */
+  cwd?: string,
 ): Promise<Server> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -53,6 +55,7 @@ export async function startGatehouse(
       ...env,
     },
     stdout: 'ignore',
+    ...(cwd ? { cwd } : {}),
   });
   await waitFor200(`${base}/health`, performance.now());
   const server: Server = { name, child, base };

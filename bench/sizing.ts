@@ -11,7 +11,7 @@ import pg from 'pg';
 import type { LoadResult, LoadSpec } from './load.ts';
 import { type CodeClient, codeClient, oauthRefreshTokens } from './oauth-code.ts';
 import { refreshTokens, writesPer } from './pg-writes.ts';
-import { LOAD_CPU, runNodeJson, SERVER_CPU, statusMb, stopChild } from './processes.ts';
+import { cpuSeconds, LOAD_CPU, runNodeJson, SERVER_CPU, statusMb, stopChild } from './processes.ts';
 import {
   ADMIN_PASSWORD,
   addLoginUsers,
@@ -69,16 +69,28 @@ async function tokenGrant(s: Server, basic: string, form: Record<string, string>
   return answer.access_token;
 }
 
-async function start(dialect: Dialect, dir: string, pgUrl: string | null): Promise<Setup> {
+export async function start(
+  dialect: Dialect,
+  dir: string,
+  pgUrl: string | null,
+  build?: string,
+  env: Record<string, string> = {},
+): Promise<Setup> {
   const url = dialect === 'postgres' ? (pgUrl as string) : `sqlite:${join(dir, 'sizing.db')}`;
-  const server = await startGatehouse(dialect, {
-    DATABASE_URL: url,
-    API_FORM: 'full',
-    SECRETS_KEY,
-    // Passkeys (on in full) need a domain; the bench serves 127.0.0.1.
-    WEBAUTHN_RP_ID: 'localhost',
-    WEBAUTHN_ORIGINS: 'http://localhost',
-  });
+  const server = await startGatehouse(
+    dialect,
+    {
+      DATABASE_URL: url,
+      API_FORM: 'full',
+      SECRETS_KEY,
+      // Passkeys (on in full) need a domain; the bench serves 127.0.0.1.
+      WEBAUTHN_RP_ID: 'localhost',
+      WEBAUTHN_ORIGINS: 'http://localhost',
+      ...env,
+    },
+    false,
+    build,
+  );
   await addLoginUsers(server);
   await json(server, 'POST', '/api/v1/resources', {
     identifier: API,
@@ -104,98 +116,86 @@ const load = async (spec: LoadSpec): Promise<LoadResult> => {
   return out.results[0] as LoadResult;
 };
 
-/** One round of every load on one server: per figure, requests per second answered 2xx. */
-async function round(set: Setup, roundS: number): Promise<Record<string, number>> {
+/**
+ * One round of every load on one server: per figure, requests per second answered 2xx; `cpuUs`, when
+ * given, gets the server's CPU microseconds per 2xx answer of each figure (steadier on a busy machine).
+ */
+export async function round(
+  set: Setup,
+  roundS: number,
+  cpuUs?: Record<string, number>,
+): Promise<Record<string, number>> {
   const { server: s, basic } = set;
   const base = { connections: CONNECTIONS, durationS: roundS, warmupS: 1 };
   const form = { 'content-type': 'application/x-www-form-urlencoded', authorization: basic };
   const figures: Record<string, number> = {};
-  const check = (name: string, r: LoadResult) => {
-    if (r.rps === 0)
-      throw new Error(`${name} on ${set.dialect}: no 2xx answers (${JSON.stringify(r.statusCounts)})`);
-    figures[name] = r.rps;
+  const pid = s.child.pid ?? 0;
+  /** Runs one load; its figure, and the server's CPU per answer over the warm-up and the measure. */
+  const measure = async (name: string, warmupS: number, durationS: number, run: () => Promise<number>) => {
+    const cpu0 = cpuSeconds(pid);
+    const rps = await run();
+    const cpu1 = cpuSeconds(pid);
+    if (rps === 0) throw new Error(`${name} on ${set.dialect}: no 2xx answers`);
+    figures[name] = rps;
+    if (cpuUs && cpu0 !== null && cpu1 !== null)
+      cpuUs[name] = ((cpu1 - cpu0) * 1e6) / (rps * (warmupS + durationS));
   };
-  check(
-    'login',
-    await load({
-      ...base,
-      name: 'login',
-      url: `${s.base}/api/v1/login`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      bodies: LOGIN_USERS.slice(0, LOGIN_CONNECTIONS).map((email) =>
-        JSON.stringify({ email, password: ADMIN_PASSWORD }),
-      ),
-      connections: LOGIN_CONNECTIONS,
-      durationS: roundS + 1,
-    }),
-  );
-  const chain = await runNodeJson<{ rps: number }>(LOAD_CPU, [
-    'bench/chain-load.ts',
-    JSON.stringify({
-      url: `${s.base}/api/v1/refresh-token`,
-      field: 'refresh_token',
-      tokens: await refreshTokens(s, LOGIN_CONNECTIONS),
-      durationS: roundS,
-      warmupS: 1,
-    }),
-  ]);
-  figures.refresh = chain.rps;
+  const autocannon = (name: string, spec: Omit<LoadSpec, 'name'>) =>
+    measure(name, spec.warmupS, spec.durationS, async () => (await load({ name, ...spec })).rps);
+  const chainLoad = (name: string, spec: Record<string, unknown>) =>
+    measure(name, 1, roundS, async () => {
+      const out = await runNodeJson<{ rps: number }>(LOAD_CPU, [
+        'bench/chain-load.ts',
+        JSON.stringify({ ...spec, durationS: roundS, warmupS: 1 }),
+      ]);
+      return out.rps;
+    });
+  await autocannon('login', {
+    ...base,
+    url: `${s.base}/api/v1/login`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    bodies: LOGIN_USERS.slice(0, LOGIN_CONNECTIONS).map((email) =>
+      JSON.stringify({ email, password: ADMIN_PASSWORD }),
+    ),
+    connections: LOGIN_CONNECTIONS,
+    durationS: roundS + 1,
+  });
+  const tokens = await refreshTokens(s, LOGIN_CONNECTIONS);
+  await chainLoad('refresh', { url: `${s.base}/api/v1/refresh-token`, field: 'refresh_token', tokens });
   // OAuth refresh grants: one chain per connection, each its own grant from a code flow.
-  const oauthChain = await runNodeJson<{ rps: number }>(LOAD_CPU, [
-    'bench/chain-load.ts',
-    JSON.stringify({
-      url: `${s.base}/oauth2/token`,
-      field: 'refresh_token',
-      tokens: await oauthRefreshTokens(s, set.code, CONNECTIONS),
-      durationS: roundS,
-      warmupS: 1,
-      form: { grant_type: 'refresh_token' },
-      authorization: set.code.basic,
-    }),
-  ]);
-  figures.oauthRefresh = oauthChain.rps;
+  const oauthTokens = await oauthRefreshTokens(s, set.code, CONNECTIONS);
+  await chainLoad('oauthRefresh', {
+    url: `${s.base}/oauth2/token`,
+    field: 'refresh_token',
+    tokens: oauthTokens,
+    form: { grant_type: 'refresh_token' },
+    authorization: set.code.basic,
+  });
   const bearer = { authorization: `Bearer ${s.token}` };
-  check(
-    'verify',
-    await load({ ...base, name: 'verify', url: `${s.base}/api/v1/verify-token`, headers: bearer }),
-  );
+  await autocannon('verify', { ...base, url: `${s.base}/api/v1/verify-token`, headers: bearer });
   const grant = new URLSearchParams({ grant_type: 'client_credentials', resource: API, scope: 'read:items' });
-  check(
-    'grant',
-    await load({
-      ...base,
-      name: 'grant',
-      url: `${s.base}/oauth2/token`,
-      method: 'POST',
-      headers: form,
-      body: grant.toString(),
-    }),
-  );
-  const opaqueGrant = new URLSearchParams({ grant_type: 'client_credentials' }).toString();
-  check(
-    'grantOpaque',
-    await load({
-      ...base,
-      name: 'grant opaque',
-      url: `${s.base}/oauth2/token`,
-      method: 'POST',
-      headers: form,
-      body: opaqueGrant,
-    }),
-  );
-  const introspect = new URLSearchParams({ token: set.opaque }).toString();
-  check(
-    'introspect',
-    await load({
-      ...base,
-      name: 'introspect',
-      url: `${s.base}/oauth2/introspect`,
-      method: 'POST',
-      headers: form,
-      body: introspect,
-    }),
-  );
+  await autocannon('grant', {
+    ...base,
+    url: `${s.base}/oauth2/token`,
+    method: 'POST',
+    headers: form,
+    body: grant.toString(),
+  });
+  await autocannon('grantOpaque', {
+    ...base,
+    url: `${s.base}/oauth2/token`,
+    method: 'POST',
+    headers: form,
+    body: new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
+  });
+  await autocannon('introspect', {
+    ...base,
+    url: `${s.base}/oauth2/introspect`,
+    method: 'POST',
+    headers: form,
+    body: new URLSearchParams({ token: set.opaque }).toString(),
+  });
   return figures;
 }
 
