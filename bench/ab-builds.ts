@@ -39,6 +39,14 @@ const VARIANTS: Record<string, Array<{ file: string; remove: string; put?: strin
       put: '      const cached = undefined;\n',
     },
   ],
+  // SQLite: every OAuth model save autocommitted on its own (one fsync each).
+  'no-group-commit': [
+    {
+      file: 'src/modules/oauth/adapter.ts',
+      remove: 'const write = groupCommit(db, dialectOf(db));',
+      put: "const write = groupCommit(db, 'postgres');",
+    },
+  ],
   'data-version-per-read': [
     {
       file: 'src/identity/tokens/session-cache.ts',

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import type { Db } from '../../platform/db/schema.ts';
+import { dialectOf } from '../../platform/db/dialect.ts';
+import { groupCommit } from '../../platform/db/group-commit.ts';
+import type { DB } from '../../platform/db/schema.ts';
 import type { SessionLiveness } from './grant-sessions.ts';
 import {
   consumeModel,
@@ -29,7 +32,10 @@ export interface ClientSource {
  * Grants are found, and browser sessions read as signed in, only while their Gatehouse session lives
  * (grant-sessions.ts).
  */
-export function adapterFactory(db: Db, clients: ClientSource, sessions: SessionLiveness) {
+export function adapterFactory(db: Kysely<DB>, clients: ClientSource, sessions: SessionLiveness) {
+  // A token request saves up to three models (the used refresh token, the new one, the access
+  // token), each once; concurrent requests' saves share a commit on SQLite (group-commit.ts).
+  const write = groupCommit(db, dialectOf(db));
   return class ModelAdapter implements Adapter {
     readonly model: string;
 
@@ -40,7 +46,7 @@ export function adapterFactory(db: Db, clients: ClientSource, sessions: SessionL
     async upsert(id: string, payload: AdapterPayload, expiresIn: number | undefined): Promise<void> {
       if (this.model === 'Client') return clients.register(id, payload);
       const { jti: _id, ...stored } = payload;
-      await upsertModel(db, {
+      const row = {
         model: this.model,
         id_hash: sha256(id),
         payload: JSON.stringify(stored),
@@ -50,7 +56,8 @@ export function adapterFactory(db: Db, clients: ClientSource, sessions: SessionL
         uid_hash: typeof payload.uid === 'string' ? sha256(payload.uid) : null,
         user_code_hash: typeof payload.userCode === 'string' ? sha256(payload.userCode) : null,
         expires_at: expiresIn ? Date.now() + expiresIn * 1000 : null,
-      });
+      };
+      await write((db) => upsertModel(db, row));
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -94,7 +101,8 @@ export function adapterFactory(db: Db, clients: ClientSource, sessions: SessionL
     }
 
     async consume(id: string): Promise<void> {
-      await consumeModel(db, this.model, sha256(id), Date.now());
+      const [model, idHash, now] = [this.model, sha256(id), Date.now()];
+      await write((db) => consumeModel(db, model, idHash, now));
     }
 
     async destroy(id: string): Promise<void> {
