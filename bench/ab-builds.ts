@@ -33,10 +33,8 @@ const VARIANTS: Record<string, Array<{ file: string; remove: string; put?: strin
   // SQLite: every statement prepared anew (Kysely's driver prepares each query).
   'no-statement-cache': [
     {
-      file: 'src/platform/db/database.ts',
-      remove:
-        '      const cached = statements.get(text);\n      if (cached !== undefined && !cached.busy) return cached;\n',
-      put: '      const cached = undefined;\n',
+      file: 'src/platform/db/statement-cache.ts',
+      remove: '      if (cached !== undefined && !cached.busy) return cached;\n',
     },
   ],
   // SQLite: every OAuth model save autocommitted on its own (one fsync each).

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { LoadResult, LoadSpec } from './load.ts';
+import { libraryAlone } from './oauth-ceiling.ts';
 import { type CodeClient, codeClient, oauthRefreshTokens } from './oauth-code.ts';
 import { refreshTokens, writesPer } from './pg-writes.ts';
 import { cpuSeconds, LOAD_CPU, runNodeJson, SERVER_CPU, statusMb, stopChild } from './processes.ts';
@@ -229,7 +230,9 @@ export async function runSizing(o: SizingOptions): Promise<void> {
         String(o.roundS),
         '1',
       ]);
-      measured.baselines.push({ ...baseline, argon2PerS: argon2.rps });
+      // The library alone signs API tokens with the algorithm Gatehouse uses by default (ES256).
+      const library = await libraryAlone(o.roundS, 'ES256');
+      measured.baselines.push({ ...baseline, argon2PerS: argon2.rps, library });
       const order = r % 2 === 1 ? sets : [...sets].reverse();
       const figures: Measured['rounds'][number] = {};
       for (const set of order) {

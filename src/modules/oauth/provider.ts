@@ -18,7 +18,7 @@ import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } fro
 import { interactionPolicyFor } from './policy.ts';
 import { registrationReadScopes, storeRegisteredClient } from './registration.ts';
 import { registrationPolicies } from './registration-policies.ts';
-import { resourceByIdentifier } from './resources.service.ts';
+import { resourceIndicators } from './resource-indicators.ts';
 
 /** Where the library's endpoints live (docs/api.md §17). */
 export const OAUTH_ROUTES = {
@@ -266,40 +266,7 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
         // Each token registers one client (registration-policies.ts).
         policies: registration === 'token' ? registrationPolicies(ctx) : undefined,
       },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: async () => undefined,
-        useGrantedResource: async () => true,
-        getResourceServerInfo: async (
-          kctx: KoaContextWithOIDC,
-          identifier: string,
-          client: { clientId: string },
-        ) => {
-          const policy = await clientPolicy(ctx, client.clientId);
-          const resource = policy?.resources.includes(identifier)
-            ? await resourceByIdentifier(ctx, identifier)
-            : null;
-          if (!resource) throw new errors.InvalidTarget('this client may not ask for that resource');
-          // The API's scopes this client registered (docs/oauth.md). The library would drop any
-          // other scope asked for silently; docs/api.md §17 answers invalid_scope instead.
-          const allowed = resource.scopes.map((s) => s.name).filter((name) => policy?.scopes.includes(name));
-          const asked = String(kctx.oidc?.params?.scope ?? '')
-            .split(' ')
-            .filter(Boolean);
-          const oidcScopes: readonly string[] = OIDC_SCOPES;
-          const stray = asked.find((name) => !oidcScopes.includes(name) && !allowed.includes(name));
-          if (stray !== undefined) throw new errors.InvalidScope('requested scope is not allowed', stray);
-          return {
-            scope: allowed.join(' '),
-            audience: resource.identifier,
-            accessTokenTTL: resource.access_token_ttl_s,
-            accessTokenFormat: 'jwt',
-            // A token for another service, so ACCESS_TOKEN_ALG's algorithm, as for every token
-            // Gatehouse issues for others (docs/api.md §14); ID tokens stay RS256 (OpenID Discovery).
-            jwt: { sign: { alg: config.accessTokenAlg } },
-          };
-        },
-      },
+      resourceIndicators: resourceIndicators(ctx),
     },
   };
 }

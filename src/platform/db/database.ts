@@ -9,6 +9,7 @@ import { type DialectName, dialectOf } from './dialect.ts';
 import { pgDriver } from './pg-driver.ts';
 import type { DB } from './schema.ts';
 import { ImmediateSqliteDialect } from './sqlite-dialect.ts';
+import { statementCache } from './statement-cache.ts';
 
 /** An open database: the Kysely instance plus what health checks and shutdown need. */
 export interface Database {
@@ -117,7 +118,7 @@ function sqliteConnection(
   const auth = createAuthWrites();
   const watch = auth.connection();
   let dataVersion: SQLite.Statement | null = null;
-  const statements = new Map<string, SQLite.Statement>();
+  const statements = statementCache();
 
   const release = () => {
     watch.ended();
@@ -144,23 +145,7 @@ function sqliteConnection(
       throw err;
     }
   };
-  // Statements are reused by SQL text: Kysely's SQLite driver prepares every query anew, and
-  // preparing was 8–15% of an OAuth grant's CPU (docs/benchmarks.md, "Optimizations kept"). The
-  // cache belongs to the handle and goes with it; a statement still iterating is busy, so a
-  // fresh one is made then.
-  const prepare = (text: string): SQLite.Statement =>
-    watched(() => {
-      const h = current();
-      const cached = statements.get(text);
-      if (cached !== undefined && !cached.busy) return cached;
-      const statement = h.prepare(text);
-      if (cached === undefined) {
-        if (statements.size >= STATEMENT_CACHE_SIZE)
-          statements.delete(statements.keys().next().value as string);
-        statements.set(text, statement);
-      }
-      return statement;
-    });
+  const prepare = (text: string): SQLite.Statement => watched(() => statements.prepare(current(), text));
 
   // Every statement is reported to the auth-write watch as it runs (begin/commit included).
   const reported = <T>(text: string, run: () => T): T => {
@@ -198,9 +183,6 @@ function sqliteConnection(
   });
   return { database, drop: release, authWrites };
 }
-
-/** Gatehouse sends a few hundred fixed statement texts (Kysely builds the same text per query shape). */
-const STATEMENT_CACHE_SIZE = 512;
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
   const statementTimeoutMs = options.statementTimeoutMs ?? 0;

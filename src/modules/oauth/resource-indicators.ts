@@ -1,0 +1,47 @@
+import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { AppContext } from '../../kernel/context.ts';
+import { clientPolicy, OIDC_SCOPES } from './clients.service.ts';
+import { resourceByIdentifier } from './resources.service.ts';
+
+/**
+ * RFC 8707 for the library (docs/api.md §17, "APIs (resources) and audiences"): a client may ask
+ * only for the APIs an admin gave it, with the scopes it registered of each; the token for an API
+ * is an RFC 9068 JWT with the API's identifier as audience and the API's lifetime.
+ */
+export function resourceIndicators(ctx: AppContext) {
+  const { config } = ctx;
+  return {
+    enabled: true,
+    defaultResource: async () => undefined,
+    useGrantedResource: async () => true,
+    getResourceServerInfo: async (
+      kctx: KoaContextWithOIDC,
+      identifier: string,
+      client: { clientId: string },
+    ) => {
+      const policy = await clientPolicy(ctx, client.clientId);
+      const resource = policy?.resources.includes(identifier)
+        ? await resourceByIdentifier(ctx, identifier)
+        : null;
+      if (!resource) throw new errors.InvalidTarget('this client may not ask for that resource');
+      // The API's scopes this client registered (docs/oauth.md). The library would drop any
+      // other scope asked for silently; docs/api.md §17 answers invalid_scope instead.
+      const allowed = resource.scopes.map((s) => s.name).filter((name) => policy?.scopes.includes(name));
+      const asked = String(kctx.oidc?.params?.scope ?? '')
+        .split(' ')
+        .filter(Boolean);
+      const oidcScopes: readonly string[] = OIDC_SCOPES;
+      const stray = asked.find((name) => !oidcScopes.includes(name) && !allowed.includes(name));
+      if (stray !== undefined) throw new errors.InvalidScope('requested scope is not allowed', stray);
+      return {
+        scope: allowed.join(' '),
+        audience: resource.identifier,
+        accessTokenTTL: resource.access_token_ttl_s,
+        accessTokenFormat: 'jwt',
+        // A token for another service, so ACCESS_TOKEN_ALG's algorithm, as for every token
+        // Gatehouse issues for others (docs/api.md §14); ID tokens stay RS256 (OpenID Discovery).
+        jwt: { sign: { alg: config.accessTokenAlg } },
+      };
+    },
+  };
+}
