@@ -37,12 +37,12 @@ const VARIANTS: Record<string, Array<{ file: string; remove: string; put?: strin
       remove: '      if (cached !== undefined && !cached.busy) return cached;\n',
     },
   ],
-  // SQLite: every OAuth model save autocommitted on its own (one fsync each).
+  // SQLite: every OAuth model save and sign-in reservation autocommitted on its own (one fsync each).
   'no-group-commit': [
     {
-      file: 'src/modules/oauth/adapter.ts',
-      remove: 'const write = groupCommit(db, dialectOf(db));',
-      put: "const write = groupCommit(db, 'postgres');",
+      file: 'src/platform/db/group-commit.ts',
+      remove: "dialectOf(db) === 'postgres' ? passThrough(db) : batching(db)",
+      put: 'passThrough(db)',
     },
   ],
   'data-version-per-read': [

@@ -8,7 +8,7 @@ import type { DB } from '../../src/platform/db/schema.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.ts';
 
 const insert =
-  (v: string, seen?: boolean[]): Write =>
+  (v: string, seen?: boolean[]): Write<void> =>
   async (db) => {
     seen?.push(db.isTransaction);
     await sql`insert into t (v) values (${v})`.execute(db);
@@ -35,7 +35,7 @@ for (const dialect of DIALECTS) {
       (await sql<{ v: string }>`select v from t order by v`.execute(db)).rows.map((r) => r.v);
 
     it('writes issued together are committed together on SQLite, one by one on PostgreSQL', async () => {
-      const write = groupCommit(db, dialect);
+      const write = groupCommit(db);
       const seen: boolean[] = [];
       await Promise.all(['a', 'b', 'c'].map((v) => write(insert(v, seen))));
       assert.deepEqual(seen, dialect === 'sqlite' ? [true, true, true] : [false, false, false]);
@@ -45,10 +45,24 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(alone, [false], 'a write alone runs without a transaction');
     });
 
+    it("each caller gets its own write's result, and one committer serves a database", async () => {
+      assert.equal(groupCommit(db), groupCommit(db));
+      const counts = await Promise.all(
+        ['i', 'j'].map((v) =>
+          groupCommit(db)(async (db) => {
+            await insert(v)(db);
+            return (await sql<{ n: number }>`select count(*) as n from t where v = ${v}`.execute(db)).rows[0]
+              ?.n;
+          }),
+        ),
+      );
+      assert.deepEqual(counts.map(Number), [1, 1]);
+    });
+
     // SQLite only: PostgreSQL's writes run as they come (each its own autocommit).
     if (dialect === 'sqlite')
       it('a write resolves only after its commit: another connection sees it at once', async () => {
-        const write = groupCommit(db, dialect);
+        const write = groupCommit(db);
         const other = new SQLite(file.url.slice('sqlite:'.length), { readonly: true });
         try {
           await Promise.all(['e', 'f'].map((v) => write(insert(v))));
@@ -60,7 +74,7 @@ for (const dialect of DIALECTS) {
       });
 
     it('one failing write fails only its caller; the others of its batch land', async () => {
-      const write = groupCommit(db, dialect);
+      const write = groupCommit(db);
       const results = await Promise.allSettled(['g', 'a', 'h'].map((v) => write(insert(v))));
       assert.deepEqual(
         results.map((r) => r.status),

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Kysely, Transaction } from 'kysely';
 import { ApiError } from '../../http/errors.ts';
+import { groupCommit } from '../../platform/db/group-commit.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { type Budget, type Reservation, release, reserveAttempt } from './attempt-budget.ts';
 import { deleteCounter, deleteCountersBefore, deleteCountersByPrefix } from './throttle.queries.ts';
@@ -55,7 +56,9 @@ export function createLoginThrottle(db: Kysely<DB>, limits: ThrottleLimits): Log
         { key: accountKey, limit: ACCOUNT_FAILURE_LIMIT, windowMs: ACCOUNT_WINDOW_MS },
         { key: addressKey, limit: limits.failuresPerAddressPerMin, windowMs: ADDRESS_WINDOW_MS },
       ];
-      const result = await reserveAttempt(db, budgets);
+      // Concurrent sign-ins' reservations share a commit on SQLite (group-commit.ts); each is
+      // still counted, and on disk, before its password is hashed.
+      const result = await groupCommit(db)((db) => reserveAttempt(db, budgets));
       if (!result.ok) {
         throw new ApiError('rate_limited', {
           detail: 'Too many sign-in attempts; try again later',

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { dialectOf } from '../../platform/db/dialect.ts';
 import { groupCommit } from '../../platform/db/group-commit.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import type { SessionLiveness } from './grant-sessions.ts';
@@ -35,7 +34,7 @@ export interface ClientSource {
 export function adapterFactory(db: Kysely<DB>, clients: ClientSource, sessions: SessionLiveness) {
   // A token request saves up to three models (the used refresh token, the new one, the access
   // token), each once; concurrent requests' saves share a commit on SQLite (group-commit.ts).
-  const write = groupCommit(db, dialectOf(db));
+  const write = groupCommit(db);
   return class ModelAdapter implements Adapter {
     readonly model: string;
 

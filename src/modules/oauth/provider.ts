@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { addSigningKey } from '../../identity/tokens/signing-keys.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { adapterFactory } from './adapter.ts';
