@@ -1,6 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { WORD_CHARS } from '../../platform/db/migrations/20261126150000_users_name_words.ts';
 import type { DB } from '../../platform/db/schema.ts';
-import type { SearchTerm } from './users-search.queries.ts';
+import type { RankedRow, SearchTerm } from './users-search.queries.ts';
 
 /*
  * PostgreSQL's ways of listing search candidates (users-search.queries.ts, postgresSearch).
@@ -84,3 +85,68 @@ const PLANNER_SLACK = 2;
  * the actual count at a million users ("mary-jan": 10,192 for 4,313; "anderson": 10,084 for 3,698).
  */
 const SPARSE_PLANNER_SLACK = 10;
+
+/**
+ * Past this many name-word entries for a query, tier 1 is not read from user_name_words: they would
+ * all be read and sorted, and matches that common are found sooner by walking on in email order.
+ */
+export const NAME_WORDS_MAX = 20_000;
+
+/** The name words starting with the query: a range of user_name_words_word_idx. */
+function wordRange(t: SearchTerm): RawBuilder<boolean> {
+  return sql<boolean>`(word >= ${t.qf} and word < ${t.upper} and starts_with(word, ${t.qf}))`;
+}
+
+/**
+ * Tier 1 (an email or a name word starting with the query, not the exact email) after `past` in
+ * email order, up to `limit`, with `filters` (role/status conditions on unqualified columns). The
+ * name-word side is a range of user_name_words read on the index alone (it carries email, role and
+ * status), sorted; the email side is a range of the "C" email index, already in order. Exact, so
+ * the page is the walk's. Null when the query has more than NAME_WORDS_MAX name-word entries (or is
+ * longer than the stored words).
+ */
+export async function tierOneByWords(
+  db: Kysely<DB>,
+  t: SearchTerm,
+  filters: RawBuilder<unknown>[],
+  past: string | null,
+  limit: number,
+): Promise<RankedRow[] | null> {
+  if (t.length > WORD_CHARS) return null;
+  const words = [wordRange(t), ...filters];
+  const listed = await sql<{ n: number }>`select count(*) as n from (select 1 from user_name_words
+    where ${sql.join(words, sql` and `)} limit ${sql.lit(NAME_WORDS_MAX + 1)}) s`.execute(db);
+  if (Number(listed.rows[0]?.n ?? 0) > NAME_WORDS_MAX) return null;
+  const email = sql`email collate "C"`;
+  const after = [sql`email <> ${t.qf}`, ...(past === null ? [] : [sql`${email} > ${past}`]), ...filters];
+  const prefix = sql`${email} >= ${t.qf} and ${email} < ${t.upper} and starts_with(email, ${t.qf})`;
+  const n = sql.lit(limit);
+  const result = await sql<RankedRow>`select u.*, 1 as rank from (
+      select e from (
+        (select email as e from user_name_words where ${sql.join([...words, ...after], sql` and `)}
+          order by ${email} limit ${n})
+        union
+        (select email from users where ${prefix} and ${sql.join(after, sql` and `)}
+          order by ${email} limit ${n})
+      ) c order by e collate "C" limit ${n}
+    ) w join users u on u.email = w.e
+    order by w.e collate "C"`.execute(db);
+  return result.rows;
+}
+
+/**
+ * Whether at least `cap` users passing `filters` have a name word starting with the query (then
+ * the search's `total` is the cap). Reads at most 2 × cap index entries: a user can hold several.
+ */
+export async function nameWordsReach(
+  db: Kysely<DB>,
+  t: SearchTerm,
+  filters: RawBuilder<unknown>[],
+  cap: number,
+): Promise<boolean> {
+  if (t.length > WORD_CHARS) return false;
+  const row = await sql<{ n: number }>`select count(distinct email) as n from (select email
+    from user_name_words where ${sql.join([wordRange(t), ...filters], sql` and `)}
+    limit ${sql.lit(cap * 2)}) s`.execute(db);
+  return Number(row.rows[0]?.n ?? 0) >= cap;
+}

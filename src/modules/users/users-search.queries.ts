@@ -2,7 +2,13 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DialectName } from '../../platform/db/dialect.ts';
 import { SHORT_GRAMS_SOURCE } from '../../platform/db/migrations/20261121016000_users_scale.ts';
 import type { DB, Role, UserRow, UserStatus } from '../../platform/db/schema.ts';
-import { atQueryCandidates, listIfFew, POSTGRES_LIST_MAX } from './users-search-pg.queries.ts';
+import {
+  atQueryCandidates,
+  listIfFew,
+  nameWordsReach,
+  POSTGRES_LIST_MAX,
+  tierOneByWords,
+} from './users-search-pg.queries.ts';
 
 /*
  * The SQL of user search (docs/api.md §6), per engine. A match is a case-insensitive substring of the
@@ -57,9 +63,10 @@ export interface SearchEngine {
   listTier(tier: 1 | 2, cap: number, known: 'sparse' | 'unknown'): Promise<string[] | null>;
   /**
    * The ids of every match (filters ignored) when the index finds at most `cap` of them cheaply;
-   * null when there are more, or only a walk can tell.
+   * null when there are more, or only a walk can tell. With `words`, an index of name words that
+   * already shows more than `cap` matches rules the list out first.
    */
-  candidateIds(cap: number): Promise<string[] | null>;
+  candidateIds(cap: number, words: boolean): Promise<string[] | null>;
   /**
    * The ids of every match of a query holding an '@' (a whole e-mail address, typically) found by
    * index probes, when there are at most `cap`; null when the engine has no such probe, or more.
@@ -67,6 +74,13 @@ export interface SearchEngine {
   atCandidates(cap: number): Promise<string[] | null>;
   /** Matches passing the filters, up to `cap`, through the index; null when it cannot serve. */
   countIndexed(filters: SearchFilters, cap: number): Promise<number | null>;
+  /**
+   * Tier 1's rows after `past` in email order, read in that order from an index of name words;
+   * null when the engine has none (SQLite) or the query's name words are too many to sort.
+   */
+  tierOneInOrder(filters: SearchFilters, past: string | null, limit: number): Promise<RankedRow[] | null>;
+  /** True when the index of name words alone shows `cap` matches passing the filters. */
+  reachesCap(filters: SearchFilters, cap: number): Promise<boolean>;
 }
 
 const ESCAPE = sql.raw(`escape '\\'`);
@@ -189,6 +203,8 @@ export function sqliteSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
                 where users_fts match ${expr} and ${and(f)} limit ${cap}) s`;
         return Number((await query.execute(db)).rows[0]?.n ?? 0);
       },
+      tierOneInOrder: async () => null,
+      reachesCap: async () => false,
     };
   };
 }
@@ -265,7 +281,11 @@ export function postgresSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine 
       noIndex: '',
       ...tiers(t, tier1, all),
       // pg_trgm serves three characters and more; shorter queries use the short-grams index.
-      async candidateIds(cap) {
+      // The planner's estimate of a trigram LIKE can be 40 times too low ("mary-jan": 198 for
+      // 7,500): the name words say "more than the cap" for an index range of cap + 1 users.
+      async candidateIds(cap, words) {
+        const max = Math.min(cap, POSTGRES_LIST_MAX);
+        if (words && (await nameWordsReach(db, t, [], max + 1))) return null;
         return listIfFew(db, indexed, cap, 'unknown');
       },
       async atCandidates(cap) {
@@ -295,6 +315,9 @@ export function postgresSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine 
           where ${and([...exact, ...filterConditions(filters, '')])} limit ${cap}) s`.execute(db);
         return Number(row.rows[0]?.n ?? 0);
       },
+      tierOneInOrder: (filters, past, limit) =>
+        tierOneByWords(db, t, filterConditions(filters, ''), past, limit),
+      reachesCap: (filters, cap) => nameWordsReach(db, t, filterConditions(filters, ''), cap),
     };
   };
 }
