@@ -5,7 +5,7 @@ import type { DB, Role, UserRow, UserStatus } from '../../platform/db/schema.ts'
 import {
   atQueryCandidates,
   listIfFew,
-  nameWordsReach,
+  nameWordUsers,
   POSTGRES_LIST_MAX,
   tierOneByWords,
 } from './users-search-pg.queries.ts';
@@ -228,6 +228,14 @@ export function postgresSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine 
     const grams = sql<boolean>`gh_short_grams(${sql.raw(SHORT_GRAMS_SOURCE)}) @> array[${t.qf}]::text[]`;
     /** An indexable superset of the matches. */
     const indexed = t.length >= 3 ? contains : grams;
+    // Matching users shown by the name words; read once per request without filters.
+    let unfiltered: Promise<number> | undefined;
+    const wordUsers = (filters: SearchFilters): Promise<number> => {
+      const f = filterConditions(filters, '');
+      if (f.length > 0) return nameWordUsers(db, t, f);
+      unfiltered ??= nameWordUsers(db, t, []);
+      return unfiltered;
+    };
     return {
       dialect: 'postgres',
       email,
@@ -235,10 +243,9 @@ export function postgresSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine 
       ...tiers(t, tier1, all),
       // pg_trgm serves three characters and more; shorter queries use the short-grams index.
       // The planner's estimate of a trigram LIKE can be 40 times too low ("mary-jan": 198 for
-      // 7,500): the name words say "more than the cap" for an index range of cap + 1 users.
+      // 7,500): the name words show "more than the cap" by an index range.
       async candidateIds(cap, words) {
-        const max = Math.min(cap, POSTGRES_LIST_MAX);
-        if (words && (await nameWordsReach(db, t, [], max + 1))) return null;
+        if (words && (await wordUsers({})) > Math.min(cap, POSTGRES_LIST_MAX)) return null;
         return listIfFew(db, indexed, cap, 'unknown');
       },
       async atCandidates(cap) {
@@ -270,7 +277,7 @@ export function postgresSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine 
       },
       tierOneInOrder: (filters, past, limit) =>
         tierOneByWords(db, t, filterConditions(filters, ''), past, limit),
-      reachesCap: (filters, cap) => nameWordsReach(db, t, filterConditions(filters, ''), cap),
+      reachesCap: async (filters, cap) => (await wordUsers(filters)) >= cap,
     };
   };
 }
