@@ -100,6 +100,7 @@ async function seedPostgres(
     }
     // Statistics for the planner and a visibility map for index-only scans, as autovacuum would.
     await client.query('vacuum analyze users');
+    await client.query('vacuum analyze user_name_words');
     // Every seeded row bumped a counter row: a million dead versions of a few thousand rows.
     // VACUUM FULL rewrites the two small tables compactly (a plain VACUUM leaves them 50 MB).
     await client.query('vacuum full analyze user_counts');

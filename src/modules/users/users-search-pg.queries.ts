@@ -1,6 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { WORD_CHARS } from '../../platform/db/migrations/20261126150000_users_name_words.ts';
 import type { DB } from '../../platform/db/schema.ts';
-import type { SearchTerm } from './users-search.queries.ts';
+import type { RankedRow, SearchTerm } from './users-search.queries.ts';
 
 /*
  * PostgreSQL's ways of listing search candidates (users-search.queries.ts, postgresSearch).
@@ -84,3 +85,77 @@ const PLANNER_SLACK = 2;
  * the actual count at a million users ("mary-jan": 10,192 for 4,313; "anderson": 10,084 for 3,698).
  */
 const SPARSE_PLANNER_SLACK = 10;
+
+/**
+ * Past `max` name-word entries for a query, tier 1 is not read from user_name_words: they would all
+ * be read and sorted, and matches that common are found sooner by walking on in email order.
+ * Mutable only so tests can force the fallback on small data.
+ */
+export const NAME_WORDS = { max: 20_000 };
+
+/** The name words starting with the query: a range of user_name_words_word_idx. */
+function wordRange(t: SearchTerm): RawBuilder<boolean> {
+  return sql<boolean>`(word >= ${t.qf} and word < ${t.upper} and starts_with(word, ${t.qf}))`;
+}
+
+/**
+ * Tier 1 (an email or a name word starting with the query, not the exact email) after `past` in
+ * email order, up to `limit`, with `filters` (role/status conditions on unqualified columns). The
+ * name-word side is a range of user_name_words read on the index alone (it carries email, role and
+ * status) and sorted; the email side is a range of the "C" email index, already in order. Exact, so
+ * the page is the walk's. One statement; null when the query has more than NAME_WORDS.max name-word
+ * entries (the page was then made from some of them only) or is longer than the stored words.
+ */
+export async function tierOneByWords(
+  db: Kysely<DB>,
+  t: SearchTerm,
+  filters: RawBuilder<unknown>[],
+  past: string | null,
+  limit: number,
+): Promise<RankedRow[] | null> {
+  if (t.length > WORD_CHARS) return null;
+  const email = sql`email collate "C"`;
+  const after = [sql`email <> ${t.qf}`, ...(past === null ? [] : [sql`${email} > ${past}`])];
+  const prefix = sql`${email} >= ${t.qf} and ${email} < ${t.upper} and starts_with(email, ${t.qf})`;
+  const n = sql.lit(limit);
+  // The count comes on a row of its own (left join): it is there even when the page is empty.
+  const result = await sql<RankedRow & { listed: number }>`with words as materialized (
+      select email from user_name_words where ${and([wordRange(t), ...filters])}
+      limit ${sql.lit(NAME_WORDS.max + 1)})
+    select l.listed, p.* from (select count(*) as listed from words) l left join lateral (
+      select u.*, 1 as rank from (
+        select e from (
+          (select email as e from words where ${and(after)} order by ${email} limit ${n})
+          union
+          (select email from users where ${prefix} and ${and([...after, ...filters])}
+            order by ${email} limit ${n})
+        ) c order by e collate "C" limit ${n}
+      ) w join users u on u.email = w.e
+    ) p on true
+    order by p.email collate "C"`.execute(db);
+  if (Number(result.rows[0]?.listed ?? 0) > NAME_WORDS.max) return null;
+  return result.rows.filter((r) => r.id !== null);
+}
+
+/** Name-word entries read to count the users holding them (a user can hold several). */
+const NAME_WORD_COUNT_ENTRIES = 2000;
+
+/**
+ * The distinct users passing `filters` among the first NAME_WORD_COUNT_ENTRIES entries of the
+ * query's name words: each is a match, so this is a lower bound of the matches.
+ */
+export async function nameWordUsers(
+  db: Kysely<DB>,
+  t: SearchTerm,
+  filters: RawBuilder<unknown>[],
+): Promise<number> {
+  if (t.length > WORD_CHARS) return 0;
+  const row = await sql<{ n: number }>`select count(distinct email) as n from (select email
+    from user_name_words where ${and([wordRange(t), ...filters])}
+    limit ${sql.lit(NAME_WORD_COUNT_ENTRIES)}) s`.execute(db);
+  return Number(row.rows[0]?.n ?? 0);
+}
+
+function and(conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  return conditions.length === 0 ? sql`1 = 1` : sql.join(conditions, sql` and `);
+}

@@ -2,7 +2,14 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DialectName } from '../../platform/db/dialect.ts';
 import { SHORT_GRAMS_SOURCE } from '../../platform/db/migrations/20261121016000_users_scale.ts';
 import type { DB, Role, UserRow, UserStatus } from '../../platform/db/schema.ts';
-import { atQueryCandidates, listIfFew, POSTGRES_LIST_MAX } from './users-search-pg.queries.ts';
+import {
+  atQueryCandidates,
+  listIfFew,
+  nameWordUsers,
+  POSTGRES_LIST_MAX,
+  tierOneByWords,
+} from './users-search-pg.queries.ts';
+import { phrase, sqliteAtCandidates } from './users-search-sqlite.queries.ts';
 
 /*
  * The SQL of user search (docs/api.md §6), per engine. A match is a case-insensitive substring of the
@@ -57,9 +64,10 @@ export interface SearchEngine {
   listTier(tier: 1 | 2, cap: number, known: 'sparse' | 'unknown'): Promise<string[] | null>;
   /**
    * The ids of every match (filters ignored) when the index finds at most `cap` of them cheaply;
-   * null when there are more, or only a walk can tell.
+   * null when there are more, or only a walk can tell. With `words`, an index of name words that
+   * already shows more than `cap` matches rules the list out first.
    */
-  candidateIds(cap: number): Promise<string[] | null>;
+  candidateIds(cap: number, words: boolean): Promise<string[] | null>;
   /**
    * The ids of every match of a query holding an '@' (a whole e-mail address, typically) found by
    * index probes, when there are at most `cap`; null when the engine has no such probe, or more.
@@ -67,6 +75,13 @@ export interface SearchEngine {
   atCandidates(cap: number): Promise<string[] | null>;
   /** Matches passing the filters, up to `cap`, through the index; null when it cannot serve. */
   countIndexed(filters: SearchFilters, cap: number): Promise<number | null>;
+  /**
+   * Tier 1's rows after `past` in email order, read in that order from an index of name words;
+   * null when the engine has none (SQLite) or the query's name words are too many to sort.
+   */
+  tierOneInOrder(filters: SearchFilters, past: string | null, limit: number): Promise<RankedRow[] | null>;
+  /** True when the index of name words alone shows `cap` matches passing the filters. */
+  reachesCap(filters: SearchFilters, cap: number): Promise<boolean>;
 }
 
 const ESCAPE = sql.raw(`escape '\\'`);
@@ -189,56 +204,10 @@ export function sqliteSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
                 where users_fts match ${expr} and ${and(f)} limit ${cap}) s`;
         return Number((await query.execute(db)).rows[0]?.n ?? 0);
       },
+      tierOneInOrder: async () => null,
+      reachesCap: async () => false,
     };
   };
-}
-
-/** Characters of the local part kept before the '@' in users_email_tail_idx (migration). */
-export const EMAIL_TAIL = 6;
-
-/**
- * SQLite's probes for a query L@D holding one '@' (the PostgreSQL ones: users-search-pg.queries.ts).
- * SQLite has no reverse(), so its index keys each email by the last EMAIL_TAIL characters of the
- * local part, the '@' and the domain: an email containing L@D (|L| ≥ EMAIL_TAIL) has a key starting
- * with L's last characters, '@', D. Candidates only: the caller ranks them with exact predicates.
- */
-async function sqliteAtCandidates(db: Kysely<DB>, t: SearchTerm, cap: number): Promise<string[] | null> {
-  const at = t.qf.indexOf('@');
-  if (at < EMAIL_TAIL || t.qf.indexOf('@', at + 1) >= 0 || !t.ascii) return null;
-  const prefix = t.qf.slice(at - EMAIL_TAIL);
-  const key = sql.raw(`substr(email, max(instr(email, '@') - ${EMAIL_TAIL}, 1))`);
-  const limit = sql.lit(cap + 1);
-  const rows = await sql<{ side: number; id: string }>`
-    select 1 as side, id from (select id from users where ${key} >= ${prefix}
-      and ${key} < ${`${prefix}\u{10FFFF}`} limit ${limit})
-    union all
-    select 2, id from (select id from users where instr(name, '@') > 0 limit ${limit})`.execute(db);
-  const sides = [0, 0, 0];
-  for (const r of rows.rows) sides[r.side]! += 1;
-  return sides[1]! > cap || sides[2]! > cap ? null : [...new Set(rows.rows.map((r) => r.id))];
-}
-
-/** Past this many trigrams sharing a one- or two-character prefix, the set is too common for an OR. */
-const MAX_PREFIX_TERMS = 200;
-
-/**
- * An FTS5 expression matching `s` anywhere: a phrase from three characters; below that, the OR of
- * every indexed trigram starting with `s` (the values' trailing U+0001 guarantee there is one).
- * 'none' when nothing can match, null when too many trigrams qualify.
- */
-async function phrase(db: Kysely<DB>, s: string): Promise<string | 'none' | null> {
-  if ([...s].length >= 3) return quote(s);
-  // fts5vocab reads each listed term's whole doclist, so stop early: common prefixes are walked.
-  const rows = await sql<{ term: string }>`select term from users_fts_terms
-    where term >= ${s} and term < ${`${s}\u{10FFFF}`} limit ${MAX_PREFIX_TERMS + 1}`.execute(db);
-  if (rows.rows.length > MAX_PREFIX_TERMS) return null;
-  if (rows.rows.length === 0) return 'none';
-  return `(${rows.rows.map((r) => quote(r.term)).join(' OR ')})`;
-}
-
-/** An FTS5 string literal: everything inside double quotes is literal, quotes doubled. */
-function quote(s: string): string {
-  return `"${s.replace(/"/g, '""')}"`;
 }
 
 /** PostgreSQL: pg_trgm GIN indexes on email and lower(name), the "C" email index for prefixes. */
@@ -259,13 +228,24 @@ export function postgresSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine 
     const grams = sql<boolean>`gh_short_grams(${sql.raw(SHORT_GRAMS_SOURCE)}) @> array[${t.qf}]::text[]`;
     /** An indexable superset of the matches. */
     const indexed = t.length >= 3 ? contains : grams;
+    // Matching users shown by the name words; read once per request without filters.
+    let unfiltered: Promise<number> | undefined;
+    const wordUsers = (filters: SearchFilters): Promise<number> => {
+      const f = filterConditions(filters, '');
+      if (f.length > 0) return nameWordUsers(db, t, f);
+      unfiltered ??= nameWordUsers(db, t, []);
+      return unfiltered;
+    };
     return {
       dialect: 'postgres',
       email,
       noIndex: '',
       ...tiers(t, tier1, all),
       // pg_trgm serves three characters and more; shorter queries use the short-grams index.
-      async candidateIds(cap) {
+      // The planner's estimate of a trigram LIKE can be 40 times too low ("mary-jan": 198 for
+      // 7,500): the name words show "more than the cap" by an index range.
+      async candidateIds(cap, words) {
+        if (words && (await wordUsers({})) > Math.min(cap, POSTGRES_LIST_MAX)) return null;
         return listIfFew(db, indexed, cap, 'unknown');
       },
       async atCandidates(cap) {
@@ -295,6 +275,9 @@ export function postgresSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine 
           where ${and([...exact, ...filterConditions(filters, '')])} limit ${cap}) s`.execute(db);
         return Number(row.rows[0]?.n ?? 0);
       },
+      tierOneInOrder: (filters, past, limit) =>
+        tierOneByWords(db, t, filterConditions(filters, ''), past, limit),
+      reachesCap: async (filters, cap) => (await wordUsers(filters)) >= cap,
     };
   };
 }

@@ -56,9 +56,11 @@ export const SEARCH_TUNING = {
 
 /**
  * A query holding an '@' (an e-mail address, typically) is tried by index probes first
- * (SearchEngine.atCandidates). Always on; bench/users-scale.ts turns it off for its same-run A/B.
+ * (SearchEngine.atCandidates); a sparse tier 1 is read from the index of name words in email order
+ * and a count stops when that index alone shows the cap (SearchEngine.tierOneInOrder, reachesCap).
+ * Always on; bench/users-scale.ts turns them off for its same-run A/B.
  */
-export const SEARCH_SWITCHES = { atProbes: true };
+export const SEARCH_SWITCHES = { atProbes: true, nameWords: true };
 /** The tier walk's budget on PostgreSQL (SQLite uses walkBudget). */
 const POSTGRES_WALK_BUDGET = 2000;
 
@@ -99,7 +101,7 @@ export async function searchUsers(
       SEARCH_SWITCHES.atProbes && term.qf.includes('@')
         ? await engine.atCandidates(SEARCH_TUNING.candidateMax)
         : null;
-    const ids = probed ?? (await engine.candidateIds(SEARCH_TUNING.candidateMax));
+    const ids = probed ?? (await engine.candidateIds(SEARCH_TUNING.candidateMax, SEARCH_SWITCHES.nameWords));
     if (ids) {
       rows = ids.length === 0 ? [] : await rankedPage(db, engine, filters, ids, after, want);
       // The listed ids may be a superset (PostgreSQL's short-grams index): count exact matches.
@@ -138,6 +140,10 @@ async function countMatches(
   // Few users pass the filters: count among them (through the filter's index).
   if (passing !== null && passing <= SEARCH_TUNING.filteredScanMax) {
     return (await countWalk(db, engine, filters, null)) ?? 0;
+  }
+  // Common name words (PostgreSQL): the cap is reached without reading any posting list.
+  if (SEARCH_SWITCHES.nameWords && (await engine.reachesCap(filters, SEARCH_TOTAL_CAP))) {
+    return SEARCH_TOTAL_CAP;
   }
   if (term.length >= 3) {
     const n = await engine.countIndexed(filters, SEARCH_TOTAL_CAP);
@@ -213,11 +219,16 @@ async function walkTier(
 
   // The tier is sparser than the budget allows for; finish it the cheapest way available.
   const left = need - walked.length;
-  let more: RankedRow[];
+  let more: RankedRow[] | null = null;
   if (passing !== null && passing <= SEARCH_TUNING.filteredScanMax) {
     // The filters made it sparse and few users pass them: among those, through the filter index.
     more = await tierPastByFilters(db, engine, filters, tier, bound, left);
-  } else {
+  }
+  if (more === null && tier === 1 && SEARCH_SWITCHES.nameWords) {
+    // PostgreSQL reads tier 1 in email order from its index of name words, unless too common.
+    more = await engine.tierOneInOrder(filters, bound, left);
+  }
+  if (more === null) {
     const listed = await engine.listTier(tier, SEARCH_TUNING.candidateMax, 'sparse');
     more = listed
       ? await amongIds(db, engine, filters, tier, listed, bound, left)

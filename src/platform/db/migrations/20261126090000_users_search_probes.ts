@@ -12,8 +12,9 @@ import { dialectOf } from '../dialect.ts';
  * A name-sorted list with a created_after bound reads the unnamed users in the range by created_at
  * (users_unnamed_created_idx) instead of walking past all of them (users-list.queries.ts).
  * SQLite has no reverse(): its email index is keyed by the local part's last 6 characters (the
- * EMAIL_TAIL of users-search.queries.ts), the '@' and the domain; it has the same partial index of
- * names. It keeps the plain walk for the unnamed users (a tenth of PostgreSQL's cost per entry).
+ * EMAIL_TAIL of users-search-sqlite.queries.ts), the '@' and the domain; it has the same partial
+ * index of names. It keeps the plain walk for the unnamed users (a tenth of PostgreSQL's cost per
+ * entry).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (dialectOf(db) !== 'postgres') {

@@ -19,6 +19,7 @@ import * as invitationLinks from './20261126080000_invitation_links.ts';
 import * as oauthSessions from './20261126081000_oauth_sessions.ts';
 import * as webhookFanout from './20261126082000_webhook_fanout.ts';
 import * as usersSearchProbes from './20261126090000_users_search_probes.ts';
+import * as usersNameWords from './20261126150000_users_name_words.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '20261126081000_oauth_sessions': oauthSessions,
   '20261126082000_webhook_fanout': webhookFanout,
   '20261126090000_users_search_probes': usersSearchProbes,
+  '20261126150000_users_name_words': usersNameWords,
 };
