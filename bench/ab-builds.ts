@@ -41,7 +41,7 @@ const VARIANTS: Record<string, Array<{ file: string; remove: string; put?: strin
   'no-group-commit': [
     {
       file: 'src/platform/db/group-commit.ts',
-      remove: "dialectOf(db) === 'postgres' ? passThrough(db) : batching(db)",
+      remove: "dialectOf(db) === 'postgres' || db.isTransaction ? passThrough(db) : batching(db)",
       put: 'passThrough(db)',
     },
   ],

@@ -45,6 +45,15 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(alone, [false], 'a write alone runs without a transaction');
     });
 
+    it("inside a caller's transaction, writes run in it as they come", async () => {
+      await db.transaction().execute(async (trx) => {
+        const seen: boolean[] = [];
+        await Promise.all(['k', 'l'].map((v) => groupCommit(trx)(insert(v, seen))));
+        assert.deepEqual(seen, [true, true]);
+      });
+      assert.ok((await values()).includes('l'));
+    });
+
     it("each caller gets its own write's result, and one committer serves a database", async () => {
       assert.equal(groupCommit(db), groupCommit(db));
       const counts = await Promise.all(

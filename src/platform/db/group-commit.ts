@@ -28,7 +28,8 @@ const committers = new WeakMap<Kysely<DB>, GroupCommit>();
 export function groupCommit(db: Kysely<DB>): GroupCommit {
   const known = committers.get(db);
   if (known) return known;
-  const made = dialectOf(db) === 'postgres' ? passThrough(db) : batching(db);
+  // Inside a caller's transaction the writes are already in one commit.
+  const made = dialectOf(db) === 'postgres' || db.isTransaction ? passThrough(db) : batching(db);
   committers.set(db, made);
   return made;
 }
