@@ -114,6 +114,7 @@ declare module 'oidc-provider' {
     InvalidClientMetadata: new (description?: string) => Error;
     InvalidToken: new (detail?: string) => Error;
     AccessDenied: new (description?: string) => Error;
+    InvalidGrant: new (detail?: string) => Error;
   };
 
   export const interactionPolicy: {

@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
 import { groupCommit } from '../../platform/db/group-commit.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import type { SessionLiveness } from './grant-sessions.ts';
 import {
   consumeModel,
+  deleteAllModelsOfGrant,
   deleteModel,
   deleteModelsOfGrant,
   findModel,
   findModelBy,
+  findModelGrantId,
   type ModelRow,
   upsertModel,
 } from './models.queries.ts';
@@ -99,21 +101,42 @@ export function adapterFactory(db: Kysely<DB>, clients: ClientSource, sessions: 
       return revive(await findModelBy(db, this.model, 'user_code_hash', sha256(userCode)), undefined);
     }
 
+    /**
+     * The library reads a code or refresh token, checks it unused, then consumes it: two requests
+     * presenting it at once could both pass that check. Consuming is atomic here instead, and the
+     * one that loses is treated as the library treats a reuse it sees (docs/api.md §17: "presenting
+     * a rotated one revokes the grant"): the grant ends, and the request fails with invalid_grant.
+     */
     async consume(id: string): Promise<void> {
       const [model, idHash, now] = [this.model, sha256(id), Date.now()];
-      await write((db) => consumeModel(db, model, idHash, now));
+      if (await write((db) => consumeModel(db, model, idHash, now))) return;
+      const grantId = await findModelGrantId(db, model, idHash);
+      if (grantId !== null) {
+        await write((db) => deleteAllModelsOfGrant(db, grantId));
+        await new ModelAdapter('Grant').destroy(grantId);
+      }
+      throw new errors.InvalidGrant(`${USED[model] ?? 'grant'} already used`);
     }
 
+    // Through the same queue as the saves, so a deletion never lands before a save issued earlier.
     async destroy(id: string): Promise<void> {
-      await deleteModel(db, this.model, sha256(id));
+      const [model, idHash] = [this.model, sha256(id)];
+      await write((db) => deleteModel(db, model, idHash));
       if (this.model === 'Grant') await sessions.grantEnded(id);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await deleteModelsOfGrant(db, this.model, grantId);
+      const model = this.model;
+      await write((db) => deleteModelsOfGrant(db, model, grantId));
     }
   };
 }
+
+/** How a refused reuse names what was presented twice. */
+const USED: Record<string, string> = {
+  AuthorizationCode: 'authorization code',
+  RefreshToken: 'refresh token',
+};
 
 function revive(row: ModelRow | undefined, id: string | undefined): AdapterPayload | undefined {
   if (!row) return undefined;

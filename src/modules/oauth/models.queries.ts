@@ -50,13 +50,35 @@ export async function findModelBy(
     .executeTakeFirst();
 }
 
-export async function consumeModel(db: Db, model: string, idHash: string, now: number): Promise<void> {
-  await db
+/**
+ * Marks a model used, once: true only for the call that found it unused, so of two requests
+ * presenting the same code or refresh token at once exactly one wins, on either engine.
+ */
+export async function consumeModel(db: Db, model: string, idHash: string, now: number): Promise<boolean> {
+  const result = await db
     .updateTable('oauth_models')
     .set({ consumed_at: now })
     .where('model', '=', model)
     .where('id_hash', '=', idHash)
-    .execute();
+    .where('consumed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The grant a stored model belongs to, if any. */
+export async function findModelGrantId(db: Db, model: string, idHash: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('oauth_models')
+    .select('grant_id')
+    .where('model', '=', model)
+    .where('id_hash', '=', idHash)
+    .executeTakeFirst();
+  return row?.grant_id ?? null;
+}
+
+/** Every token and code of a grant, of every kind (the grant itself is stored under its own id). */
+export async function deleteAllModelsOfGrant(db: Db, grantId: string): Promise<void> {
+  await db.deleteFrom('oauth_models').where('grant_id', '=', grantId).execute();
 }
 
 export async function deleteModel(db: Db, model: string, idHash: string): Promise<void> {
