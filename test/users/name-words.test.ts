@@ -23,7 +23,7 @@ import { allUsers, byteCompare, insertUsers } from './fixtures.ts';
  * count when that table alone shows the cap (docs/users.md, Search). Holes it could open: a user
  * who existed before the upgrade missing (backfill); a renamed, re-addressed, re-roled or deleted
  * user's old words still answering; a word after a hyphen, or a query spanning one, missed; a user
- * with two matching words listed twice; the exact e-mail (tier 0) repeated in tier 1; pages or
+ * with two matching words listed twice, or taking two places on a page; the exact e-mail (tier 0) repeated in tier 1; pages or
  * totals that differ from the general plans'. On SQLite the migration does nothing, and must
  * apply and revert cleanly.
  */
@@ -107,6 +107,10 @@ for (const dialect of DIALECTS) {
         { email: 'bd.upper@example.com', name: 'MARY-JANE UPPER', role: 'admin' },
         { email: 'be.other@example.com', name: 'Jane Mary' },
         { email: 'bf.invited@example.com', name: 'Mary-Jane Invited', status: 'invited' },
+        // Two matching words early in email order, before more tier-1 users: one place on a page.
+        { email: 'ca.twice@example.com', name: 'Qox Qoxy' },
+        { email: 'cb.once@example.com', name: 'Qoxane Roe' },
+        { email: 'cc.once@example.com', name: 'Ann Qox' },
         ...Array.from({ length: 30 }, (_, i) => ({ email: `pad${String(i).padStart(2, '0')}@example.com` })),
       ]);
       const db = t.ctx.db;
@@ -219,7 +223,18 @@ for (const dialect of DIALECTS) {
         ] as const) {
           Object.assign(SEARCH_TUNING, tuning);
           NAME_WORDS.max = max;
-          for (const q of ['mary-jan', 'MARY-JANE', 'jan', 'mary', 'e', ' m', '-jane', 'else', 'zed']) {
+          for (const q of [
+            'mary-jan',
+            'MARY-JANE',
+            'jan',
+            'mary',
+            'e',
+            ' m',
+            '-jane',
+            'else',
+            'zed',
+            'qox',
+          ]) {
             for (const [params, keep] of filters) {
               const expected = reference(users, q, keep);
               for (const limit of ['2', '20']) {

@@ -118,14 +118,15 @@ export async function tierOneByWords(
   const after = [sql`email <> ${t.qf}`, ...(past === null ? [] : [sql`${email} > ${past}`])];
   const prefix = sql`${email} >= ${t.qf} and ${email} < ${t.upper} and starts_with(email, ${t.qf})`;
   const n = sql.lit(limit);
-  // The count comes on a row of its own (left join): it is there even when the page is empty.
+  // The count comes on a row of its own (left join): it is there even when the page is empty. A user
+  // holding several matching words is one place on the page (group by).
   const result = await sql<RankedRow & { listed: number }>`with words as materialized (
       select email from user_name_words where ${and([wordRange(t), ...filters])}
       limit ${sql.lit(NAME_WORDS.max + 1)})
     select l.listed, p.* from (select count(*) as listed from words) l left join lateral (
       select u.*, 1 as rank from (
         select e from (
-          (select email as e from words where ${and(after)} order by ${email} limit ${n})
+          (select email as e from words where ${and(after)} group by email order by ${email} limit ${n})
           union
           (select email from users where ${prefix} and ${and([...after, ...filters])}
             order by ${email} limit ${n})
