@@ -13,7 +13,7 @@ export type GroupCommit = <T>(write: Write<T>) => Promise<T>;
 const committers = new WeakMap<Kysely<DB>, GroupCommit>();
 
 /**
- * Group commit for SQLite: writes issued while a commit is pending share the next one. On SQLite
+ * Group commit for SQLite: writes issued in the same turn of the event loop share one commit. On SQLite
  * every commit is an `fsync` made on the event loop (`synchronous = FULL`), so N autocommitted
  * writes of concurrent requests cost N waits during which nothing else runs; here they cost one.
  * Each write still resolves only after the commit that holds it, so nothing is acknowledged
@@ -46,7 +46,11 @@ interface Queued {
 
 function batching(db: Kysely<DB>): GroupCommit {
   let pending: Queued[] = [];
-  const alone = ({ write, resolve, reject }: Queued) => write(db).then(resolve, reject);
+  // Promise.resolve first: a write that throws before its first await rejects its caller, not flush.
+  const alone = ({ write, resolve, reject }: Queued) =>
+    Promise.resolve()
+      .then(() => write(db))
+      .then(resolve, reject);
   const flush = async () => {
     const batch = pending;
     pending = [];
