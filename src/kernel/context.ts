@@ -5,6 +5,7 @@ import { type AccessTokens, createAccessTokens } from '../identity/tokens/access
 import { createSessionReader, type SessionReader } from '../identity/tokens/session-cache.ts';
 import { createKeyStore, type KeyStore } from '../identity/tokens/signing-keys.ts';
 import { createOidcClient, type OidcClient } from '../modules/idp/oidc-client.ts';
+import { MAX_RESOURCE_TTL_S } from '../modules/oauth/index.ts';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
 import type { DB } from '../platform/db/schema.ts';
@@ -57,6 +58,9 @@ export async function createContext(config: Config, database: Database, log: Log
   const keys = await createKeyStore(db, {
     accessTokenTtlS: config.accessTokenTtlS,
     alg: config.accessTokenAlg,
+    // Tokens for APIs (the oauth module, which may be switched on at any time) can outlive
+    // Gatehouse's own: a key they were signed with stays published until the last one expires.
+    longestTokenTtlS: MAX_RESOURCE_TTL_S,
   });
   const accessTokens = createAccessTokens(keys, {
     issuer: config.publicUrl,

@@ -153,7 +153,7 @@ const isAlg = (alg: string): alg is AccessTokenAlg => (ACCESS_TOKEN_ALGS as read
  */
 export async function createKeyStore(
   db: Kysely<DB>,
-  settings: { accessTokenTtlS: number; alg: AccessTokenAlg },
+  settings: { accessTokenTtlS: number; alg: AccessTokenAlg; longestTokenTtlS?: number },
 ): Promise<KeyStore> {
   const { alg } = settings;
   let keys: LoadedKey[] = [];
@@ -162,9 +162,11 @@ export async function createKeyStore(
   const current = () => keys.find((k) => k.alg === alg && k.retiredAt === null);
 
   const load = async () => {
-    // A retired key verifies for one TTL after its retirement, plus a minute: instances notice a
-    // rotation at their next reload (within a minute) and may sign with the old key until then.
-    const cutoff = Date.now() - settings.accessTokenTtlS * 1000 - 60_000;
+    // A retired key verifies for the longest lifetime of a token it may have signed after its
+    // retirement, plus a minute: instances notice a rotation at their next reload (within a
+    // minute) and may sign with the old key until then.
+    const lifetimeS = Math.max(settings.accessTokenTtlS, settings.longestTokenTtlS ?? 0);
+    const cutoff = Date.now() - lifetimeS * 1000 - 60_000;
     const rows = await keysRetiredAfter(db, cutoff);
     const loaded: LoadedKey[] = [];
     for (const row of rows) {

@@ -1,5 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 
+/** The longest an access token for an API may live (the signing keys stay published as long). */
+export const MAX_RESOURCE_TTL_S = 86_400;
+
 const Uri = Type.String({ minLength: 1, maxLength: 2000 });
 const ScopeName = Type.String({ minLength: 1, maxLength: 128, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' });
 const Name = Type.String({ minLength: 1, maxLength: 200 });
@@ -104,7 +107,7 @@ export const ResourceCreateBody = Type.Object(
     identifier: Uri,
     name: Name,
     scopes: Type.Optional(Type.Array(ResourceScope, { maxItems: 100 })),
-    access_token_ttl_s: Type.Optional(Type.Integer({ minimum: 30, maximum: 86_400 })),
+    access_token_ttl_s: Type.Optional(Type.Integer({ minimum: 30, maximum: MAX_RESOURCE_TTL_S })),
   },
   { additionalProperties: false },
 );
@@ -113,7 +116,7 @@ export const ResourceUpdateBody = Type.Object(
   {
     name: Type.Optional(Name),
     scopes: Type.Optional(Type.Array(ResourceScope, { maxItems: 100 })),
-    access_token_ttl_s: Type.Optional(Type.Integer({ minimum: 30, maximum: 86_400 })),
+    access_token_ttl_s: Type.Optional(Type.Integer({ minimum: 30, maximum: MAX_RESOURCE_TTL_S })),
   },
   { additionalProperties: false, minProperties: 1 },
 );
