@@ -29,7 +29,6 @@ const VARIANTS: Record<string, Array<{ file: string; remove: string; put?: strin
     },
     { file: 'src/http/app.ts', remove: "import { sharedSerializerFactory } from './serializers.ts';\n" },
   ],
-  // SQLite: PRAGMA data_version read by every session read instead of one look per batch of reads.
   // SQLite: every statement prepared anew (Kysely's driver prepares each query).
   'no-statement-cache': [
     {
@@ -45,6 +44,7 @@ const VARIANTS: Record<string, Array<{ file: string; remove: string; put?: strin
       put: 'passThrough(db)',
     },
   ],
+  // SQLite: PRAGMA data_version read by every session read instead of one look per batch of reads.
   'data-version-per-read': [
     {
       file: 'src/identity/tokens/session-cache.ts',

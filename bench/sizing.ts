@@ -132,25 +132,30 @@ export async function round(
   const figures: Record<string, number> = {};
   const pid = s.child.pid ?? 0;
   /** Runs one load; its figure, and the server's CPU per answer over the warm-up and the measure. */
-  const measure = async (name: string, warmupS: number, durationS: number, run: () => Promise<number>) => {
+  const measure = async (
+    name: string,
+    warmupS: number,
+    durationS: number,
+    run: () => Promise<{ rps: number; statusCounts?: unknown }>,
+  ) => {
     const cpu0 = cpuSeconds(pid);
-    const rps = await run();
+    const { rps, statusCounts } = await run();
     const cpu1 = cpuSeconds(pid);
-    if (rps === 0) throw new Error(`${name} on ${set.dialect}: no 2xx answers`);
+    if (rps === 0)
+      throw new Error(`${name} on ${set.dialect}: no 2xx answers (${JSON.stringify(statusCounts)})`);
     figures[name] = rps;
     if (cpuUs && cpu0 !== null && cpu1 !== null)
       cpuUs[name] = ((cpu1 - cpu0) * 1e6) / (rps * (warmupS + durationS));
   };
   const autocannon = (name: string, spec: Omit<LoadSpec, 'name'>) =>
-    measure(name, spec.warmupS, spec.durationS, async () => (await load({ name, ...spec })).rps);
+    measure(name, spec.warmupS, spec.durationS, () => load({ name, ...spec }));
   const chainLoad = (name: string, spec: Record<string, unknown>) =>
-    measure(name, 1, roundS, async () => {
-      const out = await runNodeJson<{ rps: number }>(LOAD_CPU, [
+    measure(name, 1, roundS, () =>
+      runNodeJson<{ rps: number; statusCounts: unknown }>(LOAD_CPU, [
         'bench/chain-load.ts',
         JSON.stringify({ ...spec, durationS: roundS, warmupS: 1 }),
-      ]);
-      return out.rps;
-    });
+      ]),
+    );
   await autocannon('login', {
     ...base,
     url: `${s.base}/api/v1/login`,
