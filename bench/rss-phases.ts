@@ -102,8 +102,13 @@ try {
       };
       await read('set up');
       for (let l = 1; l <= loads; l++) {
-        const figures = await round(set, roundS, undefined, (load) => read(`${load} ${l}`));
-        console.log(`${b.name} round ${r + 1} req/s ${JSON.stringify(figures)}`);
+        const cpuUs: Record<string, number> = {};
+        const figures = await round(set, roundS, cpuUs, (load) => read(`${load} ${l}`));
+        const whole = (o: Record<string, number>) =>
+          JSON.stringify(Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.round(v)])));
+        console.log(
+          `${b.name} round ${r + 1} req/s ${whole(figures)}; server CPU µs per answer ${whole(cpuUs)}`,
+        );
         speeds.get(b.name)?.push(figures);
       }
       peaks.get(b.name)?.push(statusMb(pid, 'VmHWM') ?? 0);
