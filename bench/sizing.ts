@@ -119,12 +119,14 @@ const load = async (spec: LoadSpec): Promise<LoadResult> => {
 
 /**
  * One round of every load on one server: per figure, requests per second answered 2xx; `cpuUs`, when
- * given, gets the server's CPU microseconds per 2xx answer of each figure (steadier on a busy machine).
+ * given, gets the server's CPU microseconds per 2xx answer of each figure (steadier on a busy machine);
+ * `after` runs after each load (bench/rss-phases.ts reads the server's memory there).
  */
 export async function round(
   set: Setup,
   roundS: number,
   cpuUs?: Record<string, number>,
+  after?: (load: string) => Promise<void>,
 ): Promise<Record<string, number>> {
   const { server: s, basic } = set;
   const base = { connections: CONNECTIONS, durationS: roundS, warmupS: 1 };
@@ -146,6 +148,7 @@ export async function round(
     figures[name] = rps;
     if (cpuUs && cpu0 !== null && cpu1 !== null)
       cpuUs[name] = ((cpu1 - cpu0) * 1e6) / (rps * (warmupS + durationS));
+    await after?.(name);
   };
   const autocannon = (name: string, spec: Omit<LoadSpec, 'name'>) =>
     measure(name, spec.warmupS, spec.durationS, () => load({ name, ...spec }));
