@@ -7,30 +7,15 @@
 //   node bench/ab-sizing.ts [--rounds 3] [--duration 3] <build dir>[:NAME=value,…]...
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { buildArgs } from './build-args.ts';
 import { stopChild } from './processes.ts';
 import { round, type Setup, start } from './sizing.ts';
 
-const args = process.argv.slice(2);
-const option = (name: string, def: number) => {
-  const i = args.indexOf(name);
-  if (i < 0) return def;
-  const value = Number(args[i + 1]);
-  args.splice(i, 2);
-  return value;
-};
-const rounds = option('--rounds', 3);
-const roundS = option('--duration', 3);
-const builds = args.map((arg) => {
-  const [dir = '', settings = ''] = arg.split(':');
-  const env = Object.fromEntries(
-    settings
-      .split(',')
-      .filter(Boolean)
-      .map((pair) => pair.split('=') as [string, string]),
-  );
-  return { dir: resolve(dir), env, name: `${dir.split('/').pop() ?? dir}${settings ? ` ${settings}` : ''}` };
-});
+const cli = buildArgs(process.argv.slice(2));
+const rounds = cli.option('--rounds', 3);
+const roundS = cli.option('--duration', 3);
+const builds = cli.builds();
 if (builds.length === 0) throw new Error('give at least one build directory');
 
 const median = (xs: number[]) => {

@@ -10,7 +10,8 @@
 // generator, sets the pace (docs/benchmarks.md, "Server-bound").
 import { mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { buildArgs } from './build-args.ts';
 import type { LoadResult } from './load.ts';
 import {
   cpuCap,
@@ -26,29 +27,13 @@ import {
   waitFor200,
 } from './processes.ts';
 
-const args = process.argv.slice(2);
-const option = (name: string, def: number) => {
-  const i = args.indexOf(name);
-  if (i < 0) return def;
-  const value = Number(args[i + 1]);
-  args.splice(i, 2);
-  return value;
-};
-const rounds = option('--rounds', 2);
-const durationS = option('--duration', 4);
-const capShare = option('--cap', 0);
+const cli = buildArgs(process.argv.slice(2));
+const rounds = cli.option('--rounds', 2);
+const durationS = cli.option('--duration', 4);
+const capShare = cli.option('--cap', 0);
 const cap = capShare > 0 ? cpuCap(capShare) : null;
 if (capShare > 0 && !cap) throw new Error('--cap: no cgroup CPU quota can be set here');
-const builds = args.map((arg) => {
-  const [dir = '', settings = ''] = arg.split(':');
-  const env = Object.fromEntries(
-    settings
-      .split(',')
-      .filter(Boolean)
-      .map((pair) => pair.split('=') as [string, string]),
-  );
-  return { dir: resolve(dir), env, name: `${dir.split('/').pop() ?? dir}${settings ? ` ${settings}` : ''}` };
-});
+const builds = cli.builds();
 const ADMIN_EMAIL = 'bench-admin@gatehouse.test';
 
 interface Figure {

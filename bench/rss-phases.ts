@@ -12,36 +12,16 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { buildArgs } from './build-args.ts';
 import { statusMb, stopChild } from './processes.ts';
 import { round, start } from './sizing.ts';
 
-const args = process.argv.slice(2);
-const option = (name: string, def: number) => {
-  const i = args.indexOf(name);
-  if (i < 0) return def;
-  const value = Number(args[i + 1]);
-  args.splice(i, 2);
-  return value;
-};
-const flag = (name: string) => {
-  const i = args.indexOf(name);
-  if (i >= 0) args.splice(i, 1);
-  return i >= 0;
-};
-const rounds = option('--rounds', 1);
-const roundS = option('--round-duration', 3);
-const loads = option('--loads', 2);
-const probe = flag('--probe');
-const builds = (args.length ? args : ['.']).map((arg) => {
-  const [dir = '.', settings = ''] = arg.split(':');
-  const env = Object.fromEntries(
-    settings
-      .split(',')
-      .filter(Boolean)
-      .map((pair) => pair.split('=') as [string, string]),
-  );
-  return { build: resolve(dir), env, name: `${dir}${settings ? ` ${settings}` : ''}` };
-});
+const cli = buildArgs(process.argv.slice(2));
+const rounds = cli.option('--rounds', 1);
+const roundS = cli.option('--round-duration', 3);
+const loads = cli.option('--loads', 2);
+const probe = cli.flag('--probe');
+const builds = cli.builds(['.']);
 
 /** /proc/<pid>/smaps summed by kind: file-backed text and data, glibc's [heap], other anonymous. */
 function smapsByKind(pid: number): Record<string, number> {
@@ -87,7 +67,7 @@ try {
             MEM_PROBE_FILE: probeFile,
           }
         : b.env;
-      const set = await start('sqlite', mkdtempSync(join(dir, 'db-')), null, b.build, env);
+      const set = await start('sqlite', mkdtempSync(join(dir, 'db-')), null, b.dir, env);
       const pid = set.server.child.pid ?? 0;
       const read = async (phase: string) => {
         const hwm = statusMb(pid, 'VmHWM')?.toFixed(1);
