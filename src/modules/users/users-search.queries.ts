@@ -71,7 +71,8 @@ export interface SearchEngine {
   /**
    * The ids of every match (filters ignored) when the index finds at most `cap` of them cheaply;
    * null when there are more, or only a walk can tell. With `words`, an index of name words that
-   * already shows more than `cap` matches rules the list out first.
+   * already shows more than `cap` matches rules the list out first (PostgreSQL; SQLite rules it
+   * out by the email-prefix range under its own switch).
    */
   candidateIds(cap: number, words: boolean): Promise<string[] | null>;
   /**
@@ -86,7 +87,10 @@ export interface SearchEngine {
    * null when the engine has none (SQLite) or the query's name words are too many to sort.
    */
   tierOneInOrder(filters: SearchFilters, past: string | null, limit: number): Promise<RankedRow[] | null>;
-  /** True when the index of name words alone shows `cap` matches passing the filters. */
+  /**
+   * True when one index range alone shows `cap` matches passing the filters: PostgreSQL's name
+   * words, SQLite's emails starting with the query.
+   */
   reachesCap(filters: SearchFilters, cap: number): Promise<boolean>;
 }
 

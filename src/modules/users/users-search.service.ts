@@ -145,7 +145,8 @@ async function countMatches(
   if (passing !== null && passing <= SEARCH_TUNING.filteredScanMax) {
     return (await countWalk(db, engine, filters, null)) ?? 0;
   }
-  // Common name words (PostgreSQL): the cap is reached without reading any posting list.
+  // Common name words (PostgreSQL) or email prefixes (SQLite): the cap is reached without reading
+  // any posting list.
   if (SEARCH_SWITCHES.nameWords && (await engine.reachesCap(filters, SEARCH_TOTAL_CAP))) {
     return SEARCH_TOTAL_CAP;
   }
