@@ -8,7 +8,7 @@
  *
  * --match keeps the cases whose name contains one of the strings. --ab measures every case twice
  * in the same run, first with the plans of docs/benchmarks.md's "1M-user misses" switched off
- * (SEARCH_SWITCHES.atProbes and nameWords, LIST_TUNING.unnamedMax), then on.
+ * (SEARCH_SWITCHES: atProbes, nameWords, emailPrefix, containsFirst; LIST_TUNING.unnamedMax), then on.
  *
  * Each database is seeded first (scripts/seed.ts) when it holds fewer users than --users.
  * Targets (p95): list ≤ 10 ms, search ≤ 25 ms, stats ≤ 50 ms, get ≤ 2 ms. Results: docs/benchmarks.md.
@@ -59,6 +59,8 @@ function selected(s: Selection, group: string, name: string): boolean {
 function switchPlans(on: boolean): void {
   SEARCH_SWITCHES.atProbes = on;
   SEARCH_SWITCHES.nameWords = on;
+  SEARCH_SWITCHES.emailPrefix = on;
+  SEARCH_SWITCHES.containsFirst = on;
   LIST_TUNING.unnamedMax = on ? UNNAMED_MAX : 0;
 }
 const UNNAMED_MAX = LIST_TUNING.unnamedMax;

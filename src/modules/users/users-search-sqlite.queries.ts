@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
 import type { SearchTerm } from './users-search.queries.ts';
 
@@ -6,6 +6,14 @@ import type { SearchTerm } from './users-search.queries.ts';
  * SQLite's index reads for user search (users-search.queries.ts, sqliteSearch): the e-mail
  * address probe and FTS5 expressions.
  */
+
+/** SQLite's plans that bench/users-scale.ts --ab turns off (SEARCH_SWITCHES). */
+export interface SqliteSwitches {
+  /** The email-prefix range, counted index-only, rules out lists bound to overflow and shows the cap. */
+  emailPrefix: boolean;
+  /** The word-start tests run only on names holding the query at all. */
+  containsFirst: boolean;
+}
 
 /** Characters of the local part kept before the '@' in users_email_tail_idx (migration). */
 export const EMAIL_TAIL = 6;
@@ -57,4 +65,28 @@ export async function phrase(db: Kysely<DB>, s: string): Promise<string | 'none'
 /** An FTS5 string literal: everything inside double quotes is literal, quotes doubled. */
 function quote(s: string): string {
   return `"${s.replace(/"/g, '""')}"`;
+}
+
+/**
+ * Email-range entries read to count the users whose email starts with the query: one more than
+ * the candidate list's cap (SEARCH_TUNING.candidateMax), so the count can show it would overflow.
+ */
+export const EMAIL_PREFIX_ENTRIES = 2001;
+
+/**
+ * The users passing `filters` (conditions on unqualified columns) among the first
+ * EMAIL_PREFIX_ENTRIES entries of the email range starting with the query. Each is a match (tier 0
+ * or 1), so this is a lower bound of the matches, read on the email walk index alone: about 0.1 ms
+ * at a million users, where listing those ids reads a row each (2.2 ms for 2,001).
+ */
+export async function emailPrefixUsers(
+  db: Kysely<DB>,
+  t: SearchTerm,
+  filters: RawBuilder<unknown>[],
+): Promise<number> {
+  const where = filters.length === 0 ? sql`1 = 1` : sql.join(filters, sql` and `);
+  const row = await sql<{ n: number }>`select count(*) as n from (select role, status
+    from users indexed by users_email_walk_idx where email >= ${t.qf} and email < ${t.upper}
+    limit ${sql.lit(EMAIL_PREFIX_ENTRIES)}) s where ${where}`.execute(db);
+  return Number(row.rows[0]?.n ?? 0);
 }

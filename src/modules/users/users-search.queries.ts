@@ -9,7 +9,13 @@ import {
   POSTGRES_LIST_MAX,
   tierOneByWords,
 } from './users-search-pg.queries.ts';
-import { phrase, sqliteAtCandidates } from './users-search-sqlite.queries.ts';
+import {
+  EMAIL_PREFIX_ENTRIES,
+  emailPrefixUsers,
+  phrase,
+  type SqliteSwitches,
+  sqliteAtCandidates,
+} from './users-search-sqlite.queries.ts';
 
 /*
  * The SQL of user search (docs/api.md §6), per engine. A match is a case-insensitive substring of the
@@ -65,7 +71,8 @@ export interface SearchEngine {
   /**
    * The ids of every match (filters ignored) when the index finds at most `cap` of them cheaply;
    * null when there are more, or only a walk can tell. With `words`, an index of name words that
-   * already shows more than `cap` matches rules the list out first.
+   * already shows more than `cap` matches rules the list out first (PostgreSQL; SQLite rules it
+   * out by the email-prefix range under its own switch).
    */
   candidateIds(cap: number, words: boolean): Promise<string[] | null>;
   /**
@@ -80,7 +87,10 @@ export interface SearchEngine {
    * null when the engine has none (SQLite) or the query's name words are too many to sort.
    */
   tierOneInOrder(filters: SearchFilters, past: string | null, limit: number): Promise<RankedRow[] | null>;
-  /** True when the index of name words alone shows `cap` matches passing the filters. */
+  /**
+   * True when one index range alone shows `cap` matches passing the filters: PostgreSQL's name
+   * words, SQLite's emails starting with the query.
+   */
   reachesCap(filters: SearchFilters, cap: number): Promise<boolean>;
 }
 
@@ -132,13 +142,22 @@ function and(conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
  * SQLite: the FTS5 trigram table users_fts (docs/users.md). Exact predicates use LIKE and lower()
  * for ASCII queries (both fold ASCII in C) and the Unicode gh_fold() function otherwise.
  */
-export function sqliteSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
+export function sqliteSearch(
+  db: Kysely<DB>,
+  switches: SqliteSwitches = { emailPrefix: true, containsFirst: true },
+): (t: SearchTerm) => SearchEngine {
   return (t) => {
     const name = t.ascii ? sql`name` : sql`gh_fold(name)`;
     const lowered = t.ascii ? sql`lower(name)` : sql`gh_fold(name)`;
     const e = likeEscape(t.qf);
-    const tier1 = sql<boolean>`(substr(email, 1, ${t.length}) = ${t.qf} or ${name} like ${`${e}%`} ${ESCAPE}
-      or ${name} like ${`% ${e}%`} ${ESCAPE} or ${name} like ${`%-${e}%`} ${ESCAPE})`;
+    const starts = sql`(${name} like ${`${e}%`} ${ESCAPE} or ${name} like ${`% ${e}%`} ${ESCAPE}
+      or ${name} like ${`%-${e}%`} ${ESCAPE})`;
+    // A walk tests nearly only names without the query: one LIKE rejects them, not three
+    // (SQLite evaluates AND and OR lazily; each LIKE with a leading % scans the whole name).
+    const tier1 = switches.containsFirst
+      ? sql<boolean>`(substr(email, 1, ${t.length}) = ${t.qf}
+        or (${name} like ${`%${e}%`} ${ESCAPE} and ${starts}))`
+      : sql<boolean>`(substr(email, 1, ${t.length}) = ${t.qf} or ${starts})`;
     const all = sql<boolean>`(instr(email, ${t.qf}) > 0 or instr(${lowered}, ${t.qf}) > 0)`;
     const ids = (expr: string) => sql`select m.user_id from users_fts f
       join users_search_rowids m on m.rowid = f.rowid where users_fts match ${expr}`;
@@ -146,6 +165,18 @@ export function sqliteSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
       const p = await phrase(db, t.qf);
       return p === 'none' || p === null ? p : `{e n} : ${p}`;
     };
+    // Users whose email starts with the query (a lower bound of the matches); read once per
+    // request without filters, and only when the switch is on.
+    let unfiltered: Promise<number> | undefined;
+    const prefixUsers = (filters: SearchFilters): Promise<number> => {
+      if (!switches.emailPrefix) return Promise.resolve(0);
+      const f = filterConditions(filters, '');
+      if (f.length > 0) return emailPrefixUsers(db, t, f);
+      unfiltered ??= emailPrefixUsers(db, t, []);
+      return unfiltered;
+    };
+    /** True when the email-prefix range alone shows more than `cap` candidates to list. */
+    const overflows = async (cap: number) => cap < EMAIL_PREFIX_ENTRIES && (await prefixUsers({})) > cap;
     return {
       dialect: 'sqlite',
       email: sql<string>`email`,
@@ -160,6 +191,7 @@ export function sqliteSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
           const rows = await sql<{ user_id: string }>`${ids(expr)} limit ${limit}`.execute(db);
           return rows.rows.length > cap ? null : rows.rows.map((r) => r.user_id);
         }
+        if (await overflows(cap)) return null;
         const parts: string[] = [];
         for (const s of [`\u0002${t.qf}`, ` ${t.qf}`, `-${t.qf}`]) {
           const p = await phrase(db, s);
@@ -182,8 +214,10 @@ export function sqliteSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
         return sqliteAtCandidates(db, t, cap);
       },
       // Three characters and more: FTS5 lists candidates cheaply (it stops past the cap).
+      // The email-prefix range is read first: past the cap, FTS5's list would be thrown away.
       async candidateIds(cap) {
         if (t.length < 3) return null;
+        if (await overflows(cap)) return null;
         const expr = await matchExpr();
         if (expr === 'none') return [];
         if (expr === null) return null;
@@ -205,7 +239,7 @@ export function sqliteSearch(db: Kysely<DB>): (t: SearchTerm) => SearchEngine {
         return Number((await query.execute(db)).rows[0]?.n ?? 0);
       },
       tierOneInOrder: async () => null,
-      reachesCap: async () => false,
+      reachesCap: async (filters, cap) => (await prefixUsers(filters)) >= cap,
     };
   };
 }

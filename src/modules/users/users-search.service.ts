@@ -58,9 +58,11 @@ export const SEARCH_TUNING = {
  * A query holding an '@' (an e-mail address, typically) is tried by index probes first
  * (SearchEngine.atCandidates); a sparse tier 1 is read from the index of name words in email order
  * and a count stops when that index alone shows the cap (SearchEngine.tierOneInOrder, reachesCap).
- * Always on; bench/users-scale.ts turns them off for its same-run A/B.
+ * On SQLite (SqliteSwitches), the email-prefix range is counted before candidates are listed and
+ * serves as reachesCap (under nameWords too), and names are tested for the query before its
+ * word starts. Always on; bench/users-scale.ts turns them off for its same-run A/B.
  */
-export const SEARCH_SWITCHES = { atProbes: true, nameWords: true };
+export const SEARCH_SWITCHES = { atProbes: true, nameWords: true, emailPrefix: true, containsFirst: true };
 /** The tier walk's budget on PostgreSQL (SQLite uses walkBudget). */
 const POSTGRES_WALK_BUDGET = 2000;
 
@@ -82,7 +84,9 @@ export async function searchUsers(
   const filters: SearchFilters = { role: query.role, status: query.status };
   const binding = createHash('sha256').update(term.qf).digest('base64url').slice(0, 12);
   const after = query.cursor === undefined ? null : readSearchCursor(codec, query.cursor, binding);
-  const engine = (ctx.database.dialect === 'postgres' ? postgresSearch : sqliteSearch)(ctx.db)(term);
+  const engine = (
+    ctx.database.dialect === 'postgres' ? postgresSearch(ctx.db) : sqliteSearch(ctx.db, SEARCH_SWITCHES)
+  )(term);
   const db = ctx.db;
   const want = query.limit + 1;
   const filtered = filters.role !== undefined || filters.status !== undefined;
@@ -141,7 +145,8 @@ async function countMatches(
   if (passing !== null && passing <= SEARCH_TUNING.filteredScanMax) {
     return (await countWalk(db, engine, filters, null)) ?? 0;
   }
-  // Common name words (PostgreSQL): the cap is reached without reading any posting list.
+  // Common name words (PostgreSQL) or email prefixes (SQLite): the cap is reached without reading
+  // any posting list.
   if (SEARCH_SWITCHES.nameWords && (await engine.reachesCap(filters, SEARCH_TOTAL_CAP))) {
     return SEARCH_TOTAL_CAP;
   }
