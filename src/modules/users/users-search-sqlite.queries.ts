@@ -1,10 +1,19 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
-import type { SearchTerm } from './users-search.queries.ts';
+import {
+  and,
+  ESCAPE,
+  filterConditions,
+  likeEscape,
+  type SearchEngine,
+  type SearchFilters,
+  type SearchTerm,
+  tiers,
+} from './users-search.queries.ts';
 
 /*
- * SQLite's index reads for user search (users-search.queries.ts, sqliteSearch): the e-mail
- * address probe and FTS5 expressions.
+ * SQLite's side of user search (the engine shared parts live in users-search.queries.ts): its
+ * engine, sqliteSearch, the e-mail address probe and FTS5 expressions.
  */
 
 /** SQLite's plans that bench/users-scale.ts --ab turns off (SEARCH_SWITCHES). */
@@ -89,4 +98,110 @@ export async function emailPrefixUsers(
     from users indexed by users_email_walk_idx where email >= ${t.qf} and email < ${t.upper}
     limit ${sql.lit(EMAIL_PREFIX_ENTRIES)}) s where ${where}`.execute(db);
   return Number(row.rows[0]?.n ?? 0);
+}
+
+/**
+ * SQLite: the FTS5 trigram table users_fts (docs/users.md). Exact predicates use LIKE and lower()
+ * for ASCII queries (both fold ASCII in C) and the Unicode gh_fold() function otherwise.
+ */
+export function sqliteSearch(
+  db: Kysely<DB>,
+  switches: SqliteSwitches = { emailPrefix: true, containsFirst: true },
+): (t: SearchTerm) => SearchEngine {
+  return (t) => {
+    const name = t.ascii ? sql`name` : sql`gh_fold(name)`;
+    const lowered = t.ascii ? sql`lower(name)` : sql`gh_fold(name)`;
+    const e = likeEscape(t.qf);
+    const starts = sql`(${name} like ${`${e}%`} ${ESCAPE} or ${name} like ${`% ${e}%`} ${ESCAPE}
+      or ${name} like ${`%-${e}%`} ${ESCAPE})`;
+    // A walk tests nearly only names without the query: one LIKE rejects them, not three
+    // (SQLite evaluates AND and OR lazily; each LIKE with a leading % scans the whole name).
+    const tier1 = switches.containsFirst
+      ? sql<boolean>`(substr(email, 1, ${t.length}) = ${t.qf}
+        or (${name} like ${`%${e}%`} ${ESCAPE} and ${starts}))`
+      : sql<boolean>`(substr(email, 1, ${t.length}) = ${t.qf} or ${starts})`;
+    const all = sql<boolean>`(instr(email, ${t.qf}) > 0 or instr(${lowered}, ${t.qf}) > 0)`;
+    const ids = (expr: string) => sql`select m.user_id from users_fts f
+      join users_search_rowids m on m.rowid = f.rowid where users_fts match ${expr}`;
+    const matchExpr = async (): Promise<string | 'none' | null> => {
+      const p = await phrase(db, t.qf);
+      return p === 'none' || p === null ? p : `{e n} : ${p}`;
+    };
+    // Users whose email starts with the query (a lower bound of the matches); read once per
+    // request without filters, and only when the switch is on.
+    let unfiltered: Promise<number> | undefined;
+    const prefixUsers = (filters: SearchFilters): Promise<number> => {
+      if (!switches.emailPrefix) return Promise.resolve(0);
+      const f = filterConditions(filters, '');
+      if (f.length > 0) return emailPrefixUsers(db, t, f);
+      unfiltered ??= emailPrefixUsers(db, t, []);
+      return unfiltered;
+    };
+    /** True when the email-prefix range alone shows more than `cap` candidates to list. */
+    const overflows = async (cap: number) => cap < EMAIL_PREFIX_ENTRIES && (await prefixUsers({})) > cap;
+    return {
+      dialect: 'sqlite',
+      email: sql<string>`email`,
+      noIndex: '+',
+      ...tiers(t, tier1, all),
+      async listTier(tier, cap) {
+        const limit = sql.lit(cap + 1);
+        if (tier === 2) {
+          const expr = await matchExpr();
+          if (expr === null) return null;
+          if (expr === 'none') return [];
+          const rows = await sql<{ user_id: string }>`${ids(expr)} limit ${limit}`.execute(db);
+          return rows.rows.length > cap ? null : rows.rows.map((r) => r.user_id);
+        }
+        if (await overflows(cap)) return null;
+        const parts: string[] = [];
+        for (const s of [`\u0002${t.qf}`, ` ${t.qf}`, `-${t.qf}`]) {
+          const p = await phrase(db, s);
+          if (p === null) return null;
+          if (p !== 'none') parts.push(p);
+        }
+        const found = new Set<string>();
+        const byEmail = await sql<{ id: string }>`select id from users
+          where email >= ${t.qf} and email < ${t.upper} limit ${limit}`.execute(db);
+        for (const r of byEmail.rows) found.add(r.id);
+        if (parts.length > 0 && found.size <= cap) {
+          const byName = await sql<{
+            user_id: string;
+          }>`${ids(`n : (${parts.join(' OR ')})`)} limit ${limit}`.execute(db);
+          for (const r of byName.rows) found.add(r.user_id);
+        }
+        return found.size > cap ? null : [...found];
+      },
+      async atCandidates(cap) {
+        return sqliteAtCandidates(db, t, cap);
+      },
+      // Three characters and more: FTS5 lists candidates cheaply (it stops past the cap).
+      // The email-prefix range is read first: past the cap, FTS5's list would be thrown away.
+      async candidateIds(cap) {
+        if (t.length < 3) return null;
+        if (await overflows(cap)) return null;
+        const expr = await matchExpr();
+        if (expr === 'none') return [];
+        if (expr === null) return null;
+        const rows = await sql<{ user_id: string }>`${ids(expr)} limit ${cap + 1}`.execute(db);
+        return rows.rows.length > cap ? null : rows.rows.map((r) => r.user_id);
+      },
+      async countIndexed(filters, cap) {
+        const expr = await matchExpr();
+        if (expr === null) return null;
+        if (expr === 'none') return 0;
+        const f = filterConditions(filters, 'u.');
+        const query =
+          f.length === 0
+            ? sql<{ n: number }>`select count(*) as n from
+                (select 1 from users_fts where users_fts match ${expr} limit ${cap}) s`
+            : sql<{ n: number }>`select count(*) as n from (select 1 from users_fts f
+                join users_search_rowids m on m.rowid = f.rowid join users u on u.id = m.user_id
+                where users_fts match ${expr} and ${and(f)} limit ${cap}) s`;
+        return Number((await query.execute(db)).rows[0]?.n ?? 0);
+      },
+      tierOneInOrder: async () => null,
+      reachesCap: async (filters, cap) => (await prefixUsers(filters)) >= cap,
+    };
+  };
 }

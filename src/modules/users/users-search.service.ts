@@ -13,9 +13,9 @@ import {
   type SearchFilters,
   type SearchTerm,
   searchTerm,
-  sqliteSearch,
   type Tier,
 } from './users-search.queries.ts';
+import { sqliteSearch } from './users-search-sqlite.queries.ts';
 import {
   amongIds,
   countAmongIds,
