@@ -1,6 +1,7 @@
+import assert from 'node:assert/strict';
 import { v7 as uuidv7 } from 'uuid';
 import type { Role, UserRow, UserStatus } from '../../src/platform/db/schema.ts';
-import type { TestApp } from '../helpers/app.ts';
+import { json, type TestApp } from '../helpers/app.ts';
 
 export const DAY = 86_400_000;
 
@@ -49,4 +50,26 @@ export function allUsers(t: TestApp): Promise<UserRow[]> {
 /** Byte order of UTF-8 strings (what SQLite and PostgreSQL's "C" collation compare). */
 export function byteCompare(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/** Every page of a list or search (`path` holds its query string): the emails in order, the first `total`. */
+export async function everyPage(
+  t: TestApp,
+  headers: { authorization: string },
+  path: string,
+): Promise<{ emails: string[]; total: number }> {
+  type Page = { data: Array<{ email: string }>; next_cursor: string | null; total: number };
+  const emails: string[] = [];
+  let cursor: string | null = null;
+  let total = -1;
+  do {
+    const url: string = `${path}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const res = await t.app.inject({ url, headers });
+    assert.equal(res.statusCode, 200, res.body);
+    const p = json<Page>(res);
+    if (total < 0) total = p.total;
+    emails.push(...p.data.map((u) => u.email));
+    cursor = p.next_cursor;
+  } while (cursor);
+  return { emails, total };
 }

@@ -15,7 +15,7 @@ import type { UserRow } from '../../src/platform/db/schema.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.ts';
 import { authHeaders } from '../helpers/users.ts';
-import { allUsers, byteCompare, insertUsers } from './fixtures.ts';
+import { allUsers, byteCompare, everyPage, insertUsers } from './fixtures.ts';
 
 /*
  * Migration 20261126150000_users_name_words: PostgreSQL reads a sparse search tier 1 from
@@ -136,21 +136,8 @@ for (const dialect of DIALECTS) {
     });
     const defaults = { ...SEARCH_TUNING };
 
-    const all = async (params: Record<string, string>): Promise<{ emails: string[]; total: number }> => {
-      const emails: string[] = [];
-      let cursor: string | null = null;
-      let total = -1;
-      do {
-        const query = new URLSearchParams({ ...params, ...(cursor ? { cursor } : {}) });
-        const res = await t.app.inject({ url: `/api/v1/users/search?${query}`, headers });
-        assert.equal(res.statusCode, 200, res.body);
-        const p = json<Page>(res);
-        if (total < 0) total = p.total;
-        emails.push(...p.data.map((u) => u.email));
-        cursor = p.next_cursor;
-      } while (cursor);
-      return { emails, total };
-    };
+    const all = (params: Record<string, string>) =>
+      everyPage(t, headers, `/api/v1/users/search?${new URLSearchParams(params)}`);
 
     // PostgreSQL only: SQLite has no such table (its FTS5 index holds the word starts).
     if (dialect === 'postgres')

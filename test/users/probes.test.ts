@@ -3,10 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { LIST_TUNING } from '../../src/modules/users/users-list.service.ts';
 import { SEARCH_SWITCHES } from '../../src/modules/users/users-search.service.ts';
 import type { UserRow } from '../../src/platform/db/schema.ts';
-import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { authHeaders, firstAdmin } from '../helpers/users.ts';
-import { allUsers, byteCompare, DAY, insertUsers, type UserSpec } from './fixtures.ts';
+import { allUsers, byteCompare, DAY, everyPage, insertUsers, type UserSpec } from './fixtures.ts';
 
 /*
  * The index probes for an '@' query and the unnamed-users plan of the name sort (docs/users.md)
@@ -15,8 +15,6 @@ import { allUsers, byteCompare, DAY, insertUsers, type UserSpec } from './fixtur
  * address missed; the unnamed users of a created_after range repeated, skipped or out of id order
  * when a page ends among them, or when there are more of them than the plan reads.
  */
-
-type Page = { data: Array<{ id: string; email: string }>; next_cursor: string | null; total: number };
 
 const BASE = Date.UTC(2026, 0, 1);
 
@@ -57,21 +55,7 @@ for (const dialect of DIALECTS) {
       return t.destroy();
     });
 
-    const all = async (path: string): Promise<{ emails: string[]; total: number }> => {
-      const emails: string[] = [];
-      let cursor: string | null = null;
-      let total = -1;
-      do {
-        const url: string = `${path}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const res = await t.app.inject({ url, headers });
-        assert.equal(res.statusCode, 200, res.body);
-        const p = json<Page>(res);
-        if (total < 0) total = p.total;
-        emails.push(...p.data.map((u) => u.email));
-        cursor = p.next_cursor;
-      } while (cursor);
-      return { emails, total };
-    };
+    const all = (path: string) => everyPage(t, headers, path);
 
     it('an e-mail query finds longer local parts and domains, and names holding it, as the general plans do', async () => {
       for (const q of ['jane.doe@example.com', 'JANE.DOE@example.co', 'e@ex', 'doe@example.com', 'x@y@z']) {
