@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LIST_TUNING } from '../../src/modules/users/users-list.service.ts';
-import { SEARCH_SWITCHES } from '../../src/modules/users/users-search.service.ts';
+import { SEARCH_SWITCHES, SEARCH_TUNING } from '../../src/modules/users/users-search.service.ts';
 import type { UserRow } from '../../src/platform/db/schema.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
@@ -17,6 +17,7 @@ import { allUsers, byteCompare, DAY, everyPage, insertUsers, type UserSpec } fro
  */
 
 const BASE = Date.UTC(2026, 0, 1);
+const { candidateMax: CANDIDATE_MAX, filterFirstMax: FILTER_FIRST_MAX } = SEARCH_TUNING;
 
 const PEOPLE: UserSpec[] = [
   { email: 'jane.doe@example.com', name: 'Jane Doe' },
@@ -51,6 +52,7 @@ for (const dialect of DIALECTS) {
     });
     after(() => {
       SEARCH_SWITCHES.atProbes = true;
+      Object.assign(SEARCH_TUNING, { candidateMax: CANDIDATE_MAX, filterFirstMax: FILTER_FIRST_MAX });
       LIST_TUNING.unnamedMax = 2000;
       return t.destroy();
     });
@@ -58,16 +60,31 @@ for (const dialect of DIALECTS) {
     const all = (path: string) => everyPage(t, headers, path);
 
     it('an e-mail query finds longer local parts and domains, and names holding it, as the general plans do', async () => {
-      for (const q of ['jane.doe@example.com', 'JANE.DOE@example.co', 'e@ex', 'doe@example.com', 'x@y@z']) {
-        for (const limit of ['2', '20']) {
-          const path = `/api/v1/users/search?q=${encodeURIComponent(q)}&limit=${limit}`;
+      const queries = ['jane.doe@example.com', 'JANE.DOE@example.co', 'e@ex', 'doe@example.com', 'x@y@z'];
+      // No match at all: the probes answer an empty list, not "unknown".
+      queries.push('nobody@nowhere.test');
+      // With role or status filters the probes serve only when many users pass them: force that.
+      SEARCH_TUNING.filterFirstMax = 0;
+      for (const q of queries) {
+        for (const extra of [
+          '&limit=2',
+          '&limit=20',
+          '&limit=2&role=user',
+          '&limit=2&status=active&role=admin',
+        ]) {
+          const path = `/api/v1/users/search?q=${encodeURIComponent(q)}${extra}`;
           SEARCH_SWITCHES.atProbes = false;
           const general = await all(path);
           SEARCH_SWITCHES.atProbes = true;
           const probed = await all(path);
-          assert.deepEqual(probed, general, `${q} limit=${limit}`);
+          assert.deepEqual(probed, general, `${q}${extra}`);
+          // More probe entries than the cap: the probe gives way to the general plans.
+          SEARCH_TUNING.candidateMax = 1;
+          assert.deepEqual(await all(path), general, `${q}${extra}, over the cap`);
+          SEARCH_TUNING.candidateMax = CANDIDATE_MAX;
         }
       }
+      SEARCH_TUNING.filterFirstMax = FILTER_FIRST_MAX;
       const { emails } = await all('/api/v1/users/search?q=jane.doe%40example.com');
       // Tier 0, then tier 1 (email prefix, a name word starting with it), then tier 2, by email.
       assert.deepEqual(emails, [
