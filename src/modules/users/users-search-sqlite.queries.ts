@@ -24,14 +24,19 @@ export interface SqliteSwitches {
   containsFirst: boolean;
 }
 
-/** Characters of the local part kept before the '@' in users_email_tail_idx (migration). */
-export const EMAIL_TAIL = 6;
+/**
+ * The local part's last characters kept before the '@' by SQLite's two email-tail indexes, longest
+ * first: users_email_tail_idx (6) and users_email_tail3_idx (3); see the migrations.
+ */
+export const EMAIL_TAILS = [6, 3] as const;
 
 /**
  * SQLite's probes for a query L@D holding one '@' (the PostgreSQL ones: users-search-pg.queries.ts).
- * SQLite has no reverse(), so its index keys each email by the last EMAIL_TAIL characters of the
- * local part, the '@' and the domain: an email containing L@D (|L| ≥ EMAIL_TAIL) has a key starting
- * with L's last characters, '@', D. Candidates only: the caller ranks them with exact predicates.
+ * SQLite has no reverse(), so its indexes key each email by the last k characters of the local part
+ * (k in EMAIL_TAILS), the '@' and the domain: an email containing L@D (|L| ≥ k) has a key starting
+ * with L's last k characters, '@', D. The longest k that L allows reads the fewest entries; a local
+ * part under 3 characters keeps the general plans. Candidates only: the caller ranks them with
+ * exact predicates.
  */
 export async function sqliteAtCandidates(
   db: Kysely<DB>,
@@ -39,9 +44,11 @@ export async function sqliteAtCandidates(
   cap: number,
 ): Promise<string[] | null> {
   const at = t.qf.indexOf('@');
-  if (at < EMAIL_TAIL || t.qf.indexOf('@', at + 1) >= 0 || !t.ascii) return null;
-  const prefix = t.qf.slice(at - EMAIL_TAIL);
-  const key = sql.raw(`substr(email, max(instr(email, '@') - ${EMAIL_TAIL}, 1))`);
+  const tail = EMAIL_TAILS.find((k) => at >= k);
+  if (tail === undefined || t.qf.indexOf('@', at + 1) >= 0 || !t.ascii) return null;
+  const prefix = t.qf.slice(at - tail);
+  // The index's own expression, so the planner uses it (users_email_tail_idx, users_email_tail3_idx).
+  const key = sql.raw(`substr(email, max(instr(email, '@') - ${tail}, 1))`);
   const limit = sql.lit(cap + 1);
   const rows = await sql<{ side: number; id: string }>`
     select 1 as side, id from (select id from users where ${key} >= ${prefix}

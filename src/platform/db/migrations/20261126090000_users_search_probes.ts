@@ -11,10 +11,10 @@ import { dialectOf } from '../dialect.ts';
  *   match.
  * A name-sorted list with a created_after bound reads the unnamed users in the range by created_at
  * (users_unnamed_created_idx) instead of walking past all of them (users-list.queries.ts).
- * SQLite has no reverse(): its email index is keyed by the local part's last 6 characters (the
- * EMAIL_TAIL of users-search-sqlite.queries.ts), the '@' and the domain; it has the same partial
- * index of names. It keeps the plain walk for the unnamed users (a tenth of PostgreSQL's cost per
- * entry).
+ * SQLite has no reverse(): its email index is keyed by the local part's last 6 characters (one of
+ * the EMAIL_TAILS of users-search-sqlite.queries.ts; migration 20261126170000 adds 3), the '@' and
+ * the domain; it has the same partial index of names. It keeps the plain walk for the unnamed users
+ * (a tenth of PostgreSQL's cost per entry).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (dialectOf(db) !== 'postgres') {

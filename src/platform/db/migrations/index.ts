@@ -20,6 +20,7 @@ import * as oauthSessions from './20261126081000_oauth_sessions.ts';
 import * as webhookFanout from './20261126082000_webhook_fanout.ts';
 import * as usersSearchProbes from './20261126090000_users_search_probes.ts';
 import * as usersNameWords from './20261126150000_users_name_words.ts';
+import * as usersEmailTail3 from './20261126170000_users_email_tail3.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '20261126082000_webhook_fanout': webhookFanout,
   '20261126090000_users_search_probes': usersSearchProbes,
   '20261126150000_users_name_words': usersNameWords,
+  '20261126170000_users_email_tail3': usersEmailTail3,
 };
