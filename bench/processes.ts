@@ -1,6 +1,6 @@
 // Process plumbing for the bench: CPU pinning, child processes, /proc readings, free ports.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 
@@ -142,6 +142,43 @@ export function cpuSeconds(pid: number): number | null {
   // The command name (field 2) may hold spaces; fields after its closing parenthesis are fixed.
   const after = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(after[11]) + Number(after[12])) / CLOCK_TICKS;
+}
+
+/** A process's CPU seconds by kind of thread (bench/sizing.ts: where a login's or a grant's CPU goes). */
+export interface ThreadCpu {
+  /** The main thread: the event loop, every line of JavaScript and every SQLite statement. */
+  loop: number;
+  /** libuv's pool: argon2id hashing, WebCrypto (jose's RS256 ID tokens), file system calls. */
+  pool: number;
+  /** V8's helpers: concurrent and parallel garbage collection, background compilation. */
+  v8: number;
+  other: number;
+}
+
+/** CPU seconds so far per kind of thread, from `/proc/<pid>/task/<tid>/stat`; null where /proc is missing. */
+export function threadCpuSeconds(pid: number): ThreadCpu | null {
+  const dir = `/proc/${pid}/task`;
+  if (!existsSync(dir)) return null;
+  const sum: ThreadCpu = { loop: 0, pool: 0, v8: 0, other: 0 };
+  for (const tid of readdirSync(dir)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`${dir}/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended since the listing
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const seconds = (Number(after[11]) + Number(after[12])) / CLOCK_TICKS;
+    sum[tid === String(pid) ? 'loop' : threadKind(name)] += seconds;
+  }
+  return sum;
+}
+
+/** Node names its threads: `libuv-worker` (the pool), `V8Worker` and V8's other helpers. */
+function threadKind(name: string): keyof ThreadCpu {
+  if (name.startsWith('libuv-worker')) return 'pool';
+  return name.startsWith('V8') ? 'v8' : 'other';
 }
 
 /** A `/proc/<pid>/status` field in MiB (VmHWM: peak resident set; VmRSS: current). */

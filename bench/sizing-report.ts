@@ -5,6 +5,7 @@ import {
   ARGON2_PARALLELISM,
   ARGON2_TIME_COST,
 } from '../src/identity/passwords/passwords.ts';
+import type { ThreadCpu } from './processes.ts';
 import { median } from './run-report.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -12,6 +13,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Measured {
   /** Per round, per dialect: requests per second answered 2xx, by figure. */
   rounds: Array<Partial<Record<Dialect, Record<string, number>>>>;
+  /** Per round, per dialect, per figure: the server's CPU µs per answer by kind of thread. */
+  threads: Array<Partial<Record<Dialect, Record<string, ThreadCpu>>>>;
   /** Per round: the pinned baselines taken just before that round's loads. */
   baselines: Array<{
     es256SignPerS: number;
@@ -116,11 +119,39 @@ export function sizingReport(m: Measured): string {
   lines.push(
     `Login / raw argon2id verify: ${dialects.map((d) => `${d} ${r2(median(m.rounds.map((r, i) => (r[d]?.login ?? Number.NaN) / (m.baselines[i]?.argon2PerS ?? Number.NaN))))}`).join(', ')}.`,
     '',
+    ...cpuSplit(m, dialects, argon2, library('oauthRefresh')),
     `**Peak RSS** (VmHWM after every load above, the oauth module on): ${dialects.map((d) => `${d} ${m.rss[d]?.toFixed(0) ?? '?'} MB`).join(', ')}.`,
     '',
   );
   lines.push(...primarySection(m));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Where a login's and an OAuth refresh's CPU goes, per kind of thread (medians of the rounds), beside
+ * what the baseline spends on the same core (its rate inverted: the core is saturated there).
+ */
+function cpuSplit(m: Measured, dialects: readonly Dialect[], argon2PerS: number, libraryRefreshPerS: number) {
+  const split = (d: Dialect, figure: string, k: keyof ThreadCpu) =>
+    median(m.threads.map((r) => r[d]?.[figure]?.[k] ?? Number.NaN));
+  const ms = (us: number) => (us / 1000).toFixed(2);
+  const us = (x: number) => Math.round(x).toLocaleString('en');
+  const per = (figure: string, unit: (x: number) => string) =>
+    dialects
+      .map(
+        (d) =>
+          `${d}: event loop ${unit(split(d, figure, 'loop'))}, libuv pool ${unit(split(d, figure, 'pool'))}, V8's helpers ${unit(split(d, figure, 'v8'))}`,
+      )
+      .join('; ');
+  return [
+    'CPU per answer by thread (`/proc/<pid>/task/*/stat` around each load, medians of the rounds; the',
+    'event loop runs every line of JavaScript and every SQLite statement, the pool hashes passwords',
+    "and signs the RS256 ID tokens, V8's helpers collect garbage):",
+    '',
+    `- a password login, in ms: ${per('login', ms)}. A raw argon2id verification on this core: ${ms(1e6 / argon2PerS)} ms.`,
+    `- an OAuth refresh grant, in µs: ${per('oauthRefresh', us)}. oidc-provider alone on this core: ${us(1e6 / libraryRefreshPerS)} µs a grant, all threads.`,
+    '',
+  ];
 }
 
 /** The oauth targets: ten times Keycloak's 120 grants/s per core on SQLite, PostgreSQL at least half of SQLite. */

@@ -12,7 +12,16 @@ import type { LoadResult, LoadSpec } from './load.ts';
 import { libraryAlone } from './oauth-ceiling.ts';
 import { type CodeClient, codeClient, oauthRefreshTokens } from './oauth-code.ts';
 import { refreshTokens, writesPer } from './pg-writes.ts';
-import { cpuSeconds, LOAD_CPU, runNodeJson, SERVER_CPU, statusMb, stopChild } from './processes.ts';
+import {
+  cpuSeconds,
+  LOAD_CPU,
+  runNodeJson,
+  SERVER_CPU,
+  statusMb,
+  stopChild,
+  type ThreadCpu,
+  threadCpuSeconds,
+} from './processes.ts';
 import {
   ADMIN_PASSWORD,
   addLoginUsers,
@@ -120,13 +129,15 @@ const load = async (spec: LoadSpec): Promise<LoadResult> => {
 /**
  * One round of every load on one server: per figure, requests per second answered 2xx; `cpuUs`, when
  * given, gets the server's CPU microseconds per 2xx answer of each figure (steadier on a busy machine);
- * `after` runs after each load (bench/rss-phases.ts reads the server's memory there).
+ * `after` runs after each load (bench/rss-phases.ts reads the server's memory there); `threads`, when
+ * given, gets those microseconds per kind of thread (event loop, libuv pool, V8's helpers).
  */
 export async function round(
   set: Setup,
   roundS: number,
   cpuUs?: Record<string, number>,
   after?: (load: string) => Promise<void>,
+  threads?: Record<string, ThreadCpu>,
 ): Promise<Record<string, number>> {
   const { server: s, basic } = set;
   const base = { connections: CONNECTIONS, durationS: roundS, warmupS: 1 };
@@ -141,13 +152,19 @@ export async function round(
     run: () => Promise<{ rps: number; statusCounts?: unknown }>,
   ) => {
     const cpu0 = cpuSeconds(pid);
+    const split0 = threads ? threadCpuSeconds(pid) : null;
     const { rps, statusCounts } = await run();
     const cpu1 = cpuSeconds(pid);
+    const split1 = threads ? threadCpuSeconds(pid) : null;
     if (rps === 0)
       throw new Error(`${name} on ${set.dialect}: no 2xx answers (${JSON.stringify(statusCounts)})`);
     figures[name] = rps;
-    if (cpuUs && cpu0 !== null && cpu1 !== null)
-      cpuUs[name] = ((cpu1 - cpu0) * 1e6) / (rps * (warmupS + durationS));
+    const answers = rps * (warmupS + durationS);
+    if (cpuUs && cpu0 !== null && cpu1 !== null) cpuUs[name] = ((cpu1 - cpu0) * 1e6) / answers;
+    if (threads && split0 && split1) {
+      const per = (k: keyof ThreadCpu) => ((split1[k] - split0[k]) * 1e6) / answers;
+      threads[name] = { loop: per('loop'), pool: per('pool'), v8: per('v8'), other: per('other') };
+    }
     await after?.(name);
   };
   const autocannon = (name: string, spec: Omit<LoadSpec, 'name'>) =>
@@ -216,7 +233,14 @@ export async function runSizing(o: SizingOptions): Promise<void> {
     o.log('starting Gatehouse (API_FORM=full) on SQLite and on PostgreSQL, pinned to CPU 0');
     sets.push(await start('sqlite', dir, null));
     if (pgUrl) sets.push(await start('postgres', dir, pgUrl));
-    const measured: Measured = { rounds: [], baselines: [], rss: {}, writes: null, versions: {} };
+    const measured: Measured = {
+      rounds: [],
+      threads: [],
+      baselines: [],
+      rss: {},
+      writes: null,
+      versions: {},
+    };
     for (let r = 1; r <= o.rounds; r++) {
       const first = sets[0] as Setup;
       const baseline = await runNodeJson<{
@@ -243,13 +267,17 @@ export async function runSizing(o: SizingOptions): Promise<void> {
       measured.baselines.push({ ...baseline, argon2PerS: argon2.rps, library });
       const order = r % 2 === 1 ? sets : [...sets].reverse();
       const figures: Measured['rounds'][number] = {};
+      const threadsOf: Measured['threads'][number] = {};
       for (const set of order) {
         o.log(
           `round ${r}/${o.rounds}: ${set.dialect}: login, refresh, OAuth refresh, verify-token, grants, introspection`,
         );
-        figures[set.dialect] = await round(set, o.roundS);
+        const split: Record<string, ThreadCpu> = {};
+        figures[set.dialect] = await round(set, o.roundS, undefined, undefined, split);
+        threadsOf[set.dialect] = split;
       }
       measured.rounds.push(figures);
+      measured.threads.push(threadsOf);
     }
     for (const set of sets) measured.rss[set.dialect] = statusMb(set.server.child.pid ?? 0, 'VmHWM');
     const pgSet = sets.find((s) => s.dialect === 'postgres');
