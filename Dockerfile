@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Gatehouse: the build stage compiles TypeScript with the dev dependencies; the runtime stage holds
-# only dist/ and the production dependencies, and runs as the unprivileged `node` user.
+# only dist/, web/, assets/ and the production dependencies, and runs as the unprivileged `node` user.
 # See docs/containers.md.
 
 ARG NODE_IMAGE=node:24-slim
@@ -36,6 +36,8 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The hosted pages' HTML fragments, scripts and stylesheet (served from memory, docs/pages.md).
 COPY web ./web
+# The breached-password filter the password policy reads on first use (docs/security.md).
+COPY assets ./assets
 COPY package.json ./
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

@@ -28,7 +28,11 @@ export const createAdminCommand = defineCommand({
       const ctx = await createContext(config, database, log);
       try {
         const { checkPasswordPolicy } = await import('../identity/passwords/password-policy.ts');
-        const policy = checkPasswordPolicy(password, { minLength: config.passwordMinLength, email });
+        const policy = checkPasswordPolicy(password, {
+          minLength: config.passwordMinLength,
+          breachedCheck: config.passwordBreachedCheck,
+          email,
+        });
         if (!policy.ok) throw new CliError(`password refused: ${policy.reason}`);
         const id = await createOrPromoteAdmin(ctx, email, password, 'cli.create_admin');
         console.log(`admin ${email} ready (id ${id})`);

@@ -140,6 +140,7 @@ export function loadConfig(env: Env): Config {
     invitationTtlS: int('INVITATION_TTL_S', 604_800, 1, 31_536_000),
     inviteUrlTemplate,
     passwordMinLength: int('PASSWORD_MIN_LENGTH', 15, 8, 256),
+    passwordBreachedCheck: bool('PASSWORD_BREACHED_CHECK', true),
     passwordResetTtlS: int('PASSWORD_RESET_TTL_S', 1800, 60, 604_800),
     emailLinkTtlS: int('EMAIL_LINK_TTL_S', 86_400, 60, 2_592_000),
     emailSigninTtlS: int('EMAIL_SIGNIN_TTL_S', 600, 60, 3600),

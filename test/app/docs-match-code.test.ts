@@ -173,7 +173,15 @@ describe('the docs match the code', () => {
       );
     assert.deepEqual(
       new Set(copied),
-      new Set(['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'web']),
+      new Set([
+        'package.json',
+        'package-lock.json',
+        'tsconfig.json',
+        'tsconfig.build.json',
+        'src',
+        'web',
+        'assets',
+      ]),
     );
     const ignored = read('.dockerignore')
       .split('\n')
@@ -188,7 +196,7 @@ describe('the docs match the code', () => {
     const containers = read('docs/containers.md').replace(/\s+/g, ' ');
     assert.match(
       containers,
-      /keeps the build context to `package\*\.json`, `tsconfig\*\.json`, `src\/` and `web\/`/,
+      /keeps the build context to `package\*\.json`, `tsconfig\*\.json`, `src\/`, `web\/` and `assets\/`/,
     );
     // compose.yaml builds from this directory, with this Dockerfile.
     assert.match(read('compose.yaml'), /^ {4}build: \.$/m);

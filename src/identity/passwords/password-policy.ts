@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { breachedPasswords } from './breached-passwords.ts';
 
 /** Longest password accepted (docs/api.md §5); longer ones are rejected, never truncated. */
 export const PASSWORD_MAX_LENGTH = 256;
@@ -8,6 +9,11 @@ export type PasswordPolicyResult = { ok: true } | { ok: false; reason: string };
 export interface PasswordPolicyOptions {
   minLength: number;
   email?: string;
+  /**
+   * Also refuse passwords in the breached-password filter (PASSWORD_BREACHED_CHECK,
+   * docs/security.md "Breached passwords"). On unless set to false.
+   */
+  breachedCheck?: boolean;
 }
 
 // With the `u` flag a surrogate class only matches unpaired surrogates, which are not Unicode
@@ -16,7 +22,8 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
  * Checks a new password against docs/api.md §5 (NIST SP 800-63B rev. 4, single-factor): length in
- * code points within [minLength, 256], not commonly used, not built around the email address.
+ * code points within [minLength, 256], not commonly used, not breached (unless `breachedCheck` is
+ * false), not built around the email address.
  * The password is taken as given: no trimming, no normalisation. No composition rules.
  */
 export function checkPasswordPolicy(password: string, opts: PasswordPolicyOptions): PasswordPolicyResult {
@@ -34,7 +41,13 @@ export function checkPasswordPolicy(password: string, opts: PasswordPolicyOption
   if (commonPasswords().has(lowered)) {
     return fail('Password is too common: it appears in a list of frequently used passwords. Choose another.');
   }
-  if (opts.email && builtAroundAddress(lowered, opts.email.trim().toLowerCase(), opts.minLength)) {
+  const breached = opts.breachedCheck ?? true;
+  if (breached && breachedPasswords().has(lowered)) {
+    return fail(
+      'Password is too common: it appears in a list of passwords exposed in data breaches. Choose another.',
+    );
+  }
+  if (opts.email && builtAroundAddress(lowered, opts.email.trim().toLowerCase(), opts.minLength, breached)) {
     return fail(
       `Password is built around your email address: without the address and the part before the @ it must still be at least ${opts.minLength} characters long.`,
     );
@@ -46,19 +59,20 @@ export function checkPasswordPolicy(password: string, opts: PasswordPolicyOption
  * docs/api.md §5, context-specific words: a password built around the address is refused, however
  * long or short its local part. Every occurrence of the address and of its local part is taken out
  * (case-insensitively); what is left (runs of spaces as one, ends trimmed) must still be a password
- * of the minimum length, and not a common one. So "ada", "ada@example.com", "ada2024ada2024!" and
+ * of the minimum length, and not a common or breached one. So "ada", "ada@example.com", "ada2024ada2024!" and
  * "ada + a short suffix" are refused for ada@example.com, while "ada lovelace analytical engine
  * 1843" (the name one word among many) passes; and a one- or two-letter local part is held to the
  * same rule instead of being skipped.
  */
-function builtAroundAddress(lowered: string, email: string, minLength: number): boolean {
+function builtAroundAddress(lowered: string, email: string, minLength: number, breached: boolean): boolean {
   const at = email.lastIndexOf('@');
   const local = at === -1 ? email : email.slice(0, at);
   let rest = lowered;
   for (const part of [email, local]) if (part) rest = rest.split(part).join(' ');
   if (rest === lowered) return false;
   const left = rest.replace(/\s+/g, ' ').trim();
-  return countCodePoints(left, minLength) < minLength || commonPasswords().has(left);
+  if (countCodePoints(left, minLength) < minLength || commonPasswords().has(left)) return true;
+  return breached && breachedPasswords().has(left);
 }
 
 function fail(reason: string): PasswordPolicyResult {

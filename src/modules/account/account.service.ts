@@ -36,6 +36,7 @@ export async function changePassword(
   const { user } = auth;
   const policy = checkPasswordPolicy(input.new_password, {
     minLength: ctx.config.passwordMinLength,
+    breachedCheck: ctx.config.passwordBreachedCheck,
     email: user.email,
   });
   if (!policy.ok) throw new ApiError('weak_password', { detail: policy.reason });

@@ -42,6 +42,7 @@ async function createFirstAdmin(ctx: AppContext): Promise<void> {
     // warning (docs/api.md §10: bad configuration stops the start with one line).
     const policy = checkPasswordPolicy(config.adminPassword, {
       minLength: config.passwordMinLength,
+      breachedCheck: config.passwordBreachedCheck,
       email: config.adminEmail,
     });
     if (!policy.ok) throw new ConfigError(`ADMIN_PASSWORD is refused: ${policy.reason}`);

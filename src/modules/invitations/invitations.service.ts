@@ -155,6 +155,7 @@ export async function acceptInvitation(
   const invitation = await usableInvitation(ctx, token);
   const policy = checkPasswordPolicy(password, {
     minLength: ctx.config.passwordMinLength,
+    breachedCheck: ctx.config.passwordBreachedCheck,
     email: invitation.email,
   });
   if (!policy.ok) throw new ApiError('weak_password', { detail: policy.reason });

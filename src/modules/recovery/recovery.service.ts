@@ -101,6 +101,7 @@ export async function resetPassword(
   const { link, user } = await peekLinkReserved(ctx.db, token, ['password_reset'], client.ip);
   const policy = checkPasswordPolicy(input.password, {
     minLength: ctx.config.passwordMinLength,
+    breachedCheck: ctx.config.passwordBreachedCheck,
     email: user.email,
   });
   if (!policy.ok) throw new ApiError('weak_password', { detail: policy.reason });

@@ -33,7 +33,11 @@ export async function signup(
     'Too many sign-ups from this address; try again later',
   );
   const email = emailOr400(input.email);
-  const policy = checkPasswordPolicy(input.password, { minLength: ctx.config.passwordMinLength, email });
+  const policy = checkPasswordPolicy(input.password, {
+    minLength: ctx.config.passwordMinLength,
+    breachedCheck: ctx.config.passwordBreachedCheck,
+    email,
+  });
   if (!policy.ok) throw new ApiError('weak_password', { detail: policy.reason });
   const passwordHash = await ctx.passwords.hash(input.password);
 

@@ -254,6 +254,10 @@ function emailOr400(raw: string): string {
 }
 
 function checkPassword(ctx: AppContext, password: string, email: string): void {
-  const verdict = checkPasswordPolicy(password, { minLength: ctx.config.passwordMinLength, email });
+  const verdict = checkPasswordPolicy(password, {
+    minLength: ctx.config.passwordMinLength,
+    breachedCheck: ctx.config.passwordBreachedCheck,
+    email,
+  });
   if (!verdict.ok) throw new ApiError('weak_password', { detail: verdict.reason });
 }

@@ -32,6 +32,8 @@ export interface Config {
   readonly invitationTtlS: number;
   readonly inviteUrlTemplate: string;
   readonly passwordMinLength: number;
+  /** New passwords also checked against the breached-password filter (docs/security.md). */
+  readonly passwordBreachedCheck: boolean;
   /** docs/api.md §11–12: link lifetimes, link templates (must contain `{token}`), the sign-in rule, the mails' product name. */
   readonly passwordResetTtlS: number;
   readonly emailLinkTtlS: number;
