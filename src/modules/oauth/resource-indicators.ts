@@ -12,13 +12,19 @@ export function resourceIndicators(ctx: AppContext) {
   const { config } = ctx;
   return {
     enabled: true,
-    defaultResource: async () => undefined,
+    // Called for every authorization request without a `resource`, before the library drops the
+    // API scopes of such a request silently: docs/api.md §17 answers invalid_scope instead.
+    defaultResource: async (kctx: KoaContextWithOIDC, client: { clientId: string }) => {
+      if (ASKING_ROUTES.has(kctx.oidc?.route)) await checkAskedScopes(ctx, kctx, client.clientId, false);
+      return undefined;
+    },
     useGrantedResource: async () => true,
     getResourceServerInfo: async (
       kctx: KoaContextWithOIDC,
       identifier: string,
       client: { clientId: string },
     ) => {
+      if (ASKING_ROUTES.has(kctx.oidc?.route)) await checkAskedScopes(ctx, kctx, client.clientId, true);
       const policy = await clientPolicy(ctx, client.clientId);
       const resource = policy?.resources.includes(identifier)
         ? await resourceByIdentifier(ctx, identifier)
@@ -44,4 +50,35 @@ export function resourceIndicators(ctx: AppContext) {
       };
     },
   };
+}
+
+/** The requests that ask a person for scopes (the authorization request and its resumption). */
+const ASKING_ROUTES = new Set<string | undefined>(['authorization', 'resume']);
+
+/**
+ * Every scope asked for is one the client registered, and an API scope comes with a `resource`
+ * (docs/api.md §17), or invalid_scope. The library checks only its own scopes against the client's
+ * `scope` metadata, which can name no API scope and, left out (a client with API scopes only),
+ * allows every scope the provider knows: the client's exact scopes are Gatehouse's to check.
+ */
+async function checkAskedScopes(
+  ctx: AppContext,
+  kctx: KoaContextWithOIDC,
+  clientId: string,
+  withResource: boolean,
+): Promise<void> {
+  const asked = String(kctx.oidc?.params?.scope ?? '')
+    .split(' ')
+    .filter(Boolean);
+  if (asked.length === 0) return;
+  const registered = (await clientPolicy(ctx, clientId))?.scopes ?? [];
+  const unregistered = asked.find((name) => !registered.includes(name));
+  if (unregistered !== undefined) {
+    throw new errors.InvalidScope('requested scope is not allowed', unregistered);
+  }
+  const oidcScopes: readonly string[] = OIDC_SCOPES;
+  const apiScope = withResource ? undefined : asked.find((name) => !oidcScopes.includes(name));
+  if (apiScope !== undefined) {
+    throw new errors.InvalidScope('an API scope needs the resource parameter naming its API', apiScope);
+  }
 }
