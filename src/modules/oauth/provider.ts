@@ -18,7 +18,7 @@ import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } fro
 import { interactionPolicyFor } from './policy.ts';
 import { registrationReadScopes, storeRegisteredClient } from './registration.ts';
 import { registrationPolicies } from './registration-policies.ts';
-import { resourceIndicators } from './resource-indicators.ts';
+import { resourceIndicators, rotateAfterTargetCheck } from './resource-indicators.ts';
 
 /** Where the library's endpoints live (docs/api.md §17). */
 export const OAUTH_ROUTES = {
@@ -210,8 +210,9 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
     loadExistingGrant: loadExistingGrant(ctx),
     expiresWithSession: expiresWithSession(ctx),
     // Every use of a refresh token rotates it, with no grace window; presenting a rotated one
-    // revokes the grant (the library's reuse detection).
-    rotateRefreshToken: true,
+    // revokes the grant (the library's reuse detection). A refresh whose `resource` is refused
+    // is refused before the token is used (resource-indicators.ts).
+    rotateRefreshToken: rotateAfterTargetCheck(ctx),
     issueRefreshToken: async (
       _kctx: unknown,
       client: { clientId: string; grantTypeAllowed(t: string): boolean },

@@ -82,3 +82,29 @@ async function checkAskedScopes(
     throw new errors.InvalidScope('an API scope needs the resource parameter naming its API', apiScope);
   }
 }
+
+/**
+ * The library's `rotateRefreshToken`: every use of a refresh token rotates it (docs/api.md §17).
+ * The library calls it once the token is checked and just before consuming it, but resolves the
+ * refresh's `resource` only after: the resource is checked here first, as the library will check
+ * it, so a refused refresh (invalid_target, invalid_scope) leaves the token unused and the
+ * client's next correct refresh works, rather than counting as a reuse that ends the grant.
+ */
+export function rotateAfterTargetCheck(ctx: AppContext) {
+  const { getResourceServerInfo } = resourceIndicators(ctx);
+  return async (kctx: KoaContextWithOIDC): Promise<boolean> => {
+    const token = kctx.oidc.entities.RefreshToken as
+      | { resource?: string | string[]; resourceIndicators: Set<string> }
+      | undefined;
+    if (!token) return true;
+    const asked: unknown = kctx.oidc.params?.resource;
+    const resource = asked ?? (typeof token.resource === 'string' ? token.resource : undefined);
+    if (resource === undefined) return true;
+    if (typeof resource !== 'string') {
+      throw new errors.InvalidTarget('only a single resource indicator value must be requested');
+    }
+    if (!token.resourceIndicators.has(resource)) throw new errors.InvalidTarget();
+    await getResourceServerInfo(kctx, resource, kctx.oidc.client as { clientId: string });
+    return true;
+  };
+}
