@@ -16,6 +16,7 @@ import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
 import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { interactionPolicyFor } from './policy.ts';
+import { guardRegisteredClients } from './registered-clients.ts';
 import { registrationReadScopes, storeRegisteredClient } from './registration.ts';
 import { registrationPolicies } from './registration-policies.ts';
 import { resourceIndicators, rotateAfterTargetCheck } from './resource-indicators.ts';
@@ -123,6 +124,8 @@ async function build(ctx: AppContext): Promise<Built> {
   // The library's discovery lists every mode it registers; Gatehouse serves `query` and `form_post`
   // only (clients.service.ts), so that is what it advertises (a documented post-middleware).
   provider.use(formPostPages(ctx.config));
+  // Clients anyone may register redirect nowhere without a click (registered-clients.ts).
+  guardRegisteredClients(ctx, provider);
   provider.use(async (kctx: KoaContextWithOIDC, next: () => Promise<void>) => {
     await next();
     if (kctx.oidc?.route === 'discovery' && kctx.body && typeof kctx.body === 'object') {
