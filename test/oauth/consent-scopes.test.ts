@@ -77,6 +77,21 @@ for (const dialect of DIALECTS) {
       });
     }
 
+    it('client credentials: an API-only client asking for OpenID scopes, or its API scope without the resource, answers invalid_scope', async () => {
+      const { config } = await f.client('Indexer', {
+        application_type: 'web',
+        redirect_uris: [],
+        grant_types: ['client_credentials'],
+        scopes: ['read:notes'],
+        resources: [NOTES],
+      });
+      const invalidScope = (err: oidc.ResponseBodyError) => err.error === 'invalid_scope';
+      await assert.rejects(oidc.clientCredentialsGrant(config, { scope: 'openid email' }), invalidScope);
+      await assert.rejects(oidc.clientCredentialsGrant(config, { scope: 'read:notes' }), invalidScope);
+      const token = await oidc.clientCredentialsGrant(config, { scope: 'read:notes', resource: NOTES });
+      assert.equal(token.scope, 'read:notes');
+    });
+
     it('a third-party client with OpenID scopes: prompt=consent grants and stores exactly the listed scopes', async () => {
       const { app, config } = await f.client('Listed', {
         scopes: ['openid', 'email', 'offline_access', 'read:notes'],

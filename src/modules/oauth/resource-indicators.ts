@@ -12,10 +12,11 @@ export function resourceIndicators(ctx: AppContext) {
   const { config } = ctx;
   return {
     enabled: true,
-    // Called for every authorization request without a `resource`, before the library drops the
-    // API scopes of such a request silently: docs/api.md §17 answers invalid_scope instead.
+    // Called for every authorization request (and client credentials grant) without a `resource`,
+    // before the library drops the API scopes of such a request silently: docs/api.md §17 answers
+    // invalid_scope instead.
     defaultResource: async (kctx: KoaContextWithOIDC, client: { clientId: string }) => {
-      if (ASKING_ROUTES.has(kctx.oidc?.route)) await checkAskedScopes(ctx, kctx, client.clientId, false);
+      if (asksForScopes(kctx)) await checkAskedScopes(ctx, kctx, client.clientId, false);
       return undefined;
     },
     useGrantedResource: async () => true,
@@ -24,7 +25,7 @@ export function resourceIndicators(ctx: AppContext) {
       identifier: string,
       client: { clientId: string },
     ) => {
-      if (ASKING_ROUTES.has(kctx.oidc?.route)) await checkAskedScopes(ctx, kctx, client.clientId, true);
+      if (asksForScopes(kctx)) await checkAskedScopes(ctx, kctx, client.clientId, true);
       const policy = await clientPolicy(ctx, client.clientId);
       const resource = policy?.resources.includes(identifier)
         ? await resourceByIdentifier(ctx, identifier)
@@ -52,8 +53,15 @@ export function resourceIndicators(ctx: AppContext) {
   };
 }
 
-/** The requests that ask a person for scopes (the authorization request and its resumption). */
-const ASKING_ROUTES = new Set<string | undefined>(['authorization', 'resume']);
+/**
+ * The requests whose `scope` asks for something new: the authorization request (and its
+ * resumption), and a client credentials grant. A refresh asks within its grant (the library checks).
+ */
+function asksForScopes(kctx: KoaContextWithOIDC): boolean {
+  const route = kctx.oidc?.route;
+  if (route === 'authorization' || route === 'resume') return true;
+  return route === 'token' && kctx.oidc?.params?.grant_type === 'client_credentials';
+}
 
 /**
  * Every scope asked for is one the client registered, and an API scope comes with a `resource`
