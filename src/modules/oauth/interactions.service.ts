@@ -53,19 +53,13 @@ export async function interactionView(ctx: AppContext, raw: Raw, uid: string): P
   const client = await clientPolicy(ctx, clientId);
   if (!client) throw new ApiError('not_found', { detail: 'The application is no longer registered' });
   const prompt = d.prompt.name === 'login' ? 'login' : 'consent';
-  const missing = d.prompt.details as {
-    missingOIDCScope?: string[];
-    missingResourceScopes?: Record<string, string[]>;
-  };
-  // docs/api.md §17: a request beyond the stored consent asks only for what is new; `prompt=consent`
-  // asks again, so the page names everything asked for, not only what is missing (often nothing).
-  const shown = d.prompt.reasons.includes('consent_prompt') ? await askedFor(ctx, d, client) : missing;
-  const scopes = (shown.missingOIDCScope ?? []).map((name) => ({
+  const shown = await listedOnPage(ctx, d, client);
+  const scopes = shown.missingOIDCScope.map((name) => ({
     name,
     description: SCOPE_WORDS[name] ?? name,
   }));
   const apis: InteractionView['apis'] = [];
-  for (const [identifier, names] of Object.entries(shown.missingResourceScopes ?? {})) {
+  for (const [identifier, names] of Object.entries(shown.missingResourceScopes)) {
     const resource = await resourceByIdentifier(ctx, identifier);
     if (!resource) continue;
     apis.push({
@@ -82,6 +76,31 @@ export async function interactionView(ctx: AppContext, raw: Raw, uid: string): P
     client: { client_id: client.client_id, name: client.name, first_party: client.first_party },
     scopes,
     apis,
+  };
+}
+
+/**
+ * What the consent page lists, and so exactly what allowing it grants and stores (docs/api.md §17):
+ * a request beyond the stored consent asks only for what is new; `prompt=consent` asks again, so the
+ * page names everything asked for, not only what is missing (often nothing). Either way only what
+ * the client registered (the authorization request refused anything else with invalid_scope).
+ */
+async function listedOnPage(ctx: AppContext, d: InteractionDetails, client: PublicClient) {
+  const asked = await askedFor(ctx, d, client);
+  if (d.prompt.reasons.includes('consent_prompt')) return asked;
+  const missing = d.prompt.details as {
+    missingOIDCScope?: string[];
+    missingResourceScopes?: Record<string, string[]>;
+  };
+  const resources: Record<string, string[]> = {};
+  for (const [identifier, names] of Object.entries(missing.missingResourceScopes ?? {})) {
+    const allowed = asked.missingResourceScopes[identifier] ?? [];
+    const listed = names.filter((name) => allowed.includes(name));
+    if (listed.length > 0) resources[identifier] = listed;
+  }
+  return {
+    missingOIDCScope: (missing.missingOIDCScope ?? []).filter((n) => asked.missingOIDCScope.includes(n)),
+    missingResourceScopes: resources,
   };
 }
 
@@ -166,11 +185,10 @@ export async function finishConsent(
     return { redirect_to: redirect };
   }
   const clientId = String(d.params.client_id);
-  const missing = d.prompt.details as {
-    missingOIDCScope?: string[];
-    missingOIDCClaims?: string[];
-    missingResourceScopes?: Record<string, string[]>;
-  };
+  const policy = await clientPolicy(ctx, clientId);
+  if (!policy) throw new ApiError('not_found', { detail: 'The application is no longer registered' });
+  // Exactly what the page listed (interactionView), computed the same way from the same interaction.
+  const listed = await listedOnPage(ctx, d, policy);
   const existing = d.grantId ? await provider.Grant.find(d.grantId) : undefined;
   const grant =
     existing ??
@@ -182,15 +200,14 @@ export async function finishConsent(
       loginTs: auth.claims.auth_time ?? Math.floor(Number(auth.session.created_at) / 1000),
       client,
     }));
-  if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-  if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
-  for (const [identifier, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+  if (listed.missingOIDCScope.length > 0) grant.addOIDCScope(listed.missingOIDCScope.join(' '));
+  for (const [identifier, scopes] of Object.entries(listed.missingResourceScopes)) {
     grant.addResourceScope(identifier, scopes.join(' '));
   }
   const grantId: string = await grant.save();
   await recordConsent(ctx, auth.user.id, clientId, {
-    scopes: missing.missingOIDCScope ?? [],
-    resources: missing.missingResourceScopes ?? {},
+    scopes: listed.missingOIDCScope,
+    resources: listed.missingResourceScopes,
   });
   const redirect = await provider.interactionResult(
     raw.req,

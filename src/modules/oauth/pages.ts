@@ -93,6 +93,23 @@ const fromLibraryHtml = (text: string) =>
     .replace(/&amp;/g, '&');
 
 /**
+ * The action and hidden fields of a page the library wrote to submit itself (its `form_post`
+ * answer, a logout without a session), unescaped by its own rules; null for any other answer.
+ */
+export function autoSubmittedForm(ctx: KoaContextWithOIDC): { action: string; fields: string[][] } | null {
+  if (typeof ctx.body !== 'string' || !String(ctx.type).startsWith('text/html')) return null;
+  const form = FORM.exec(ctx.body);
+  if (!form || !ctx.body.includes('document.forms[0].submit()')) return null;
+  const matched = [...ctx.body.matchAll(INPUT)];
+  // Every input read, or nothing: a field missed (say `code` or `state`) would post an incomplete answer.
+  if (matched.length !== ctx.body.split('<input').length - 1) return null;
+  return {
+    action: fromLibraryHtml(form[1] ?? ''),
+    fields: matched.map((m) => [fromLibraryHtml(m[1] ?? ''), fromLibraryHtml(m[2] ?? '')]),
+  };
+}
+
+/**
  * The `form_post` answer (and the library's other auto-submitted forms: a logout without a
  * confirmation, a sign-in as another account) in Gatehouse's markup (docs/api.md §17). The library
  * has no hook for that page, so a post-middleware (its documented extension point) reads the
@@ -103,15 +120,9 @@ const fromLibraryHtml = (text: string) =>
 export function formPostPages(config: Config) {
   return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
     await next();
-    if (typeof ctx.body !== 'string' || !String(ctx.type).startsWith('text/html')) return;
-    const form = FORM.exec(ctx.body);
-    if (!form || !ctx.body.includes('document.forms[0].submit()')) return;
-    const matched = [...ctx.body.matchAll(INPUT)];
-    // Every input read, or the library's own page stays: a field missed (say `code` or `state`)
-    // would post an incomplete answer.
-    if (matched.length !== ctx.body.split('<input').length - 1) return;
-    const fields = matched.map((m) => [fromLibraryHtml(m[1] ?? ''), fromLibraryHtml(m[2] ?? '')]);
-    const inputs = fields
+    const read = autoSubmittedForm(ctx);
+    if (!read) return;
+    const inputs = read.fields
       .map(
         ([name, value]) =>
           `<input type="hidden" name="${escapeHtml(name ?? '')}" value="${escapeHtml(value ?? '')}">`,
@@ -120,7 +131,7 @@ export function formPostPages(config: Config) {
     const html = page(
       config,
       'Returning to the application',
-      `<form method="post" action="${escapeHtml(fromLibraryHtml(form[1] ?? ''))}">${inputs}
+      `<form method="post" action="${escapeHtml(read.action)}">${inputs}
 <p>Taking you back… If nothing happens, <button type="submit">continue</button>.</p></form>
 <script>${AUTO_SUBMIT}</script>`,
     );

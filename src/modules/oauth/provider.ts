@@ -16,9 +16,10 @@ import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
 import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { interactionPolicyFor } from './policy.ts';
+import { guardRegisteredClients } from './registered-clients.ts';
 import { registrationReadScopes, storeRegisteredClient } from './registration.ts';
 import { registrationPolicies } from './registration-policies.ts';
-import { resourceIndicators } from './resource-indicators.ts';
+import { resourceIndicators, rotateAfterTargetCheck } from './resource-indicators.ts';
 
 /** Where the library's endpoints live (docs/api.md §17). */
 export const OAUTH_ROUTES = {
@@ -123,6 +124,8 @@ async function build(ctx: AppContext): Promise<Built> {
   // The library's discovery lists every mode it registers; Gatehouse serves `query` and `form_post`
   // only (clients.service.ts), so that is what it advertises (a documented post-middleware).
   provider.use(formPostPages(ctx.config));
+  // Clients anyone may register redirect nowhere without a click (registered-clients.ts).
+  guardRegisteredClients(ctx, provider);
   provider.use(async (kctx: KoaContextWithOIDC, next: () => Promise<void>) => {
     await next();
     if (kctx.oidc?.route === 'discovery' && kctx.body && typeof kctx.body === 'object') {
@@ -210,8 +213,9 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
     loadExistingGrant: loadExistingGrant(ctx),
     expiresWithSession: expiresWithSession(ctx),
     // Every use of a refresh token rotates it, with no grace window; presenting a rotated one
-    // revokes the grant (the library's reuse detection).
-    rotateRefreshToken: true,
+    // revokes the grant (the library's reuse detection). A refresh whose `resource` is refused
+    // is refused before the token is used (resource-indicators.ts).
+    rotateRefreshToken: rotateAfterTargetCheck(ctx),
     issueRefreshToken: async (
       _kctx: unknown,
       client: { clientId: string; grantTypeAllowed(t: string): boolean },

@@ -12,13 +12,20 @@ export function resourceIndicators(ctx: AppContext) {
   const { config } = ctx;
   return {
     enabled: true,
-    defaultResource: async () => undefined,
+    // Called for every authorization request (and client credentials grant) without a `resource`,
+    // before the library drops the API scopes of such a request silently: docs/api.md §17 answers
+    // invalid_scope instead.
+    defaultResource: async (kctx: KoaContextWithOIDC, client: { clientId: string }) => {
+      if (asksForScopes(kctx)) await checkAskedScopes(ctx, kctx, client.clientId, false);
+      return undefined;
+    },
     useGrantedResource: async () => true,
     getResourceServerInfo: async (
       kctx: KoaContextWithOIDC,
       identifier: string,
       client: { clientId: string },
     ) => {
+      if (asksForScopes(kctx)) await checkAskedScopes(ctx, kctx, client.clientId, true);
       const policy = await clientPolicy(ctx, client.clientId);
       const resource = policy?.resources.includes(identifier)
         ? await resourceByIdentifier(ctx, identifier)
@@ -43,5 +50,69 @@ export function resourceIndicators(ctx: AppContext) {
         jwt: { sign: { alg: config.accessTokenAlg } },
       };
     },
+  };
+}
+
+/**
+ * The requests whose `scope` asks for something new: the authorization request (and its
+ * resumption), and a client credentials grant. A refresh asks within its grant (the library checks).
+ */
+function asksForScopes(kctx: KoaContextWithOIDC): boolean {
+  const route = kctx.oidc?.route;
+  if (route === 'authorization' || route === 'resume') return true;
+  return route === 'token' && kctx.oidc?.params?.grant_type === 'client_credentials';
+}
+
+/**
+ * Every scope asked for is one the client registered, and an API scope comes with a `resource`
+ * (docs/api.md §17), or invalid_scope. The library checks only its own scopes against the client's
+ * `scope` metadata, which can name no API scope and, left out (a client with API scopes only),
+ * allows every scope the provider knows: the client's exact scopes are Gatehouse's to check.
+ */
+async function checkAskedScopes(
+  ctx: AppContext,
+  kctx: KoaContextWithOIDC,
+  clientId: string,
+  withResource: boolean,
+): Promise<void> {
+  const asked = String(kctx.oidc?.params?.scope ?? '')
+    .split(' ')
+    .filter(Boolean);
+  if (asked.length === 0) return;
+  const registered = (await clientPolicy(ctx, clientId))?.scopes ?? [];
+  const unregistered = asked.find((name) => !registered.includes(name));
+  if (unregistered !== undefined) {
+    throw new errors.InvalidScope('requested scope is not allowed', unregistered);
+  }
+  const oidcScopes: readonly string[] = OIDC_SCOPES;
+  const apiScope = withResource ? undefined : asked.find((name) => !oidcScopes.includes(name));
+  if (apiScope !== undefined) {
+    throw new errors.InvalidScope('an API scope needs the resource parameter naming its API', apiScope);
+  }
+}
+
+/**
+ * The library's `rotateRefreshToken`: every use of a refresh token rotates it (docs/api.md §17).
+ * The library calls it once the token is checked and just before consuming it, but resolves the
+ * refresh's `resource` only after: the resource is checked here first, as the library will check
+ * it, so a refused refresh (invalid_target, invalid_scope) leaves the token unused and the
+ * client's next correct refresh works, rather than counting as a reuse that ends the grant.
+ */
+export function rotateAfterTargetCheck(ctx: AppContext) {
+  const { getResourceServerInfo } = resourceIndicators(ctx);
+  return async (kctx: KoaContextWithOIDC): Promise<boolean> => {
+    const token = kctx.oidc.entities.RefreshToken as
+      | { resource?: string | string[]; resourceIndicators: Set<string> }
+      | undefined;
+    if (!token) return true;
+    const asked: unknown = kctx.oidc.params?.resource;
+    const resource = asked ?? (typeof token.resource === 'string' ? token.resource : undefined);
+    if (resource === undefined) return true;
+    if (typeof resource !== 'string') {
+      throw new errors.InvalidTarget('only a single resource indicator value must be requested');
+    }
+    if (!token.resourceIndicators.has(resource)) throw new errors.InvalidTarget();
+    await getResourceServerInfo(kctx, resource, kctx.oidc.client as { clientId: string });
+    return true;
   };
 }
