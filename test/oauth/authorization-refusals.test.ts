@@ -16,6 +16,8 @@ import { type CodeFlow, startCodeFlow } from './code-flow.ts';
  */
 
 const WEB = 'https://app.example.test/cb';
+/** The default response mode, and each one asked for explicitly. */
+const MODES: Record<string, string>[] = [{}, { response_mode: 'query' }, { response_mode: 'form_post' }];
 
 /** The answer an authorization request gets: where it redirects (if it does), and the parameters there. */
 interface Answer {
@@ -130,7 +132,7 @@ for (const dialect of DIALECTS) {
 
     it('only response_type=code is served: implicit and hybrid requests get no token and no code', async () => {
       for (const type of ['token', 'id_token', 'id_token token', 'code token', 'code id_token']) {
-        for (const mode of [{}, { response_mode: 'query' }, { response_mode: 'form_post' }]) {
+        for (const mode of MODES) {
           const answer = await ask(
             await webRequest({ response_type: type, nonce: 'a-nonce-value', ...mode }),
           );
