@@ -111,8 +111,10 @@ async function build(ctx: AppContext): Promise<Built> {
   await ensureRs256Key(ctx);
   const signature = keySignature(ctx);
   const provider = new Provider(ctx.config.publicUrl, configuration(ctx, await cookieKey(ctx)));
-  // Behind TRUST_PROXY the library reads X-Forwarded-Proto for its cookies' Secure flag.
-  provider.proxy = ctx.config.trustProxy !== false;
+  // The library reads the origin from X-Forwarded-Host and X-Forwarded-Proto, which mount.ts sets to
+  // PUBLIC_URL's on every request it hands over (whatever the client sent): its URLs and its
+  // cookies' Secure flag follow PUBLIC_URL.
+  provider.proxy = true;
   provider.on('server_error', (_kctx: unknown, err: unknown) => {
     ctx.log.error({ err }, 'authorization server error');
   });
