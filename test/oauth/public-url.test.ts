@@ -12,7 +12,7 @@ import { DIALECTS } from '../helpers/databases.ts';
  * only `issuer` was PUBLIC_URL. A forged header could point a relying party, or a shared cache's copy
  * of the document, at another host. Now the library sees PUBLIC_URL's origin on every request
  * (docs/api.md §17: the issuer is PUBLIC_URL), and discovery sends one Cache-Control whichever
- * module answers it (docs/oauth.md, "Discovery").
+ * module answers it (docs/oauth.md, "Settings": the choices).
  */
 
 const DOCUMENTS = ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server'];

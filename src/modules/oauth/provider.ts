@@ -173,6 +173,9 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
         }),
       };
     },
+    // OIDC Core 3.1.2.1: `redirect_uri` is required, even for a client with one registered URI
+    // (the library's default fills it in); a request without it gets an error page, never a code.
+    allowOmittingSingleRegisteredRedirectUri: false,
     responseTypes: ['code'],
     pkce: { required: () => true },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
