@@ -144,6 +144,10 @@ for (const dialect of DIALECTS) {
           });
           const authorize = await go('GET', `/oauth2/authorize?${query}`);
           assert.equal(authorize.statusCode, 303, authorize.body);
+          // The library's cookies follow PUBLIC_URL's scheme (http here), not a forged X-Forwarded-Proto.
+          assert.ok(authorize.cookies.length > 0);
+          for (const c of authorize.cookies)
+            assert.notEqual((c as { secure?: boolean }).secure, true, c.name);
           const interaction = new URL(String(authorize.headers.location), PUBLIC_URL);
           assert.equal(interaction.origin, new URL(PUBLIC_URL).origin, `${label}: the interaction page`);
           const signedIn = await go(

@@ -21,7 +21,7 @@ const PROVIDER_CSP = "default-src 'none'; script-src; base-uri 'none'; frame-anc
  * Its cookies' Secure flag follows PUBLIC_URL's scheme, as Gatehouse's own cookies do. Fastify
  * resolved the client's address and host before this point; `X-Forwarded-For` is left as it came.
  */
-function pinToPublicUrl(ctx: AppContext, raw: IncomingMessage): void {
+export function pinToPublicUrl(ctx: AppContext, raw: IncomingMessage): void {
   const publicUrl = new URL(ctx.config.publicUrl);
   raw.headers.host = publicUrl.host;
   raw.headers['x-forwarded-host'] = publicUrl.host;
