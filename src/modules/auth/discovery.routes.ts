@@ -7,6 +7,9 @@ import { passToAuthorizationServer } from '../oauth/index.ts';
 const Metadata = Type.Object({}, { additionalProperties: true });
 
 // Discovery changes only when a key of a new algorithm appears; verifiers refetch it rarely anyway.
+// The same for every request, whichever module answers: every URL in it is PUBLIC_URL's, whatever
+// `Host` or `X-Forwarded-Host` says (the oauth module pins what its library sees), so a shared cache
+// cannot hand one requester's document to another; the library's CORS answer adds `Vary: Origin`.
 const CACHE = 'public, max-age=300';
 
 /**
@@ -28,11 +31,12 @@ export function discoveryEndpoints(ctx: AppContext): Endpoint[] {
     reply: FastifyReply,
     document: () => Record<string, unknown>,
   ): Promise<FastifyReply> => {
+    reply.header('cache-control', CACHE);
     if (ctx.modules.isEnabled('oauth')) {
       await passToAuthorizationServer(ctx, req, reply);
       return reply;
     }
-    return reply.header('cache-control', CACHE).send(document());
+    return reply.send(document());
   };
   return [
     endpoint({

@@ -7,6 +7,7 @@ import type { AppContext } from '../../kernel/context.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
 import { ASSET_PATH } from '../pages/index.ts';
 import { finishConsent, finishLogin, interactionView } from './interactions.service.ts';
+import { pinToPublicUrl } from './mount.ts';
 import { INTERACTION_PATH } from './provider.ts';
 
 const UidParams = Type.Object({ uid: Type.String({ pattern: '^[A-Za-z0-9_-]{1,128}$' }) });
@@ -32,10 +33,11 @@ export function interactionEndpoints(ctx: AppContext, modules: ModuleDirectory):
   const raw = (
     req: { raw: import('node:http').IncomingMessage },
     reply: { raw: import('node:http').ServerResponse },
-  ) => ({
-    req: req.raw,
-    res: reply.raw,
-  });
+  ) => {
+    // The library sees PUBLIC_URL's origin here too (mount.ts): its cookies' flags follow it.
+    pinToPublicUrl(ctx, req.raw);
+    return { req: req.raw, res: reply.raw };
+  };
   return [
     endpoint({
       group: 'oauth',

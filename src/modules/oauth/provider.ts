@@ -112,8 +112,10 @@ async function build(ctx: AppContext): Promise<Built> {
   await ensureRs256Key(ctx);
   const signature = keySignature(ctx);
   const provider = new Provider(ctx.config.publicUrl, configuration(ctx, await cookieKey(ctx)));
-  // Behind TRUST_PROXY the library reads X-Forwarded-Proto for its cookies' Secure flag.
-  provider.proxy = ctx.config.trustProxy !== false;
+  // The library reads the origin from X-Forwarded-Host and X-Forwarded-Proto, which mount.ts sets to
+  // PUBLIC_URL's on every request it hands over (whatever the client sent): its URLs and its
+  // cookies' Secure flag follow PUBLIC_URL.
+  provider.proxy = true;
   provider.on('server_error', (_kctx: unknown, err: unknown) => {
     ctx.log.error({ err }, 'authorization server error');
   });
@@ -174,6 +176,9 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
         }),
       };
     },
+    // OIDC Core 3.1.2.1: `redirect_uri` is required, even for a client with one registered URI
+    // (the library's default fills it in); a request without it gets an error page, never a code.
+    allowOmittingSingleRegisteredRedirectUri: false,
     responseTypes: ['code'],
     pkce: { required: () => true },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
