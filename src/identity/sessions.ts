@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../kernel/context.ts';
 import type { DB, SessionRow, UserRow } from '../platform/db/schema.ts';
 import { type AuditEvent, recordAudit } from './audit.queries.ts';
+import { ENROLLMENT_AUDIENCE, ENROLLMENT_TTL_S, type EnrollmentGrant } from './require-mfa.ts';
 import {
   findSessionWithUser,
   insertRefreshToken,
@@ -115,6 +116,33 @@ export async function startSession(
   };
 }
 
+/**
+ * Opens an enrolment-only session (REQUIRE_MFA, src/identity/require-mfa.ts): no refresh token, it
+ * lives ENROLLMENT_TTL_S, and its access token is issued for ENROLLMENT_AUDIENCE (the signer decides
+ * that from the same rule). Not exported from identity/index.ts: completeSignIn calls it.
+ */
+export async function startEnrollmentSession(
+  ctx: AppContext,
+  user: UserRow,
+  client: ClientInfo,
+  authentication: SessionAuthentication,
+  db: Kysely<DB> | Transaction<DB>,
+): Promise<{ sessionId: string; grant: EnrollmentGrant }> {
+  const { sessionId, amr, authTime } = await insertNewSession(
+    ctx,
+    user,
+    client,
+    authentication,
+    null,
+    db,
+    ENROLLMENT_TTL_S,
+  );
+  const { token, claims } = await ctx.accessTokens.sign({ user, session: { id: sessionId, amr, authTime } });
+  if (claims.aud !== ENROLLMENT_AUDIENCE) throw new Error('an enrolment-only session got a full token');
+  const expiresIn = Math.min(ctx.config.accessTokenTtlS, ENROLLMENT_TTL_S);
+  return { sessionId, grant: { enrollment_token: token, expires_in: expiresIn } };
+}
+
 /** Whose a grant's session is (docs/api.md §17, "Sessions are one"). */
 export interface AppSessionOwner {
   /** The OAuth client the grant is for. */
@@ -151,6 +179,7 @@ async function insertNewSession(
   authentication: SessionAuthentication,
   owner: AppSessionOwner | null,
   db: Kysely<DB> | Transaction<DB>,
+  fixedTtlS?: number,
 ) {
   if (authentication.amr.length === 0) throw new Error('a session needs at least one amr value');
   const now = Date.now();
@@ -158,7 +187,7 @@ async function insertNewSession(
   const authTime = authentication.authTime ?? now;
   const sessionId = uuidv7();
   // The first refresh token lives as long as the session can.
-  const ttlS = sessionTtlS(ctx);
+  const ttlS = fixedTtlS ?? sessionTtlS(ctx);
   await insertSession(db, {
     id: sessionId,
     user_id: user.id,

@@ -19,7 +19,7 @@ import type { Config } from './config/types.ts';
 import { quoted } from './quoted.ts';
 
 export { ConfigError, type Env, redactUrl } from './config/reader.ts';
-export type { ApiForm, Config } from './config/types.ts';
+export type { ApiForm, Config, RequireMfa } from './config/types.ts';
 
 /** APP_NAME's limit (docs/configuration.md, docs/email.md; test/app/docs-match-code.test.ts). */
 export const APP_NAME_MAX_LENGTH = 80;
@@ -116,6 +116,10 @@ export function loadConfig(env: Env): Config {
     );
   }
   const pages = branding(r);
+  const requireMfa = (str('REQUIRE_MFA') ?? 'off').toLowerCase();
+  if (requireMfa !== 'off' && requireMfa !== 'admins' && requireMfa !== 'all') {
+    throw new ConfigError(`REQUIRE_MFA must be off, admins or all, got ${quoted(requireMfa)}`);
+  }
 
   const config: Config = {
     port,
@@ -137,6 +141,7 @@ export function loadConfig(env: Env): Config {
     refreshTokenTtlS: int('REFRESH_TOKEN_TTL_S', 2_592_000, 60, 31_536_000),
     refreshReuseGraceS: int('REFRESH_REUSE_GRACE_S', 10, 0, 300),
     sessionMaxLifetimeS: int('SESSION_MAX_LIFETIME_S', 7_776_000, 60, 315_360_000),
+    requireMfa,
     invitationTtlS: int('INVITATION_TTL_S', 604_800, 1, 31_536_000),
     inviteUrlTemplate,
     passwordMinLength: int('PASSWORD_MIN_LENGTH', 15, 8, 256),
