@@ -25,6 +25,7 @@ export {
   detachSession,
   endSession,
   FEDERATED_LOGIN,
+  idleWindowS,
   isSessionLive,
   PASSWORD_LOGIN,
   revokeClientSessions,

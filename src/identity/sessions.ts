@@ -167,9 +167,21 @@ export async function startAppSession(
   return (await insertNewSession(ctx, user, client, authentication, owner, db)).sessionId;
 }
 
-/** The longest a session lives: REFRESH_TOKEN_TTL_S, or less when SESSION_MAX_LIFETIME_S is shorter. */
+/**
+ * How far a use (a sign-in or a refresh) carries a session and its refresh token: REFRESH_TOKEN_TTL_S,
+ * or SESSION_IDLE_TIMEOUT_S when it is set and shorter. A session whose end is not moved by a use
+ * within this window has been idle that long and ends (docs/security.md, "Session timeouts").
+ */
+export function idleWindowS(config: AppContext['config']): number {
+  return Math.min(config.refreshTokenTtlS, config.sessionIdleTimeoutS ?? Number.POSITIVE_INFINITY);
+}
+
+/**
+ * The longest a new session lives before its first refresh: the idle window, or less when
+ * SESSION_MAX_LIFETIME_S is shorter.
+ */
 export function sessionTtlS(ctx: AppContext): number {
-  return Math.min(ctx.config.refreshTokenTtlS, ctx.config.sessionMaxLifetimeS);
+  return Math.min(idleWindowS(ctx.config), ctx.config.sessionMaxLifetimeS);
 }
 
 async function insertNewSession(
@@ -187,7 +199,10 @@ async function insertNewSession(
   const authTime = authentication.authTime ?? now;
   const sessionId = uuidv7();
   // The first refresh token lives as long as the session can.
-  const ttlS = fixedTtlS ?? sessionTtlS(ctx);
+  // An OAuth grant's session follows the authorization server's lifetimes (docs/oauth.md), not the
+  // idle window of Gatehouse's own refresh tokens, which it never uses.
+  const grantTtlS = Math.min(ctx.config.refreshTokenTtlS, ctx.config.sessionMaxLifetimeS);
+  const ttlS = fixedTtlS ?? (owner ? grantTtlS : sessionTtlS(ctx));
   await insertSession(db, {
     id: sessionId,
     user_id: user.id,

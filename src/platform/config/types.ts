@@ -31,6 +31,11 @@ export interface Config {
   readonly refreshReuseGraceS: number;
   /** Absolute session lifetime: refreshes slide a session's expiry, but never past login + this. */
   readonly sessionMaxLifetimeS: number;
+  /**
+   * Inactivity timeout (SESSION_IDLE_TIMEOUT_S, docs/security.md): a session not used (no sign-in,
+   * no refresh) for this long ends. null: not set, the refresh token's lifetime bounds it.
+   */
+  readonly sessionIdleTimeoutS: number | null;
   /** REQUIRE_MFA: `off` (default), `admins` or `all`. */
   readonly requireMfa: RequireMfa;
   readonly invitationTtlS: number;
