@@ -136,6 +136,15 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(off.statusCode, 409, off.body);
       assert.match(json<{ detail: string }>(off).detail, /REQUIRE_MFA=admins needs the mfa module/);
+      // A password change from the two-factor session opens a full one, not an enrolment-only one.
+      const changed = await caller(t, full.access_token)('PUT', '/api/v1/change-password', {
+        current_password: PASSWORD,
+        new_password: 'another long and unusual passphrase 8',
+      });
+      assert.equal(changed.statusCode, 200, changed.body);
+      const renewed = json<{ access_token: string }>(changed).access_token;
+      assert.deepEqual(claimsOf(renewed).amr, ['pwd', 'otp']);
+      assert.equal((await caller(t, renewed)('GET', '/api/v1/users')).statusCode, 200);
     });
 
     it('a passkey counts as two factors: enrolled with the enrolment-only token, its sign-in is full', async () => {
