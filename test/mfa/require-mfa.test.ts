@@ -15,7 +15,9 @@ import {
 } from '../helpers/app.ts';
 import { auditEntries } from '../helpers/audit.ts';
 import { createTestDatabase, DIALECTS } from '../helpers/databases.ts';
+import { idpEnv, signInThroughIdp } from '../helpers/idp.ts';
 import { createUser, firstAdmin, sessionFor } from '../helpers/users.ts';
+import { type OidcHarness, startOidcProvider } from '../support/oidc-provider.ts';
 import { caller, claimsOf, loginMfa, nextAddress, PASSWORD, registerPasskey, totpCode } from './helpers.ts';
 
 /*
@@ -246,6 +248,34 @@ for (const dialect of DIALECTS) {
       const next = json<{ access_token: string }>(refreshed).access_token;
       assert.equal(claimsOf(next).aud, 'urn:gatehouse:mfa-enrollment');
       assert.equal((await caller(t, next)('GET', '/api/v1/verify-token')).statusCode, 403);
+    });
+  });
+
+  describe(`REQUIRE_MFA=all, an external provider's sign-in [${dialect}]`, () => {
+    let op: OidcHarness;
+    let t: TestApp;
+    before(async () => {
+      op = await startOidcProvider();
+      t = await buildTestApp(dialect, { env: idpEnv(op, { API_FORM: 'full', REQUIRE_MFA: 'all' }) });
+    });
+    after(async () => {
+      await t?.destroy();
+      await op?.stop();
+    });
+
+    /* provider-sign-in-without-factor: POST /idp/verify opened a full session with amr ["fed"];
+       under REQUIRE_MFA it answers the enrolment-only token like a password sign-in. */
+    it('POST /idp/verify of an account without a factor answers 403 mfa_enrollment_required, no token pair', async () => {
+      const res = await signInThroughIdp(t, op, 'alice');
+      assert.equal(res.statusCode, 403, res.body);
+      const body = json<Problem & { created?: boolean }>(res);
+      assert.equal(body.code, 'mfa_enrollment_required');
+      assert.equal(body.access_token, undefined);
+      assert.equal(body.refresh_token, undefined);
+      const claims = claimsOf(body.enrollment_token as string);
+      assert.equal(claims.aud, 'urn:gatehouse:mfa-enrollment');
+      assert.deepEqual(claims.amr, ['fed']);
+      assert.equal((await caller(t, body.enrollment_token)('GET', '/api/v1/verify-token')).statusCode, 403);
     });
   });
 }
