@@ -47,7 +47,7 @@ for (const alg of ['ES256', 'EdDSA', 'RS256']) {
     const verify = await cpuUs(() => ctx.accessTokens.verify(access_token));
     // The guard's read without its cache: the rows are read every time, as on a cache miss.
     const uncached = createSessionReader(ctx.database, { listenUrl: null, size: 0, log: ctx.log });
-    const authenticate = createAuthenticator(ctx.accessTokens, uncached);
+    const authenticate = createAuthenticator(ctx.accessTokens, uncached, ctx.config.requireMfa);
     const whole = await cpuUs(() => authenticate(access_token));
     rows.push(
       `| ${database.dialect} | ${alg} | ${verify.toFixed(1)} | ${whole.toFixed(1)} | ${((100 * verify) / whole).toFixed(0)}% |`,

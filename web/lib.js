@@ -41,11 +41,13 @@ function setAccess(tokens) {
   }, seconds * 1000);
 }
 
-async function send(path, { method = 'GET', body, auth = false, cookie = false }) {
+async function send(path, { method = 'GET', body, auth = false, cookie = false, bearer }) {
   const headers = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (cookie) headers['x-gatehouse-session'] = 'cookie';
   if (auth && access) headers.authorization = `Bearer ${access}`;
+  // An enrolment-only token (REQUIRE_MFA, docs/mfa.md): kept by its page, never as the session.
+  if (bearer) headers.authorization = `Bearer ${bearer}`;
   try {
     return await fetch(base + path, {
       method,
@@ -151,6 +153,8 @@ const MESSAGES = {
   account_disabled: 'This account has been disabled. Contact your administrator.',
   mfa_code_invalid: 'That code is not correct. Check it and try again.',
   mfa_token_invalid: 'This sign-in has expired or had too many wrong codes. Please start again.',
+  mfa_enrollment_required:
+    'Your account needs two-step verification before you can sign in. Sign in with your password to set it up.',
   passkey_invalid: 'The passkey could not be verified.',
   refresh_token_invalid: 'Your session has ended. Please sign in again.',
   refresh_token_reused: 'Your session has ended. Please sign in again.',

@@ -16,6 +16,8 @@ const SENTENCES = {
     'An account with this e-mail address exists already. Sign in another way, then link this provider from your account page.',
   account_disabled: 'This account has been disabled. Contact your administrator.',
   email_not_verified: 'Your e-mail address must be confirmed before you can sign in.',
+  mfa_enrollment_required:
+    'Your account needs two-step verification before you can sign in. Sign in with your password to set it up.',
   forbidden: 'This sign-in is not allowed here. Sign in another way or ask your administrator.',
   provider_not_found: 'This sign-in provider is not available any more.',
   idp_unavailable: 'The provider cannot be reached right now. Please try again in a moment.',

@@ -1,4 +1,5 @@
-// /account/sign-in: password, then a second factor when the API asks (403 mfa_required);
+// /account/sign-in: password, then a second factor when the API asks (403 mfa_required), or its
+// enrolment when REQUIRE_MFA asks for one first (403 mfa_enrollment_required, sign-in-enrol.js);
 // passkey-only sign-in by a button and by autofill (conditional mediation) on the e-mail field.
 // An unconfirmed address (403 email_not_verified, REQUIRE_VERIFIED_EMAIL) can ask for a new
 // confirmation mail with the e-mail and password just typed (docs/email.md). Sign-in by an e-mailed
@@ -19,6 +20,7 @@ import {
   showOnly,
 } from './lib.js';
 import { onLinkPage, setUpEmailSignIn } from './sign-in-email.js';
+import { startEnrolment } from './sign-in-enrol.js';
 import { pendingSecondFactor, providerError, showProviders } from './sign-in-providers.js';
 
 const passwordStep = $('#password-step');
@@ -92,6 +94,9 @@ onSubmit($('#password-form'), async (values) => {
     );
   } catch (err) {
     if (err instanceof Problem && err.code === 'mfa_required') startMfa(err.body);
+    // REQUIRE_MFA: a second factor must be added first (docs/mfa.md); enrolment happens here.
+    else if (err instanceof Problem && err.code === 'mfa_enrollment_required' && err.body?.enrollment_token)
+      await startEnrolment(err.body, values.password, passwordStep);
     // The offer needs the email module, which owns POST /email/verification (404 without it).
     else if (err instanceof Problem && err.code === 'email_not_verified' && modules.has('email'))
       askToConfirm(values);

@@ -173,11 +173,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   routeTable.push({ method: 'GET', pattern: /^\/$/ }, { method: 'GET', pattern: /^\/api\/v1$/ });
   installErrorHandlers(app, (path) => allowedMethods(routeTable, path));
 
-  const authenticate = createAuthenticator(ctx.accessTokens, ctx.sessions);
+  const authenticate = createAuthenticator(ctx.accessTokens, ctx.sessions, ctx.config.requireMfa);
   for (const { module, endpoint } of allEndpoints) {
     // One callback hook per route (the module switch, then the access guard): it runs on every
     // request, and each hook Fastify walks and each promise costs.
-    const guard = endpoint.access === 'public' ? null : guardFor(endpoint.access, authenticate);
+    const guard =
+      endpoint.access === 'public' ? null : guardFor(endpoint.access, authenticate, endpoint.enrollment);
     const disabled = `The ${module} module is disabled`;
     const noStore = endpoint.access !== 'public' || endpoint.issuesTokens === true;
     const onRequest = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {

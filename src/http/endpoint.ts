@@ -10,6 +10,8 @@ import type {
   RawServerDefault,
   RouteGenericInterface,
 } from 'fastify';
+import { enrollmentGrantOf } from '../identity/require-mfa.ts';
+import { ApiError } from './errors.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -72,6 +74,11 @@ interface EndpointBase<S extends FastifySchema> {
    * anyway — its responses are about the caller.
    */
   issuesTokens?: boolean;
+  /**
+   * Also answers an enrolment-only session (REQUIRE_MFA, docs/mfa.md): the endpoints that add a
+   * second factor and what they need (the factor status, the caller's profile, logout).
+   */
+  enrollment?: true;
 }
 
 /** The usual endpoint: the handler returns data; the status and headers are declared here. */
@@ -137,6 +144,16 @@ export function endpoint(
     ...rest
   } = definition as unknown as DataEndpoint<FastifySchema, SuccessStatus>;
   const finish = (reply: FastifyReply, body: unknown): unknown => {
+    // An enrolment-only sign-in (REQUIRE_MFA, docs/mfa.md) committed its session; it answers the
+    // grant, never a token pair.
+    const grant = enrollmentGrantOf(body);
+    if (grant !== null) {
+      throw new ApiError('mfa_enrollment_required', {
+        detail:
+          'This account must add a second factor before it can sign in: use enrollment_token as the Bearer token of the enrolment endpoints (GET /api/v1/mfa, POST /api/v1/mfa/totp, POST /api/v1/passkeys/registration/options …), then sign in again with the factor',
+        extensions: { ...grant },
+      });
+    }
     if (statusOf !== undefined) reply.status(statusOf(body as never));
     else if (status !== 200) reply.status(status);
     if (location !== undefined) reply.header('location', location(body as never));

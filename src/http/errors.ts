@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   mfa_required: { status: 403, title: 'Second factor required' },
   email_not_verified: { status: 403, title: 'E-mail address not verified' },
   second_factor_unavailable: { status: 403, title: 'Second factor unavailable' },
+  mfa_enrollment_required: { status: 403, title: 'Second factor enrolment required' },
   not_found: { status: 404, title: 'Not found' },
   module_disabled: { status: 404, title: 'Module disabled' },
   invitation_not_found: { status: 404, title: 'Invitation not found' },
@@ -85,6 +86,9 @@ export interface ApiErrorOptions {
 export interface ProblemExtensions {
   mfa_token?: string;
   methods?: string[];
+  /** `mfa_enrollment_required` of a sign-in (REQUIRE_MFA, docs/mfa.md): the enrolment-only token. */
+  enrollment_token?: string;
+  expires_in?: number;
 }
 
 /** An error that becomes a problem+json response with a code from the closed table. */

@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ENROLLMENT_AUDIENCE, enrollmentOnly, enrollmentRequired } from '../identity/require-mfa.ts';
 import type { AccessClaims, AccessTokens } from '../identity/tokens/access-tokens.ts';
 import type { SessionReader } from '../identity/tokens/session-cache.ts';
+import type { RequireMfa } from '../platform/config.ts';
 import type { SessionRow, UserRow } from '../platform/db/schema.ts';
 import type { Access } from './endpoint.ts';
 import { ApiError } from './errors.ts';
@@ -11,6 +13,11 @@ export interface AuthContext {
   readonly claims: AccessClaims;
   readonly user: UserRow;
   readonly session: SessionRow;
+  /**
+   * REQUIRE_MFA (src/identity/require-mfa.ts): the session was opened without the second factor this
+   * account needs; only endpoints declared `enrollment: true` answer it.
+   */
+  readonly enrollmentOnly: boolean;
 }
 
 declare module 'fastify' {
@@ -29,7 +36,11 @@ export type Authenticate = (token: string) => Promise<AuthContext>;
  * then its session and user are read (src/identity/tokens/session-cache.ts), so a logout, revocation,
  * disable, delete or role change acts on the very next request.
  */
-export function createAuthenticator(tokens: AccessTokens, sessions: SessionReader): Authenticate {
+export function createAuthenticator(
+  tokens: AccessTokens,
+  sessions: SessionReader,
+  requireMfa: RequireMfa,
+): Authenticate {
   return async (token) => {
     const claims = await tokens.verify(token);
     const found = await sessions.read(claims.sid);
@@ -46,7 +57,11 @@ export function createAuthenticator(tokens: AccessTokens, sessions: SessionReade
         detail: "The account's role has changed since this token was issued; refresh the token",
       });
     }
-    return { token, claims, user, session };
+    // Decided again on every request from the account's role now, not only from the token's aud:
+    // a pre-existing one-factor session, or an admin promoted since, is held to REQUIRE_MFA too.
+    const enrollment =
+      claims.aud === ENROLLMENT_AUDIENCE || enrollmentOnly(requireMfa, user.role, claims.amr);
+    return { token, claims, user, session, enrollmentOnly: enrollment };
   };
 }
 
@@ -66,8 +81,12 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match[1];
 }
 
-/** The onRequest hook enforcing an endpoint's access level (RFC 6750 challenges on 401). */
-export function guardFor(access: Access, authenticate: Authenticate) {
+/**
+ * The onRequest hook enforcing an endpoint's access level (RFC 6750 challenges on 401). `enrollment`:
+ * the endpoint also answers an enrolment-only session (REQUIRE_MFA); every other one refuses it
+ * with 403 `mfa_enrollment_required`, before the admin check.
+ */
+export function guardFor(access: Access, authenticate: Authenticate, enrollment = false) {
   return (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
     let token: string | null;
     try {
@@ -88,11 +107,13 @@ export function guardFor(access: Access, authenticate: Authenticate) {
     authenticate(token).then(
       (auth) => {
         request.auth = auth;
-        done(
-          access === 'admin' && auth.user.role !== 'admin'
-            ? new ApiError('forbidden', { detail: 'This endpoint is for admins' })
-            : undefined,
-        );
+        if (auth.enrollmentOnly && !enrollment) done(enrollmentRequired());
+        else
+          done(
+            access === 'admin' && auth.user.role !== 'admin'
+              ? new ApiError('forbidden', { detail: 'This endpoint is for admins' })
+              : undefined,
+          );
       },
       (err: unknown) =>
         done(err instanceof ApiError && err.status === 401 ? withChallenge(err) : (err as Error)),

@@ -13,5 +13,7 @@ export const ProblemSchema = Type.Object({
   // Extension members (RFC 9457 §3.2) of `mfa_required` (docs/api.md §13).
   mfa_token: Type.Optional(Type.String()),
   methods: Type.Optional(Type.Array(Type.String())),
+  enrollment_token: Type.Optional(Type.String()),
+  expires_in: Type.Optional(Type.Integer()),
 });
 export type ProblemSchema = Static<typeof ProblemSchema>;

@@ -7,6 +7,13 @@ export * from './email.ts';
 export { enabledSubscriptions } from './events.queries.ts';
 export { subscribes, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events.ts';
 export {
+  enrollmentGrantOf,
+  enrollmentOnly,
+  enrollmentRequired,
+  isMultiFactor,
+  secondFactorRequired,
+} from './require-mfa.ts';
+export {
   countLiveSessions,
   findSessionWithUser,
   insertRefreshToken,
@@ -18,6 +25,7 @@ export {
   detachSession,
   endSession,
   FEDERATED_LOGIN,
+  idleWindowS,
   isSessionLive,
   PASSWORD_LOGIN,
   revokeClientSessions,

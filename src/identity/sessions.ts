@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../kernel/context.ts';
 import type { DB, SessionRow, UserRow } from '../platform/db/schema.ts';
 import { type AuditEvent, recordAudit } from './audit.queries.ts';
+import { ENROLLMENT_AUDIENCE, ENROLLMENT_TTL_S, type EnrollmentGrant } from './require-mfa.ts';
 import {
   findSessionWithUser,
   insertRefreshToken,
@@ -115,6 +116,33 @@ export async function startSession(
   };
 }
 
+/**
+ * Opens an enrolment-only session (REQUIRE_MFA, src/identity/require-mfa.ts): no refresh token, it
+ * lives ENROLLMENT_TTL_S, and its access token is issued for ENROLLMENT_AUDIENCE (the signer decides
+ * that from the same rule). Not exported from identity/index.ts: completeSignIn calls it.
+ */
+export async function startEnrollmentSession(
+  ctx: AppContext,
+  user: UserRow,
+  client: ClientInfo,
+  authentication: SessionAuthentication,
+  db: Kysely<DB> | Transaction<DB>,
+): Promise<{ sessionId: string; grant: EnrollmentGrant }> {
+  const { sessionId, amr, authTime } = await insertNewSession(
+    ctx,
+    user,
+    client,
+    authentication,
+    null,
+    db,
+    ENROLLMENT_TTL_S,
+  );
+  const { token, claims } = await ctx.accessTokens.sign({ user, session: { id: sessionId, amr, authTime } });
+  if (claims.aud !== ENROLLMENT_AUDIENCE) throw new Error('an enrolment-only session got a full token');
+  const expiresIn = Math.min(ctx.config.accessTokenTtlS, ENROLLMENT_TTL_S);
+  return { sessionId, grant: { enrollment_token: token, expires_in: expiresIn } };
+}
+
 /** Whose a grant's session is (docs/api.md §17, "Sessions are one"). */
 export interface AppSessionOwner {
   /** The OAuth client the grant is for. */
@@ -139,9 +167,21 @@ export async function startAppSession(
   return (await insertNewSession(ctx, user, client, authentication, owner, db)).sessionId;
 }
 
-/** The longest a session lives: REFRESH_TOKEN_TTL_S, or less when SESSION_MAX_LIFETIME_S is shorter. */
+/**
+ * How far a use (a sign-in or a refresh) carries a session and its refresh token: REFRESH_TOKEN_TTL_S,
+ * or SESSION_IDLE_TIMEOUT_S when it is set and shorter. A session whose end is not moved by a use
+ * within this window has been idle that long and ends (docs/security.md, "Session timeouts").
+ */
+export function idleWindowS(config: AppContext['config']): number {
+  return Math.min(config.refreshTokenTtlS, config.sessionIdleTimeoutS ?? Number.POSITIVE_INFINITY);
+}
+
+/**
+ * The longest a new session lives before its first refresh: the idle window, or less when
+ * SESSION_MAX_LIFETIME_S is shorter.
+ */
 export function sessionTtlS(ctx: AppContext): number {
-  return Math.min(ctx.config.refreshTokenTtlS, ctx.config.sessionMaxLifetimeS);
+  return Math.min(idleWindowS(ctx.config), ctx.config.sessionMaxLifetimeS);
 }
 
 async function insertNewSession(
@@ -151,6 +191,7 @@ async function insertNewSession(
   authentication: SessionAuthentication,
   owner: AppSessionOwner | null,
   db: Kysely<DB> | Transaction<DB>,
+  fixedTtlS?: number,
 ) {
   if (authentication.amr.length === 0) throw new Error('a session needs at least one amr value');
   const now = Date.now();
@@ -158,7 +199,10 @@ async function insertNewSession(
   const authTime = authentication.authTime ?? now;
   const sessionId = uuidv7();
   // The first refresh token lives as long as the session can.
-  const ttlS = sessionTtlS(ctx);
+  // An OAuth grant's session follows the authorization server's lifetimes (docs/oauth.md), not the
+  // idle window of Gatehouse's own refresh tokens, which it never uses.
+  const grantTtlS = Math.min(ctx.config.refreshTokenTtlS, ctx.config.sessionMaxLifetimeS);
+  const ttlS = fixedTtlS ?? (owner ? grantTtlS : sessionTtlS(ctx));
   await insertSession(db, {
     id: sessionId,
     user_id: user.id,

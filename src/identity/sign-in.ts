@@ -2,9 +2,16 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../kernel/context.ts';
 import type { DB, UserRow } from '../platform/db/schema.ts';
 import { type AuditEvent, recordAudits } from './audit.queries.ts';
+import { ENROLLMENT_GRANT, type EnrollmentGrant, enrollmentOnly, enrollmentRequired } from './require-mfa.ts';
 import { recordLogin } from './sessions.queries.ts';
-import { type AppSessionOwner, type ClientInfo, startAppSession, startSession } from './sessions.ts';
-import type { TokenResponse } from './user.schemas.ts';
+import {
+  type AppSessionOwner,
+  type ClientInfo,
+  startAppSession,
+  startEnrollmentSession,
+  startSession,
+} from './sessions.ts';
+import { type TokenResponse, toPublicUser } from './user.schemas.ts';
 
 /**
  * What a way in records besides the session, when it is not a plain login. The defaults are the
@@ -77,12 +84,25 @@ export async function completeSignIn(
   if (login) await recordLogin(trx, user.id, at, newHash);
   const signedIn = login ? { ...user, last_login_at: at } : user;
   const { app } = record;
-  const session = app
-    ? {
-        sessionId: await startAppSession(ctx, signedIn, client, { amr, authTime: app.authTime }, app, trx),
-        tokens: null,
-      }
-    : await startSession(ctx, signedIn, client, { amr, authTime: at }, trx);
+  // REQUIRE_MFA (docs/mfa.md): one factor where two are required opens an enrolment-only session
+  // whose grant marks the answer (no refresh token, no full access token); an OAuth client's sign-in
+  // gets nothing (the guard refuses the browser session it comes from first: the same rule).
+  const enrollment = enrollmentOnly(ctx.config.requireMfa, user.role, amr);
+  if (enrollment && app) throw enrollmentRequired();
+  let grant: EnrollmentGrant | null = null;
+  let session: { sessionId: string; tokens: TokenResponse | null };
+  if (app) {
+    session = {
+      sessionId: await startAppSession(ctx, signedIn, client, { amr, authTime: app.authTime }, app, trx),
+      tokens: null,
+    };
+  } else if (enrollment) {
+    const opened = await startEnrollmentSession(ctx, signedIn, client, { amr, authTime: at }, trx);
+    grant = opened.grant;
+    session = { sessionId: opened.sessionId, tokens: enrollmentAnswer(signedIn, grant) };
+  } else {
+    session = await startSession(ctx, signedIn, client, { amr, authTime: at }, trx);
+  }
   const entries: readonly AuditEvent[] = record.audit
     ? record.audit(session.sessionId)
     : [
@@ -91,11 +111,33 @@ export async function completeSignIn(
           actor: { type: 'user', id: user.id },
           target: { type: 'user', id: user.id },
           client,
-          details: { ...details, amr, session_id: session.sessionId },
+          details: {
+            ...details,
+            amr,
+            session_id: session.sessionId,
+            ...(grant !== null && { enrollment_only: true }),
+          },
           // The row as this sign-in left it: its `session.created` event needs no read of it.
           subject: signedIn,
         },
       ];
   await recordAudits(trx, entries);
   return session.tokens ?? { sessionId: session.sessionId };
+}
+
+/**
+ * The answer of an enrolment-only sign-in: shaped as a token answer so every way in returns it
+ * unchanged, but holding no token (the empty strings never leave: the endpoint layer answers 403
+ * `mfa_enrollment_required` with the grant it carries, src/http/endpoint.ts).
+ */
+function enrollmentAnswer(user: UserRow, grant: EnrollmentGrant): TokenResponse {
+  return {
+    access_token: '',
+    token_type: 'Bearer',
+    expires_in: 0,
+    refresh_token: '',
+    refresh_expires_in: 0,
+    user: toPublicUser(user),
+    [ENROLLMENT_GRANT]: grant,
+  } as TokenResponse;
 }

@@ -68,6 +68,7 @@ export async function createContext(config: Config, database: Database, log: Log
     clientId: config.accessTokenClientId,
     cacheSize: config.verifiedTokenCacheSize,
     ttlS: config.accessTokenTtlS,
+    requireMfa: config.requireMfa,
   });
   const { issuer, clientId } = config.oidc;
   const oidc =

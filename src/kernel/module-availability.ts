@@ -33,6 +33,20 @@ export function unmetPreconditions(
   return unmet;
 }
 
+/**
+ * Modules a setting needs on, with the line the start fails with when one is off: REQUIRE_MFA
+ * (docs/mfa.md) needs `mfa`, whose endpoints enrol the factor and complete the sign-in with it.
+ */
+export function neededBySettings(config: Config): Array<{ name: ModuleName; problem: string }> {
+  if (config.requireMfa === 'off') return [];
+  return [
+    {
+      name: 'mfa',
+      problem: `REQUIRE_MFA=${config.requireMfa} needs the mfa module on (API_FORM=full, or switch mfa on), or set REQUIRE_MFA=off`,
+    },
+  ];
+}
+
 /** Whether the form alone (no stored switch) turns a module on. */
 export function enabledByForm(config: Config, name: ModuleName): boolean {
   const info = findModule(name);
@@ -48,10 +62,12 @@ export function enabledByForm(config: Config, name: ModuleName): boolean {
 export function checkPreconditionsBeforeOpen(config: Config): boolean {
   const dialect = dialectOfUrl(config.databaseUrl);
   const unmet = unmetPreconditions(config, dialect, () => true);
-  if (unmet.length === 0) return false;
+  const needed = neededBySettings(config);
+  if (unmet.length === 0 && needed.length === 0) return false;
   const path = config.databaseUrl.slice('sqlite:'.length);
   if (dialect === 'postgres' || (path !== ':memory:' && existsSync(path))) return true;
-  const blocking = unmet.find((u) => enabledByForm(config, u.name));
+  const blocking =
+    unmet.find((u) => enabledByForm(config, u.name)) ?? needed.find((n) => !enabledByForm(config, n.name));
   if (blocking) throw new ConfigError(blocking.problem);
   return false;
 }
@@ -71,6 +87,7 @@ export async function checkPreconditionsWithSwitches(config: Config, db: Kysely<
   const on = state
     ? (name: ModuleName) => state.isEnabled(name)
     : (name: ModuleName) => enabledByForm(config, name);
-  const blocking = unmetPreconditions(config, dialectOf(db), on)[0];
+  const blocking =
+    unmetPreconditions(config, dialectOf(db), on)[0] ?? neededBySettings(config).find((n) => !on(n.name));
   if (blocking) throw new ConfigError(blocking.problem);
 }

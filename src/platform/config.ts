@@ -19,7 +19,7 @@ import type { Config } from './config/types.ts';
 import { quoted } from './quoted.ts';
 
 export { ConfigError, type Env, redactUrl } from './config/reader.ts';
-export type { ApiForm, Config } from './config/types.ts';
+export type { ApiForm, Config, RequireMfa } from './config/types.ts';
 
 /** APP_NAME's limit (docs/configuration.md, docs/email.md; test/app/docs-match-code.test.ts). */
 export const APP_NAME_MAX_LENGTH = 80;
@@ -116,6 +116,20 @@ export function loadConfig(env: Env): Config {
     );
   }
   const pages = branding(r);
+  const requireMfa = (str('REQUIRE_MFA') ?? 'off').toLowerCase();
+  if (requireMfa !== 'off' && requireMfa !== 'admins' && requireMfa !== 'all') {
+    throw new ConfigError(`REQUIRE_MFA must be off, admins or all, got ${quoted(requireMfa)}`);
+  }
+  const accessTokenTtlS = int('ACCESS_TOKEN_TTL_S', 900, 1, 86_400);
+  const sessionIdleTimeoutS = str('SESSION_IDLE_TIMEOUT_S')
+    ? int('SESSION_IDLE_TIMEOUT_S', 3600, 60, 31_536_000)
+    : null;
+  if (sessionIdleTimeoutS !== null && sessionIdleTimeoutS < accessTokenTtlS) {
+    // A client in use refreshes once per access token; a shorter timeout would end busy sessions.
+    throw new ConfigError(
+      `SESSION_IDLE_TIMEOUT_S must be at least ACCESS_TOKEN_TTL_S (${accessTokenTtlS}): a session is used by refreshing its access token`,
+    );
+  }
 
   const config: Config = {
     port,
@@ -130,13 +144,15 @@ export function loadConfig(env: Env): Config {
     publicUrlSet: str('PUBLIC_URL') !== undefined,
     adminEmail,
     adminPassword,
-    accessTokenTtlS: int('ACCESS_TOKEN_TTL_S', 900, 1, 86_400),
+    accessTokenTtlS,
     accessTokenAlg,
     accessTokenClientId: str('ACCESS_TOKEN_CLIENT_ID') ?? publicUrl,
     verifiedTokenCacheSize: int('VERIFIED_TOKEN_CACHE_SIZE', 10_000, 0, 1_000_000),
     refreshTokenTtlS: int('REFRESH_TOKEN_TTL_S', 2_592_000, 60, 31_536_000),
     refreshReuseGraceS: int('REFRESH_REUSE_GRACE_S', 10, 0, 300),
     sessionMaxLifetimeS: int('SESSION_MAX_LIFETIME_S', 7_776_000, 60, 315_360_000),
+    sessionIdleTimeoutS,
+    requireMfa,
     invitationTtlS: int('INVITATION_TTL_S', 604_800, 1, 31_536_000),
     inviteUrlTemplate,
     passwordMinLength: int('PASSWORD_MIN_LENGTH', 15, 8, 256),

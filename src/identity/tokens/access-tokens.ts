@@ -2,7 +2,9 @@ import { sign as cryptoSign } from 'node:crypto';
 import { errors, type JWTHeaderParameters, jwtVerify } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
 import { ApiError } from '../../http/errors.ts';
+import type { RequireMfa } from '../../platform/config.ts';
 import type { Role } from '../../platform/db/schema.ts';
+import { ENROLLMENT_AUDIENCE, enrollmentOnly } from '../require-mfa.ts';
 import { ACCESS_TOKEN_ALGS, type AccessTokenAlg, type KeyStore, type LoadedKey } from './signing-keys.ts';
 
 /**
@@ -34,6 +36,11 @@ export interface AccessTokenSettings {
   ttlS: number;
   /** Verified tokens remembered (least recently used go first); 0 turns the cache off. Default 10 000. */
   cacheSize?: number;
+  /**
+   * REQUIRE_MFA (src/identity/require-mfa.ts): a session it leaves enrolment-only gets tokens for
+   * ENROLLMENT_AUDIENCE, whoever signs them (a sign-in or a refresh). Default `off`.
+   */
+  requireMfa?: RequireMfa;
 }
 
 /** What one token is issued for: its user and the session it belongs to. */
@@ -117,10 +124,11 @@ export function createAccessTokens(keys: KeyStore, settings: AccessTokenSettings
     async sign({ user, session }) {
       const key = keys.signingKey();
       const iat = Math.floor(Date.now() / 1000);
+      const enrolment = enrollmentOnly(settings.requireMfa ?? 'off', user.role, session.amr);
       const claims: AccessClaims = {
         iss: settings.issuer,
         sub: user.id,
-        aud: settings.audience,
+        aud: enrolment ? ENROLLMENT_AUDIENCE : settings.audience,
         exp: iat + settings.ttlS,
         iat,
         jti: uuidv7(),
@@ -167,7 +175,7 @@ export function createAccessTokens(keys: KeyStore, settings: AccessTokenSettings
       result = await jwtVerify(token, keyFor, {
         algorithms: [...ACCESS_TOKEN_ALGS],
         issuer: settings.issuer,
-        audience: settings.audience,
+        audience: [settings.audience, ENROLLMENT_AUDIENCE],
         typ: 'at+jwt',
         requiredClaims: REQUIRED,
       });
@@ -177,7 +185,10 @@ export function createAccessTokens(keys: KeyStore, settings: AccessTokenSettings
     const { payload, protectedHeader } = result;
     // docs/api.md §16 "Gatehouse's own API accepts only its own audience": jose's audience option
     // accepts an array that merely contains it, so the claim is checked for being exactly it.
-    if (payload.aud !== settings.audience) throw invalid("The token's aud claim is not accepted");
+    // An enrolment-only token (REQUIRE_MFA) is accepted here; the guard lets it reach only enrolment.
+    if (payload.aud !== settings.audience && payload.aud !== ENROLLMENT_AUDIENCE) {
+      throw invalid("The token's aud claim is not accepted");
+    }
     if (
       typeof payload.sid !== 'string' ||
       (payload.role !== 'admin' && payload.role !== 'user') ||

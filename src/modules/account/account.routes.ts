@@ -29,6 +29,7 @@ export function accountEndpoints(ctx: AppContext): Endpoint[] {
       method: 'GET',
       path: '/api/v1/profile',
       access: 'authenticated',
+      enrollment: true,
       summary: 'Your user object with linked identities and live sessions',
       schema: { response: { 200: ProfileResponse } },
       handler: (req) => profile(ctx, requireAuth(req)),

@@ -5,9 +5,11 @@ import type { LoginThrottle } from '../../identity/budgets/throttle.ts';
 import {
   type ClientInfo,
   completeSignIn,
+  isMultiFactor,
   iso,
   PASSWORD_LOGIN,
   revokeUserSessions,
+  secondFactorRequired,
   type TokenResponse,
   toPublicUser,
 } from '../../identity/index.ts';
@@ -67,12 +69,16 @@ export async function changePassword(
     await throttle.succeed(ticket, trx);
     // The new session is covered by the change's own entry, and a password change is no login.
     const changed = { ...user, password_hash: hash, updated_at: now };
+    // REQUIRE_MFA (docs/mfa.md): the caller's session passed its second factor, and the new one
+    // continues it with the password proven again; it keeps the session's methods rather than
+    // fall to an enrolment-only `["pwd"]`. Elsewhere a password change opens `["pwd"]`, as always.
+    const carried = secondFactorRequired(ctx.config.requireMfa, user.role) && isMultiFactor(auth.claims.amr);
     return completeSignIn(
       ctx,
       trx,
       changed,
       client,
-      PASSWORD_LOGIN.amr,
+      carried ? [...(auth.claims.amr ?? [])] : PASSWORD_LOGIN.amr,
       { method: 'password_change' },
       null,
       {

@@ -32,6 +32,7 @@ export function authEndpoints(ctx: AppContext): Endpoint[] {
       method: 'POST',
       path: '/api/v1/logout',
       access: 'authenticated',
+      enrollment: true,
       summary: 'End this session, or every session of the user with {"scope":"global"}',
       schema: { body: LogoutBody, response: { 204: Type.Null() } },
       status: 204,

@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { ApiError } from '../../http/errors.ts';
 import {
   type ClientInfo,
+  idleWindowS,
   insertRefreshToken,
   recordAudit,
   revokeSession,
@@ -60,7 +61,7 @@ export async function refresh(
         const successor = openSuccessor(presented, state.id, state.successorBox);
         // The hash matched, so the box opens unless it was damaged; refuse without revoking then.
         if (!successor) return { kind: 'invalid' };
-        const refreshExpiresAt = Math.min(state.rotatedAt + config.refreshTokenTtlS * 1000, sessionEndsAt);
+        const refreshExpiresAt = Math.min(state.rotatedAt + idleWindowS(config) * 1000, sessionEndsAt);
         return {
           kind: 'issued',
           user: state.user,
@@ -84,7 +85,9 @@ export async function refresh(
     }
 
     const refreshToken = newOpaqueToken();
-    const refreshExpiresAt = Math.min(now + config.refreshTokenTtlS * 1000, sessionEndsAt);
+    // A use moves the session's end one idle window on (SESSION_IDLE_TIMEOUT_S, or the refresh
+    // token's lifetime), never past its absolute end; touchSession writes it as `expires_at`.
+    const refreshExpiresAt = Math.min(now + idleWindowS(config) * 1000, sessionEndsAt);
     await insertRefreshToken(trx, {
       id: uuidv7(),
       sessionId: state.sessionId,

@@ -1,7 +1,7 @@
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { ApiError } from '../../http/errors.ts';
 import { bearerToken, createAuthenticator, requireAuth } from '../../http/guard.ts';
-import { clientInfo } from '../../identity/index.ts';
+import { clientInfo, enrollmentRequired } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import {
   ChangeBody,
@@ -47,12 +47,15 @@ export function emailEndpoints(ctx: AppContext): Endpoint[] {
           const auth = await createAuthenticator(
             ctx.accessTokens,
             ctx.sessions,
+            ctx.config.requireMfa,
           )(token).catch((err: unknown) => {
             if (err instanceof ApiError && err.status === 401) {
               err.headers['www-authenticate'] = `${CHALLENGE}, error="invalid_token"`;
             }
             throw err;
           });
+          // REQUIRE_MFA: an enrolment-only session only enrols (docs/mfa.md), as the guard rules.
+          if (auth.enrollmentOnly) throw enrollmentRequired();
           result = await requestVerification(ctx, auth.user, client);
         } else if (body && ctx.config.requireVerifiedEmail) {
           result = await requestVerificationWithPassword(ctx, body, client);

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { ApiError } from '../../http/errors.ts';
+import { revokeUserSessions } from '../../identity/index.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
 import { type SecretsKey, secretsKey } from '../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../kernel/context.ts';
@@ -144,6 +145,32 @@ export async function recoveryCodesForNewFactor(
 ): Promise<string[] | undefined> {
   if ((await countRecoveryCodes(trx, userId)) > 0) return undefined;
   return regenerateRecoveryCodes(ctx, trx, userId);
+}
+
+/**
+ * Whether the account holds a second factor (a confirmed TOTP or a passkey), whatever the module
+ * switches say; read in the caller's transaction before a new factor is stored.
+ */
+export async function holdsSecondFactor(db: Db, userId: string): Promise<boolean> {
+  const held = await findHeldFactors(db, userId);
+  return held.totp || held.passkeys > 0;
+}
+
+/**
+ * docs/mfa.md "A new factor ends the other sessions": when the account's first second factor is
+ * stored, every other session of the user (opened with the password alone) is revoked in the same
+ * transaction, whatever the factor's kind, so none of them can mint recovery codes or act with the
+ * password alone afterwards. `hadFactor` is holdsSecondFactor read before the factor was stored.
+ * Returns how many sessions ended (0 for a later factor).
+ */
+export async function endSessionsForFirstFactor(
+  trx: Db,
+  userId: string,
+  hadFactor: boolean,
+  keepSessionId: string,
+): Promise<number> {
+  if (hadFactor) return 0;
+  return revokeUserSessions(trx, userId, 'mfa_enabled', keepSessionId);
 }
 
 /** The user of a live mfa_token (unknown, used, expired or out of tries: 401 `mfa_token_invalid`). */

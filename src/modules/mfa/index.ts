@@ -2,6 +2,8 @@
 // (docs/architecture.md, "The dependency rule").
 export {
   dropRecoveryCodesWithoutFactors,
+  endSessionsForFirstFactor,
+  holdsSecondFactor,
   issueMfaToken,
   liveMfaTokenUser,
   mfaRequired,

@@ -25,6 +25,12 @@ export async function checkFactorModuleOff(
   force: boolean,
 ): Promise<number> {
   if ((name !== 'mfa' && name !== 'passkeys') || !ctx.modules.isEnabled(name)) return 0;
+  if (name === 'mfa' && ctx.config.requireMfa !== 'off') {
+    // REQUIRE_MFA needs mfa (the start refuses without it): no `force` switches it off under it.
+    throw new ApiError('module_in_use', {
+      detail: `REQUIRE_MFA=${ctx.config.requireMfa} needs the mfa module; set REQUIRE_MFA=off and restart before switching it off`,
+    });
+  }
   const accounts = await countAccountsWithFactors(db, name);
   if (accounts === 0) return 0;
   const them = accounts === 1 ? '1 account holds' : `${accounts} accounts hold`;

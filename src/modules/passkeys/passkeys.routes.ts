@@ -25,7 +25,7 @@ import {
 /** The passkeys module (docs/api.md §13): registration, discoverable sign-in, list and delete. */
 export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
   // The options endpoint is public, but a Bearer caller with an empty body asks for a fresh proof.
-  const authenticate = createAuthenticator(ctx.accessTokens, ctx.sessions);
+  const authenticate = createAuthenticator(ctx.accessTokens, ctx.sessions, ctx.config.requireMfa);
   return [
     endpoint({
       group: 'auth',
@@ -58,6 +58,7 @@ export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
       method: 'GET',
       path: '/api/v1/passkeys',
       access: 'authenticated',
+      enrollment: true,
       summary: "The caller's passkeys",
       schema: { response: { 200: PasskeyList } },
       handler: (req) => passkeyList(ctx, requireAuth(req).user.id),
@@ -68,6 +69,7 @@ export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
       method: 'POST',
       path: '/api/v1/passkeys/registration/options',
       access: 'authenticated',
+      enrollment: true,
       summary: 'Options to register a passkey (current password required)',
       schema: { body: CurrentPasswordBody, response: { 200: CeremonyOptions } },
       handler: (req) =>
@@ -79,6 +81,7 @@ export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
       method: 'POST',
       path: '/api/v1/passkeys',
       access: 'authenticated',
+      enrollment: true,
       summary: 'Register a passkey from the authenticator response',
       schema: { body: CreatePasskeyBody, response: { 201: CreatedPasskey } },
       status: 201,

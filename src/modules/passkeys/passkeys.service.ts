@@ -20,7 +20,9 @@ import { countLogin } from '../core/index.ts';
 import {
   confirmCurrentPassword,
   dropRecoveryCodesWithoutFactors,
+  endSessionsForFirstFactor,
   type FreshProof,
+  holdsSecondFactor,
   type PasskeyProof,
   queueSecurityNotice,
   recoveryCodesForNewFactor,
@@ -125,8 +127,11 @@ export async function createPasskey(
     last_used_at: null,
   };
   const codes = await ctx.db.transaction().execute(async (trx) => {
+    const hadFactor = await holdsSecondFactor(trx, user.id);
     await insertPasskey(trx, row);
     const issued = await recoveryCodesForNewFactor(ctx, trx, user.id);
+    // The account's first factor ends the sessions opened with the password alone (docs/mfa.md).
+    const revoked = await endSessionsForFirstFactor(trx, user.id, hadFactor, auth.session.id);
     await recordAudit(trx, {
       action: 'passkey.add',
       actor: { type: 'user', id: user.id },
@@ -136,6 +141,7 @@ export async function createPasskey(
         name: row.name,
         backed_up: info.credentialBackedUp,
         recovery_codes_issued: issued !== undefined,
+        sessions_revoked: revoked,
       },
     });
     await queueSecurityNotice(ctx, trx, user.email, 'passkey_added', `Passkey: ${row.name}`);

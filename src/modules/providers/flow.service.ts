@@ -1,6 +1,13 @@
 import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
 import { ApiError } from '../../http/errors.ts';
-import { type ClientInfo, completeSignIn, recordAudit, recordAudits } from '../../identity/index.ts';
+import {
+  type ClientInfo,
+  completeSignIn,
+  enrollmentGrantOf,
+  enrollmentRequired,
+  recordAudit,
+  recordAudits,
+} from '../../identity/index.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
 import { secretsKey } from '../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../kernel/context.ts';
@@ -193,6 +200,9 @@ async function signIn(
         subject,
         created,
       });
+      // REQUIRE_MFA (docs/mfa.md): a browser landing has no way to carry an enrolment-only token;
+      // nothing is signed in, and the sign-in page says why (the transaction rolls back).
+      if (enrollmentGrantOf(tokens) !== null) throw enrollmentRequired();
       return {
         kind: 'signed_in',
         refreshToken: tokens.refresh_token,

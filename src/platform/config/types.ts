@@ -1,5 +1,7 @@
 /** docs/api.md §2: forms A and B as the seed specified; `FULL` (`API_FORM=full`) turns every optional module on but `registration`. */
 export type ApiForm = 'A' | 'B' | 'FULL';
+/** REQUIRE_MFA (docs/mfa.md): whose sign-ins need a second factor before a full session opens. */
+export type RequireMfa = 'off' | 'admins' | 'all';
 
 /** Validated, frozen configuration: docs/api.md §10 plus the operational settings documented in docs/configuration.md. */
 export interface Config {
@@ -29,6 +31,13 @@ export interface Config {
   readonly refreshReuseGraceS: number;
   /** Absolute session lifetime: refreshes slide a session's expiry, but never past login + this. */
   readonly sessionMaxLifetimeS: number;
+  /**
+   * Inactivity timeout (SESSION_IDLE_TIMEOUT_S, docs/security.md): a session not used (no sign-in,
+   * no refresh) for this long ends. null: not set, the refresh token's lifetime bounds it.
+   */
+  readonly sessionIdleTimeoutS: number | null;
+  /** REQUIRE_MFA: `off` (default), `admins` or `all`. */
+  readonly requireMfa: RequireMfa;
   readonly invitationTtlS: number;
   readonly inviteUrlTemplate: string;
   readonly passwordMinLength: number;
