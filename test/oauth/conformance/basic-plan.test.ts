@@ -121,22 +121,6 @@ for (const dialect of DIALECTS) {
       assert.equal(claims.nonce, undefined);
     });
 
-    it('oidcc-ensure-request-without-nonce-succeeds-for-code-flow: a client without PKCE must send a nonce (deviation)', {
-      todo: 'the admin-only "pkce_required": false of docs/api.md §17 is not built: every client must send PKCE',
-    }, async () => {
-      // Deviation (docs/api.md §17, RFC 9700 §2.1.1): a client an admin let go without PKCE must send a
-      // nonce; the certification suite, which sends no PKCE, would register such a client and fail here.
-      const noPkce = await f.client('Legacy RP', { pkce_required: false });
-      const bare = await f.authorize(
-        await f.person(),
-        noPkce,
-        {},
-        { omit: ['code_challenge', 'code_challenge_method'] },
-      );
-      assert.equal(bare.callback?.searchParams.get('error'), 'invalid_request');
-      assert.equal(bare.callback?.searchParams.get('code'), null);
-    });
-
     it('oidcc-scope-profile', async () => {
       const { tokens, claims } = await flow(await f.person(), { scope: 'openid profile' });
       const info = await oidc.fetchUserInfo(rp.rp, tokens.access_token, claims.sub);
