@@ -43,9 +43,11 @@ RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 VOLUME ["/app/data"]
 EXPOSE 3000
-# Liveness through /health (touches no database), with Node's own fetch: no curl in a slim image.
+# Readiness through /health/detailed (docs/operations.md, "Readiness"): 200 only while requests are
+# served (the database answers, no check fails, no load shedding); with Node's own fetch: no curl in
+# a slim image.
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/detailed').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The CLI is the entry point: `docker run IMAGE migrate`, `… users export`, and by default `serve`.
 # --max-semi-space-size=2 and --heap-growing-percent=20: the same V8 heap settings as `npm start`
 # (a young generation capped at 2 MB semi-spaces, the old generation grown by 20% steps instead of

@@ -24,4 +24,19 @@ describe('compose.yaml', () => {
     // Only the container's own settings are set here; they win over .env.
     assert.deepEqual(keys, ['DATABASE_URL', 'HOST', 'PORT']);
   });
+
+  it('regression: checks readiness (/health/detailed), not liveness, as the gatehouse health check', () => {
+    /* ready-under-load: nothing told an operator when the service served requests; /health/detailed
+       answers 200 only then (docs/operations.md, "Readiness"), and compose and the image check it. */
+    const check = service.slice(service.indexOf('\n    healthcheck:\n'));
+    assert.match(
+      check,
+      /\n {6}test: \["CMD", "node", "-e", "fetch\('http:\/\/127\.0\.0\.1:3000\/health\/detailed'\)/,
+    );
+    const dockerfile = readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8');
+    assert.match(
+      dockerfile,
+      /\nHEALTHCHECK [^\n]*\\\n {2}CMD \["node", "-e", "fetch\('http:\/\/127\.0\.0\.1:'\+\(process\.env\.PORT\|\|3000\)\+'\/health\/detailed'\)/,
+    );
+  });
 });

@@ -47,6 +47,13 @@ describe('load shedding: memory', () => {
     assert.equal(res.statusCode, 200);
     assert.deepEqual(json(res), { status: 'ok' });
   });
+
+  it('regression: takes readiness (/health/detailed) down while shedding, so no traffic is sent', async () => {
+    /* ready-under-load: readiness answers 200 only while requests are served (docs/operations.md,
+       "Readiness"); liveness stays 200 meanwhile. */
+    assertShed(await until503(t, '/health/detailed'));
+    assert.equal((await t.app.inject({ url: '/health' })).statusCode, 200);
+  });
 });
 
 describe('load shedding: event-loop delay', () => {

@@ -52,6 +52,49 @@ describe('webhooks: SSRF ranges and schedule (pure)', () => {
     }
   });
 
+  it('regression: decodes every IPv4-embedding IPv6 form (translated, compatible, NAT64 local-use, 6to4, Teredo)', () => {
+    /* ipv4-embedding-forms: ::ffff:0:a.b.c.d (IPv4-translated, RFC 2765/6052) passed, so
+       http://[::ffff:0:127.0.0.1]/ was a valid endpoint; now every form docs/api.md §19 names is
+       decoded and the IPv4 ranges apply to what it carries, at create and at delivery. */
+    for (const a of [
+      '::ffff:0:127.0.0.1',
+      '::ffff:0:7f00:1',
+      '::ffff:0:10.0.0.1',
+      '::ffff:0:169.254.169.254',
+      '::127.0.0.1',
+      '::10.0.0.1',
+      '::a9fe:a9fe',
+      '64:ff9b::169.254.169.254',
+      '64:ff9b:1::7f00:1', // 127.0.0.1, local-use NAT64 with a /96 prefix
+      '64:ff9b:1:a9fe:a9:fe00::', // 169.254.169.254 under a /48 prefix (the u octet skipped)
+      '64:ff9b:1:0:a:0:100::', // 10.0.0.1 under a /64 prefix
+      '64:ff9b:2::8.8.8.8', // 64:ff9b::/32 outside the two allocated prefixes
+      '2002:a9fe:a9fe::1',
+      '2001:0:4136:e378:8000:63bf:80ff:fffe', // Teredo, client 127.0.0.1 (inverted)
+      '2001:0:a00:1::8.8.8.8', // Teredo, server 10.0.0.1
+    ]) {
+      assert.equal(isRefusedAddress(a), true, a);
+    }
+    for (const a of [
+      '::ffff:0:8.8.8.8',
+      '::8.8.8.8',
+      '64:ff9b::8.8.8.8',
+      '64:ff9b:1::808:808',
+      '2001:0:4136:e378:8000:63bf:f7f7:f7f7', // Teredo, server 65.54.227.120, client 8.8.8.8
+    ]) {
+      assert.equal(isRefusedAddress(a), false, a);
+    }
+    const strict = { allowHttp: true, allowPrivate: false };
+    for (const u of [
+      'http://[::ffff:0:127.0.0.1]/',
+      'http://[::127.0.0.1]/',
+      'https://[64:ff9b:1::a9fe:a9fe]/',
+      'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/',
+    ]) {
+      assert.match(String(urlProblem(u, strict)), /private/, u);
+    }
+  });
+
   it('checks URLs at create: https only, no userinfo, no literal private address', () => {
     const strict = { allowHttp: false, allowPrivate: false };
     assert.equal(urlProblem('https://hooks.example.com/x', strict), null);
@@ -174,6 +217,7 @@ for (const dialect of DIALECTS) {
         { url: 'https://user:pw@hooks.example.com/', events: ['*'] },
         { url: 'https://127.0.0.1/', events: ['*'] },
         { url: 'https://[::ffff:169.254.169.254]/', events: ['*'] },
+        { url: 'https://[::ffff:0:169.254.169.254]/', events: ['*'] },
         { url: 'https://hooks.example.com/', events: ['user.exploded'] },
         { url: 'https://hooks.example.com/', events: ['*'], secret: 'mine' },
       ]) {

@@ -256,5 +256,24 @@ for (const dialect of DIALECTS) {
       assert.equal(log[0]?.status, 'pending');
       assert.equal(rx.arrivals.length, 0);
     });
+
+    it('regression: refuses at delivery a stored literal in an IPv4-translated form (::ffff:0:127.0.0.1)', async () => {
+      /* ipv4-embedding-forms: ::ffff:0:a.b.c.d passed the guard; an endpoint stored before the fix
+         (or by hand) is refused at delivery too, before connecting (docs/api.md §19). */
+      const headers = await adminHeaders(t);
+      const hook = await createEndpoint(t, headers, rx.url.replace('127.0.0.1', 'localhost'));
+      const port = new URL(rx.url).port;
+      await t.ctx.db
+        .updateTable('webhook_endpoints')
+        .set({ url: `http://[::ffff:0:127.0.0.1]:${port}/` })
+        .where('id', '=', hook.id)
+        .execute();
+      await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${hook.id}/test`, headers });
+      const log = await waitForLog(t, headers, hook.id, (l) => l.some((a) => a.status === 'failed'));
+      const failed = log.find((a) => a.status === 'failed');
+      assert.equal(failed?.error, 'address_refused');
+      assert.equal(failed?.response_code, null);
+      assert.equal(rx.arrivals.length, 0);
+    });
   });
 }

@@ -53,19 +53,43 @@ export function cookiesInsecure(ctx: AppContext): boolean {
 }
 
 /**
- * The `Set-Cookie` value of the browser session's refresh cookie (HttpOnly, SameSite=Strict, scoped
- * to the refresh path). Token routes set it in cookie mode; a provider sign-in (docs/api.md §18)
- * sets it when its callback completes, so the pages continue exactly as after a password sign-in.
+ * The name and path of a cookie Gatehouse sets itself. On an https PUBLIC_URL at the origin's root,
+ * `__Host-<name>` with `Path=/` (always Secure, never a Domain): a browser keeps such a cookie only
+ * from this very host, so a sibling subdomain cannot plant or overwrite one (docs/pages.md,
+ * "Cookies"). Elsewhere the plain name on its narrow path: on http (development) the prefix is not
+ * allowed, and under a PUBLIC_URL with a path, `Path=/` would hand the cookie to the origin's other
+ * applications.
+ */
+export function ownCookie(ctx: AppContext, name: string, narrowPath: string): { name: string; path: string } {
+  const publicUrl = new URL(ctx.config.publicUrl);
+  const basePath = publicUrl.pathname.replace(/\/+$/, '');
+  if (publicUrl.protocol === 'https:' && basePath === '') return { name: `__Host-${name}`, path: '/' };
+  return { name, path: `${basePath}${narrowPath}` };
+}
+
+/** The value of one of Gatehouse's own cookies in a request (under its name for this PUBLIC_URL). */
+export function ownCookieValue(
+  ctx: AppContext,
+  request: FastifyRequest,
+  name: string,
+  narrowPath: string,
+): string | undefined {
+  return parseCookie(request.headers.cookie ?? '')[ownCookie(ctx, name, narrowPath).name];
+}
+
+/**
+ * The `Set-Cookie` value of the browser session's refresh cookie (HttpOnly, SameSite=Strict, Secure
+ * unless PUBLIC_URL is a loopback http address; `__Host-` on https, else scoped to the refresh path).
+ * Token routes set it in cookie mode; a provider sign-in (docs/api.md §18) sets it when its callback
+ * completes, so the pages continue exactly as after a password sign-in.
  */
 export function refreshCookie(ctx: AppContext, value: string, maxAge: number): string {
-  const basePath = new URL(ctx.config.publicUrl).pathname.replace(/\/+$/, '');
   return stringifySetCookie({
-    name: REFRESH_COOKIE,
+    ...ownCookie(ctx, REFRESH_COOKIE, REFRESH_PATH),
     value,
     httpOnly: true,
     sameSite: 'strict',
     secure: !cookiesInsecure(ctx),
-    path: `${basePath}${REFRESH_PATH}`,
     maxAge,
   });
 }
@@ -81,8 +105,7 @@ function asArray<T>(hook: T | T[] | undefined): T[] {
  * logout. Must be called before the routes are added. In cookie mode:
  * - `Origin` must equal PUBLIC_URL's origin (else 403 `forbidden`): the CSRF check;
  * - a token answer's refresh token moves from the body into an HttpOnly, SameSite=Strict cookie
- *   scoped to the refresh path (Secure unless PUBLIC_URL is a loopback host), so page scripts never
- *   see it;
+ *   (refreshCookie), so page scripts never see it;
  * - refresh reads the token from that cookie (no body), and logout clears it.
  */
 export function installBrowserSession(app: FastifyInstance, ctx: AppContext): void {
@@ -122,7 +145,7 @@ export function installBrowserSession(app: FastifyInstance, ctx: AppContext): vo
     if (body !== undefined && body !== null && Object.keys(body).length > 0) {
       return done(new ApiError('validation_failed', { detail: 'A cookie refresh takes no body' }));
     }
-    const token = parseCookie(request.headers.cookie ?? '')[REFRESH_COOKIE];
+    const token = ownCookieValue(ctx, request, REFRESH_COOKIE, REFRESH_PATH);
     if (!token) return done(new ApiError('refresh_token_invalid', { detail: 'There is no session cookie' }));
     request.body = { refresh_token: token };
     done();

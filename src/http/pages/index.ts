@@ -2,6 +2,6 @@
 // static assets, the HTML shell and the page routes' helpers. Those modules import it from here,
 // never from its inner files (docs/architecture.md, "The dependency rule").
 export { loadPageAssets } from './assets.ts';
-export { cookiesInsecure, refreshCookie } from './browser-session.ts';
+export { cookiesInsecure, ownCookie, ownCookieValue, refreshCookie } from './browser-session.ts';
 export { assetEndpoint, pageModules, usableModules } from './page-routes.ts';
 export { createPageRenderer, escapeHtml, type PageRenderer } from './shell.ts';

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { ProblemSchema } from '../../http/problem.schemas.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { coreHealth } from '../health/index.ts';
 import { metricsEndpoints } from './metrics.routes.ts';
@@ -21,7 +22,9 @@ export function coreEndpoints(ctx: AppContext): Endpoint[] {
       path: '/api/v1/core/health',
       access: 'public',
       summary: 'Database reachability and migration state',
-      schema: { response: { 200: Core, 503: Core } },
+      // 503 is also the load-shedding problem (docs/operations.md, "Readiness"): serialized with
+      // the answer's schema alone it failed, and the check answered 500.
+      schema: { response: { 200: Core, 503: Type.Union([Core, ProblemSchema]) } },
       statusOf: (body) => (body.status === 'ok' ? 200 : 503),
       handler: () => coreHealth(ctx),
     }),

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
+import { ProblemSchema } from '../../http/problem.schemas.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { VERSION } from '../../platform/version.ts';
 import { detailedHealth } from './health.service.ts';
@@ -37,7 +38,9 @@ export function healthEndpoints(ctx: AppContext): Endpoint[] {
       path: '/health/detailed',
       access: 'public',
       summary: 'Dependency checks, module switches, version and uptime',
-      schema: { response: { 200: Detailed, 503: Detailed } },
+      // 503 is also the load-shedding problem (docs/operations.md, "Readiness"): serialized with
+      // the answer's schema alone it failed, and the check answered 500.
+      schema: { response: { 200: Detailed, 503: Type.Union([Detailed, ProblemSchema]) } },
       statusOf: (body) => (body.status === 'ok' ? 200 : 503),
       handler: () => detailedHealth(ctx, VERSION),
     }),

@@ -14,6 +14,7 @@ import {
   type TokenResponse,
 } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
+import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { PasskeysTable } from '../../platform/db/schema.ts';
 import { singleLine } from '../../platform/mail/templates.ts';
 import { countLogin } from '../core/index.ts';
@@ -126,9 +127,13 @@ export async function createPasskey(
     created_at: now,
     last_used_at: null,
   };
+  // The lookup above answers the common case; two registrations of one credential at once both
+  // pass it, and the unique index on credential_id decides: the loser gets the same 400, not a 500.
   const codes = await ctx.db.transaction().execute(async (trx) => {
     const hadFactor = await holdsSecondFactor(trx, user.id);
-    await insertPasskey(trx, row);
+    await insertPasskey(trx, row).catch((err: unknown) => {
+      throw isUniqueViolation(err) ? registrationInvalid('This passkey is already registered') : err;
+    });
     const issued = await recoveryCodesForNewFactor(ctx, trx, user.id);
     // The account's first factor ends the sessions opened with the password alone (docs/mfa.md).
     const revoked = await endSessionsForFirstFactor(trx, user.id, hadFactor, auth.session.id);

@@ -3,10 +3,11 @@ import { ApiError } from '../../http/errors.ts';
 import { reserveAttempt, reserveOrThrow } from '../../identity/budgets/attempt-budget.ts';
 import { deleteCountersBefore } from '../../identity/budgets/throttle.queries.ts';
 import type { ClientInfo } from '../../identity/index.ts';
-import { findUserByEmail, normalizeEmail, recordAudit } from '../../identity/index.ts';
+import { findUserByEmail, findUserById, normalizeEmail, recordAudit } from '../../identity/index.ts';
 import { signinMailBudget, signinRequestBudget } from '../../identity/links/budgets.ts';
 import { issueLink } from '../../identity/links/one-time-links.ts';
 import type { SecretsKey } from '../../identity/tokens/secrets-key.ts';
+import { afterAnswer } from '../../kernel/after-answer.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
 import { renderAccountMail } from '../../platform/mail/layout.ts';
@@ -20,9 +21,11 @@ export const REQUEST_MESSAGE =
  * POST /login/email, shaped like forgot-password (src/modules/recovery/): a malformed address is a
  * 400 (its shape says nothing about accounts); the client's budget comes next (429 before the 202);
  * then every path — unknown, active, invited, disabled, over the address's mail budget — does the same
- * work: one lookup, then one transaction that reserves the address's sign-in mail budget and writes an
- * audit entry. Only an active account within its budget also gets a new pair (replacing its live one)
- * and the mail, in that transaction. Past the budget nothing is sent and the live pair stays.
+ * work before the answer: one lookup, then one transaction that reserves the address's sign-in mail
+ * budget and writes an audit entry. Only an active account within its budget also gets a new pair
+ * (replacing its live one) and the mail, in a transaction of their own started after the answer
+ * (kernel/after-answer.ts), so a known address does not answer slower. Past the budget nothing is
+ * sent and the live pair stays.
  */
 export async function requestEmailSignIn(
   ctx: AppContext,
@@ -37,15 +40,13 @@ export async function requestEmailSignIn(
     'Too many sign-in requests from this address; try again later',
   );
   const user = await findUserByEmail(ctx.db, email);
-  await ctx.db.transaction().execute(async (trx) => {
+  const outcome = await ctx.db.transaction().execute(async (trx) => {
     const budget = await reserveAttempt(trx, [signinMailBudget(email)]);
     let outcome: string;
     if (!user) outcome = 'no_account';
     else if (!budget.ok) outcome = 'over_mail_budget';
-    else if (user.status === 'active') {
-      await mailSignInPair(ctx, trx, key, user);
-      outcome = 'sent';
-    } else outcome = `not_sent_${user.status}`;
+    else if (user.status === 'active') outcome = 'sent';
+    else outcome = `not_sent_${user.status}`;
     await recordAudit(trx, {
       action: 'login.email_request',
       actor: { type: 'anonymous' },
@@ -53,8 +54,18 @@ export async function requestEmailSignIn(
       client,
       details: { email, outcome },
     });
+    return outcome;
   });
-  ctx.mail.outbox.nudge();
+  if (user && outcome === 'sent') {
+    afterAnswer(ctx, 'login.email_request', async () => {
+      await ctx.db.transaction().execute(async (trx) => {
+        // The account as it is now: changed in between (disabled, another address), it gets nothing.
+        const now = await findUserById(trx, user.id);
+        if (now?.status === 'active' && now.email === user.email) await mailSignInPair(ctx, trx, key, now);
+      });
+      ctx.mail.outbox.nudge();
+    });
+  }
   return { message: REQUEST_MESSAGE };
 }
 

@@ -1,6 +1,6 @@
 import { stringifySetCookie } from 'cookie';
 import type { FastifyReply } from 'fastify';
-import { cookiesInsecure, escapeHtml, refreshCookie } from '../../http/pages/index.ts';
+import { cookiesInsecure, escapeHtml, ownCookie, refreshCookie } from '../../http/pages/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import type { Landing } from './flow.service.ts';
 
@@ -8,22 +8,24 @@ import type { Landing } from './flow.service.ts';
 export const FLOW_COOKIE = 'gatehouse_idp_flow';
 /** Binds a provider sign-in's pending second factor to the browser, for the sign-in page to continue. */
 export const SECOND_FACTOR_COOKIE = 'gatehouse_idp_mfa';
+/** Their paths when they cannot be `__Host-` cookies (http, a PUBLIC_URL with a path: ownCookie). */
+export const FLOW_COOKIE_PATH = '/api/v1/idp/';
+export const SECOND_FACTOR_COOKIE_PATH = '/api/v1/idp/continue';
 
 const basePath = (ctx: AppContext) => new URL(ctx.config.publicUrl).pathname.replace(/\/+$/, '');
 
 /**
- * The flow cookie: HttpOnly, Secure (except on a loopback PUBLIC_URL), scoped to the provider paths,
- * 10 minutes. `SameSite=Lax` goes with the provider's redirect back (a top-level GET); a `form_post`
+ * The flow cookie: HttpOnly, Secure (except on a loopback PUBLIC_URL), `__Host-` on https (else
+ * scoped to the provider paths: ownCookie), 10 minutes. `SameSite=Lax` goes with the provider's redirect back (a top-level GET); a `form_post`
  * provider answers with a cross-site POST, which only a `SameSite=None` cookie (always Secure) goes with.
  */
 export function flowCookie(ctx: AppContext, value: string, maxAge: number, crossSitePost: boolean): string {
   return stringifySetCookie({
-    name: FLOW_COOKIE,
+    ...ownCookie(ctx, FLOW_COOKIE, FLOW_COOKIE_PATH),
     value,
     httpOnly: true,
     secure: crossSitePost || !cookiesInsecure(ctx),
     sameSite: crossSitePost ? 'none' : 'lax',
-    path: `${basePath(ctx)}/api/v1/idp/`,
     maxAge,
   });
 }
@@ -31,12 +33,11 @@ export function flowCookie(ctx: AppContext, value: string, maxAge: number, cross
 /** The pending second factor's cookie: read only by the sign-in page's same-origin call. */
 export function secondFactorCookie(ctx: AppContext, value: string, maxAge: number): string {
   return stringifySetCookie({
-    name: SECOND_FACTOR_COOKIE,
+    ...ownCookie(ctx, SECOND_FACTOR_COOKIE, SECOND_FACTOR_COOKIE_PATH),
     value,
     httpOnly: true,
     secure: !cookiesInsecure(ctx),
     sameSite: 'strict',
-    path: `${basePath(ctx)}/api/v1/idp/continue`,
     maxAge,
   });
 }

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { parseCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { requireAuth } from '../../http/guard.ts';
+import { ownCookieValue } from '../../http/pages/index.ts';
 import { reserveOrThrow } from '../../identity/budgets/attempt-budget.ts';
 import { clientInfo } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
@@ -10,9 +10,11 @@ import { provideIdTokenSources } from '../idp/index.ts';
 import { finishFlow, startFlow, takeSecondFactor } from './flow.service.ts';
 import {
   FLOW_COOKIE,
+  FLOW_COOKIE_PATH,
   flowCookie,
   landingPage,
   SECOND_FACTOR_COOKIE,
+  SECOND_FACTOR_COOKIE_PATH,
   secondFactorCookie,
 } from './flow-http.ts';
 import { assertFreshSession, identitiesOf, isFresh, unlinkIdentity } from './link.service.ts';
@@ -51,7 +53,6 @@ const Buttons = Type.Object({
 export function providerEndpoints(ctx: AppContext): Endpoint[] {
   // POST /idp/verify with "provider" (docs/api.md §18): a stored provider's verifier and settings.
   provideIdTokenSources(ctx, (name) => verifySource(ctx, name));
-  const cookie = (req: FastifyRequest, name: string) => parseCookie(req.headers.cookie ?? '')[name];
 
   const callback = async (
     req: FastifyRequest<{ Params: { name: string } }>,
@@ -70,7 +71,13 @@ export function providerEndpoints(ctx: AppContext): Endpoint[] {
         body: new URLSearchParams(fields).toString(),
       });
     }
-    const landing = await finishFlow(ctx, name, current, cookie(req, FLOW_COOKIE), clientInfo(req));
+    const landing = await finishFlow(
+      ctx,
+      name,
+      current,
+      ownCookieValue(ctx, req, FLOW_COOKIE, FLOW_COOKIE_PATH),
+      clientInfo(req),
+    );
     // The flow's cookie is spent whatever happened.
     reply.header('set-cookie', flowCookie(ctx, '', 0, false));
     return landingPage(ctx, reply, landing);
@@ -185,7 +192,12 @@ export function providerEndpoints(ctx: AppContext): Endpoint[] {
       ownsReply: true,
       handler: async (req, reply) => {
         reply.header('set-cookie', secondFactorCookie(ctx, '', 0));
-        return reply.send(await takeSecondFactor(ctx, cookie(req, SECOND_FACTOR_COOKIE)));
+        return reply.send(
+          await takeSecondFactor(
+            ctx,
+            ownCookieValue(ctx, req, SECOND_FACTOR_COOKIE, SECOND_FACTOR_COOKIE_PATH),
+          ),
+        );
       },
     }),
     endpoint({

@@ -54,20 +54,52 @@ function ipv6Bytes(address: string): number[] {
   });
 }
 
-/** The IPv4 address an IPv6 one carries (IPv4-mapped/-compatible, NAT64, 6to4), or null. */
-export function embeddedIpv4(address: string): string | null {
+/*
+ * The IPv4 addresses an IPv6 one may carry, each decoded so the IPv4 ranges apply to it:
+ * - ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d (translated, SIIT: RFC 2765/6145) and ::a.b.c.d
+ *   (compatible, deprecated but still routed by some stacks);
+ * - NAT64 (RFC 6052): 64:ff9b::/96, the well-known prefix, and 64:ff9b:1::/48 (RFC 8215, local use,
+ *   where the operator picks a prefix of 48 to 96 bits): every position RFC 6052 allows there whose
+ *   reading is well-formed (bits 64–71 and the suffix zero) is decoded, so an address is refused when
+ *   any reading of it is. The rest of 64:ff9b::/32 is not allocated and is refused whole;
+ * - 6to4 (2002::/16, bits 16–47) and Teredo (2001:0::/32: the server at bits 32–63 and the client,
+ *   inverted, at bits 96–127).
+ */
+const NAT64_LOCAL_POSITIONS = [
+  { bytes: [6, 7, 9, 10], suffixFrom: 11 }, // /48 (byte 8, the "u" octet, is skipped)
+  { bytes: [7, 9, 10, 11], suffixFrom: 12 }, // /56
+  { bytes: [9, 10, 11, 12], suffixFrom: 13 }, // /64
+] as const;
+
+/** Whether the bytes are in 64:ff9b::/32 (NAT64's well-known and local-use prefixes, unallocated rest). */
+function isNat64(b: number[]): boolean {
+  return b[0] === 0 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b;
+}
+
+/** Whether the bytes are NAT64 outside 64:ff9b::/96 and 64:ff9b:1::/48: not allocated, refused. */
+function isUnallocatedNat64(b: number[]): boolean {
+  return isNat64(b) && !b.slice(4, 12).every((x) => x === 0) && !(b[4] === 0 && b[5] === 1);
+}
+
+/** The IPv4 addresses an IPv6 one carries (see above); empty when it carries none. */
+export function embeddedIpv4(address: string): string[] {
   const b = ipv6Bytes(address);
-  const v4 = (o: number) => b.slice(o, o + 4).join('.');
+  const at = (idx: readonly number[], xor = 0) => idx.map((i) => (b[i]! ^ xor) & 0xff).join('.');
   const zero = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
-  // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible, deprecated but still routable by some stacks)
-  if (zero(0, 10) && ((b[10] === 0xff && b[11] === 0xff) || (b[10] === 0 && b[11] === 0))) {
-    return zero(0, 16) || (zero(0, 15) && b[15] === 1) ? null : v4(12);
+  const tail = [12, 13, 14, 15];
+  // ::/128 and ::1 are IPv6 ranges of their own (refused above), not compatible addresses.
+  if (zero(0, 12)) return zero(0, 15) && (b[15] === 0 || b[15] === 1) ? [] : [at(tail)];
+  if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff) return [at(tail)];
+  if (zero(0, 8) && b[8] === 0xff && b[9] === 0xff && zero(10, 12)) return [at(tail)];
+  if (isNat64(b)) {
+    if (zero(4, 12)) return [at(tail)];
+    if (b[4] !== 0 || b[5] !== 1) return [];
+    const shorter = NAT64_LOCAL_POSITIONS.filter((p) => b[8] === 0 && zero(p.suffixFrom, 16));
+    return [...shorter.map((p) => at(p.bytes)), at(tail)];
   }
-  // 64:ff9b::/96 (well-known NAT64) and 64:ff9b:1::/48 (local-use NAT64)
-  if (b[0] === 0 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) return v4(12);
-  // 2002::/16 (6to4): the IPv4 address is bits 16–47
-  if (b[0] === 0x20 && b[1] === 0x02) return v4(2);
-  return null;
+  if (b[0] === 0x20 && b[1] === 0x02) return [at([2, 3, 4, 5])];
+  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0 && b[3] === 0) return [at([4, 5, 6, 7]), at(tail, 0xff)];
+  return [];
 }
 
 /** Whether an address (v4 or v6, any form) is in a refused range (docs/api.md §19). */
@@ -75,9 +107,8 @@ export function isRefusedAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return blocked.check(address, 'ipv4');
   if (family !== 6) return true;
-  if (blocked.check(address, 'ipv6')) return true;
-  const v4 = embeddedIpv4(address);
-  return v4 !== null && blocked.check(v4, 'ipv4');
+  if (blocked.check(address, 'ipv6') || isUnallocatedNat64(ipv6Bytes(address))) return true;
+  return embeddedIpv4(address).some((v4) => blocked.check(v4, 'ipv4'));
 }
 
 /** The error a refused address raises inside the agent; the delivery logs it as `address_refused`. */
