@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../kernel/context.ts';
 import type { DB, UserRow } from '../platform/db/schema.ts';
 import { type AuditEvent, recordAudits } from './audit.queries.ts';
+import { endSessionsOverCap } from './session-cap.ts';
 import { recordLogin } from './sessions.queries.ts';
 import { type AppSessionOwner, type ClientInfo, startAppSession, startSession } from './sessions.ts';
 import type { TokenResponse } from './user.schemas.ts';
@@ -83,6 +84,8 @@ export async function completeSignIn(
         tokens: null,
       }
     : await startSession(ctx, signedIn, client, { amr, authTime: at }, trx);
+  // docs/auth.md, "How many sessions": at SESSIONS_PER_USER_MAX the user's oldest sessions end.
+  await endSessionsOverCap(ctx, trx, user.id);
   const entries: readonly AuditEvent[] = record.audit
     ? record.audit(session.sessionId)
     : [
