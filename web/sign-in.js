@@ -2,7 +2,9 @@
 // enrolment when REQUIRE_MFA asks for one first (403 mfa_enrollment_required, sign-in-enrol.js);
 // passkey-only sign-in by a button and by autofill (conditional mediation) on the e-mail field.
 // An unconfirmed address (403 email_not_verified, REQUIRE_VERIFIED_EMAIL) can ask for a new
-// confirmation mail with the e-mail and password just typed (docs/email.md). Sign-in by an e-mailed
+// confirmation mail with the e-mail and password just typed (docs/email.md). A password the service
+// generated (403 password_change_required) asks for a new one and signs in with both (docs/auth.md).
+// Sign-in by an e-mailed
 // link or code lives in sign-in-email.js (shown only while the passwordless module is on).
 import {
   $,
@@ -24,6 +26,7 @@ import { startEnrolment } from './sign-in-enrol.js';
 import { pendingSecondFactor, providerError, showProviders } from './sign-in-providers.js';
 
 const passwordStep = $('#password-step');
+const changeStep = $('#change-step');
 const mfaStep = $('#mfa-step');
 const mfaForm = $('#mfa-form');
 const codeInput = $('#code');
@@ -33,6 +36,8 @@ let useRecoveryCode = false;
 let conditional = null;
 // The e-mail and password of a sign-in refused as unconfirmed, kept in memory for the resend only.
 let unconfirmed = null;
+// The e-mail and generated password of a sign-in that must set a new password, in memory only.
+let generated = null;
 // Where a provider sign-in that stopped for its second factor goes on to (its checked return_to).
 let continueTo = null;
 
@@ -47,7 +52,7 @@ function setCodeMode(recovery) {
   useRecoveryCode = recovery;
   $('#code-label').textContent = recovery ? 'Recovery code' : 'Code from your authenticator app';
   $('#code-hint').textContent = recovery
-    ? 'One of the recovery codes you saved, like abcde-fghij. Each works once.'
+    ? 'One of the recovery codes you saved, like abcde-fghij-klmno-pqrst-uvwxy. Each works once.'
     : 'The 6-digit code your app shows now.';
   codeInput.setAttribute('inputmode', recovery ? 'text' : 'numeric');
   codeInput.setAttribute('autocomplete', recovery ? 'off' : 'one-time-code');
@@ -68,7 +73,7 @@ function startMfa(problem) {
   mfaForm.hidden = !(totp || codes);
   $('#switch-code').hidden = !(totp && codes);
   $('#mfa-passkey').hidden = !(methods.includes('passkey') && passkeysOn);
-  showOnly(mfaStep, passwordStep);
+  showOnly(mfaStep, passwordStep, changeStep);
   if (!mfaForm.hidden) codeInput.focus();
   else $('#mfa-passkey-button').focus();
 }
@@ -97,10 +102,32 @@ onSubmit($('#password-form'), async (values) => {
     // REQUIRE_MFA: a second factor must be added first (docs/mfa.md); enrolment happens here.
     else if (err instanceof Problem && err.code === 'mfa_enrollment_required' && err.body?.enrollment_token)
       await startEnrolment(err.body, values.password, passwordStep);
+    else if (err instanceof Problem && err.code === 'password_change_required') {
+      generated = { email: values.email, password: values.password };
+      showOnly(changeStep, passwordStep);
+      $('#new-password').focus();
+    }
     // The offer needs the email module, which owns POST /email/verification (404 without it).
     else if (err instanceof Problem && err.code === 'email_not_verified' && modules.has('email'))
       askToConfirm(values);
     else throw err;
+  }
+});
+
+onSubmit($('#change-form'), async (values) => {
+  if (generated === null) return;
+  try {
+    signedIn(
+      await api('/api/v1/login', {
+        method: 'POST',
+        cookie: true,
+        body: { ...generated, new_password: values.new_password },
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof Problem && err.code === 'mfa_required')) throw err;
+    generated = null;
+    startMfa(err.body);
   }
 });
 

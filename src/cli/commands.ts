@@ -11,6 +11,7 @@ import { doctorCommand } from './doctor.ts';
 import { migrateCommand } from './migrate.ts';
 import { rotateKeysCommand } from './rotate-keys.ts';
 import { serveCommand } from './serve.ts';
+import { sessionsRevokeAllCommand } from './sessions-revoke-all.ts';
 import { usersLinkIdentityCommand } from './users-link-identity.ts';
 import { usersMfaResetCommand } from './users-mfa-reset.ts';
 import { usersResetLinkCommand } from './users-reset-link.ts';
@@ -41,6 +42,7 @@ export const COMMANDS: readonly CliCommand[] = [
   usersResetLinkCommand,
   usersLinkIdentityCommand,
   usersMfaResetCommand,
+  sessionsRevokeAllCommand,
   webhooksListCommand,
   webhooksAddCommand,
   webhooksEnableCommand,

@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   email_not_verified: { status: 403, title: 'E-mail address not verified' },
   second_factor_unavailable: { status: 403, title: 'Second factor unavailable' },
   mfa_enrollment_required: { status: 403, title: 'Second factor enrolment required' },
+  password_change_required: { status: 403, title: 'Password change required' },
   not_found: { status: 404, title: 'Not found' },
   module_disabled: { status: 404, title: 'Module disabled' },
   invitation_not_found: { status: 404, title: 'Invitation not found' },

@@ -3,6 +3,7 @@ import type { AppContext } from '../kernel/context.ts';
 import type { DB, UserRow } from '../platform/db/schema.ts';
 import { type AuditEvent, recordAudits } from './audit.queries.ts';
 import { ENROLLMENT_GRANT, type EnrollmentGrant, enrollmentOnly, enrollmentRequired } from './require-mfa.ts';
+import { endSessionsOverCap } from './session-cap.ts';
 import { recordLogin } from './sessions.queries.ts';
 import {
   type AppSessionOwner,
@@ -103,6 +104,8 @@ export async function completeSignIn(
   } else {
     session = await startSession(ctx, signedIn, client, { amr, authTime: at }, trx);
   }
+  // docs/auth.md, "How many sessions": at SESSIONS_PER_USER_MAX the user's oldest sessions end.
+  await endSessionsOverCap(ctx, trx, user.id);
   const entries: readonly AuditEvent[] = record.audit
     ? record.audit(session.sessionId)
     : [

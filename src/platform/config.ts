@@ -148,6 +148,7 @@ export function loadConfig(env: Env): Config {
     accessTokenAlg,
     accessTokenClientId: str('ACCESS_TOKEN_CLIENT_ID') ?? publicUrl,
     verifiedTokenCacheSize: int('VERIFIED_TOKEN_CACHE_SIZE', 10_000, 0, 1_000_000),
+    sessionsPerUserMax: int('SESSIONS_PER_USER_MAX', 100, 1, 100_000),
     refreshTokenTtlS: int('REFRESH_TOKEN_TTL_S', 2_592_000, 60, 31_536_000),
     refreshReuseGraceS: int('REFRESH_REUSE_GRACE_S', 10, 0, 300),
     sessionMaxLifetimeS: int('SESSION_MAX_LIFETIME_S', 7_776_000, 60, 315_360_000),

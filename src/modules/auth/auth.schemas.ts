@@ -43,6 +43,8 @@ export const LoginBody = Type.Object(
   {
     email: Type.String({ minLength: 1, maxLength: 320 }),
     password: Type.String({ minLength: 1, maxLength: 256 }),
+    /** Only for a generated password (403 `password_change_required`): its replacement (docs/auth.md). */
+    new_password: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
   },
   { additionalProperties: false },
 );

@@ -22,6 +22,7 @@ import type { UserRow } from '../../platform/db/schema.ts';
 import { countLogin } from '../core/index.ts';
 import { issueMfaToken, mfaRequired, secondFactors } from '../mfa/index.ts';
 import { deleteExpiredRefreshTokens } from './auth.queries.ts';
+import { replaceGeneratedPassword } from './generated-password.ts';
 
 /** The one refusal for every wrong-credential case, so none of them can be told apart. */
 export function invalidCredentials(): ApiError {
@@ -41,7 +42,7 @@ export function invalidCredentials(): ApiError {
 export async function login(
   ctx: AppContext,
   throttle: LoginThrottle,
-  input: { email: string; password: string },
+  input: { email: string; password: string; new_password?: string },
   client: ClientInfo,
 ): Promise<TokenResponse> {
   const email = normalizeEmail(input.email);
@@ -87,7 +88,20 @@ export async function login(
     });
   }
 
-  const newHash = await rehashIfNeeded(ctx, user.password_hash, input.password);
+  let replaced: boolean;
+  try {
+    replaced = await replaceGeneratedPassword(ctx, user, input.password, input.new_password, client);
+  } catch (err) {
+    // The password was right: no wrong guess, the attempt is given back (docs/auth.md, "First admin").
+    await throttle.release(ticket);
+    if (err instanceof ApiError && err.code === 'password_change_required') {
+      await recordAudit(ctx.db, loginFailure(user, email, 'password_change_required', client));
+      countLogin(ctx, 'failure');
+    }
+    throw err;
+  }
+  // A replaced generated password is hashed already; the typed one must never be written back.
+  const newHash = replaced ? null : await rehashIfNeeded(ctx, user.password_hash, input.password);
   let methods: Awaited<ReturnType<typeof secondFactors>>;
   try {
     methods = await secondFactors(ctx, ctx.db, user.id);
@@ -134,7 +148,12 @@ export async function login(
 function loginFailure(
   user: UserRow | undefined,
   email: string | null,
-  reason: 'invalid_credentials' | 'account_disabled' | 'email_not_verified' | 'second_factor_unavailable',
+  reason:
+    | 'invalid_credentials'
+    | 'account_disabled'
+    | 'email_not_verified'
+    | 'second_factor_unavailable'
+    | 'password_change_required',
   client: ClientInfo,
 ): AuditEvent {
   return {

@@ -15,6 +15,7 @@ import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
 import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { ConfigError } from '../../platform/config.ts';
+import { deleteGeneratedPassword, insertGeneratedPassword } from './generated-password.queries.ts';
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
 
@@ -55,11 +56,11 @@ async function createFirstAdmin(ctx: AppContext): Promise<void> {
     return;
   }
   const password = randomBytes(18).toString('base64url');
-  await createOrPromoteAdmin(ctx, DEFAULT_ADMIN_EMAIL, password, 'bootstrap');
+  await createOrPromoteAdmin(ctx, DEFAULT_ADMIN_EMAIL, password, 'bootstrap', { generated: true });
   // Printed once, deliberately outside pino's redaction: this line is the only place it ever appears.
   log.warn(
     { email: DEFAULT_ADMIN_EMAIL, generated_password: password },
-    'created the first admin with a random password; change it after logging in',
+    'created the first admin with a random password; it works once: the first sign-in sets a new one',
   );
 }
 
@@ -73,6 +74,8 @@ export async function createOrPromoteAdmin(
   rawEmail: string,
   password: string,
   via: 'bootstrap' | 'cli.create_admin' | 'bench',
+  /** A password the service generated: it serves once (docs/auth.md, "First admin"). */
+  options: { generated?: boolean } = {},
 ): Promise<string> {
   const email = normalizeEmail(rawEmail);
   if (email === null) throw new Error('the admin email is not a valid address');
@@ -114,6 +117,8 @@ export async function createOrPromoteAdmin(
       // (a password change ends the sessions it did not open): whoever held a session under the old
       // password loses it.
       const revoked = await revokeUserSessions(trx, existing.id, 'password_set_by_operator');
+      // The operator's password is theirs: a generated one's single use ends with it.
+      await deleteGeneratedPassword(trx, existing.id);
       // docs/api.md §16: and every outstanding link and mfa_token, as an admin's password set does.
       await endOutstandingLinks(trx, existing.id, now);
       await entry('password.change', existing.id, { sessions_revoked: revoked });
@@ -131,7 +136,12 @@ export async function createOrPromoteAdmin(
       now,
     );
     await insertUser(trx, row);
-    await entry('user.create', row.id, { role: 'admin' });
+    if (options.generated)
+      await insertGeneratedPassword(trx, { user_id: row.id, password_hash: hash, created_at: now });
+    await entry('user.create', row.id, {
+      role: 'admin',
+      ...(options.generated && { generated_password: true }),
+    });
     return row.id;
   });
 }

@@ -52,18 +52,29 @@ export function matchingStep(secret: Uint8Array, code: string, now = Date.now())
 // The RFC 4648 base32 alphabet (no 0/1/8/9, so no O/0 or I/1 confusion); typing ignores case.
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 export const RECOVERY_CODE_COUNT = 10;
+/**
+ * ASVS 5.0 6.5.2: a lookup secret of at least 112 bits may be stored under a plain keyed hash;
+ * 25 base32 characters carry 125. Codes issued before carried 10 characters (50 bits): they still
+ * work until used or regenerated (normalizeRecoveryCode accepts both), none is issued any more.
+ */
+export const RECOVERY_CODE_CHARS = 25;
+const LEGACY_RECOVERY_CODE_CHARS = 10;
 
-/** Ten recovery codes of 50 bits each, shown as `xxxxx-xxxxx` (lower case, easier to read). */
+/** Ten recovery codes of 125 bits each, shown as `xxxxx-xxxxx-xxxxx-xxxxx-xxxxx` (lower case, easier to read). */
 export function newRecoveryCodes(): string[] {
   return Array.from({ length: RECOVERY_CODE_COUNT }, () => {
     let text = '';
-    for (let i = 0; i < 10; i++) text += BASE32[randomInt(32)];
-    return `${text.slice(0, 5)}-${text.slice(5)}`.toLowerCase();
+    for (let i = 0; i < RECOVERY_CODE_CHARS; i++) text += BASE32[randomInt(32)];
+    return (text.match(/.{5}/g) ?? []).join('-').toLowerCase();
   });
 }
 
-/** A typed recovery code in its canonical form (case, dashes and spaces ignored), or null when it cannot be one. */
+/**
+ * A typed recovery code in its canonical form (case, dashes and spaces ignored), or null when it
+ * cannot be one: 25 characters, or the 10 of a code issued before the 125-bit codes.
+ */
 export function normalizeRecoveryCode(typed: string): string | null {
   const text = typed.replace(/[\s-]/g, '').toUpperCase();
-  return /^[A-Z2-7]{10}$/.test(text) ? text : null;
+  if (!/^[A-Z2-7]+$/.test(text)) return null;
+  return text.length === RECOVERY_CODE_CHARS || text.length === LEGACY_RECOVERY_CODE_CHARS ? text : null;
 }

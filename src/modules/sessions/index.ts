@@ -1,3 +1,4 @@
 // What other features use of this one: they import it from here, never from its inner files
 // (docs/architecture.md, "The dependency rule").
+export { type RevokeAllResult, revokeAllSessions } from './revoke-all.ts';
 export { liveSessions } from './sessions.service.ts';

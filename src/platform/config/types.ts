@@ -27,6 +27,8 @@ export interface Config {
   readonly accessTokenClientId: string;
   /** Verified access tokens remembered until their exp (0: off; bench A/B, docs/benchmarks.md). */
   readonly verifiedTokenCacheSize: number;
+  /** Live sessions one user may hold; a sign-in at the cap ends that user's oldest (docs/auth.md). */
+  readonly sessionsPerUserMax: number;
   readonly refreshTokenTtlS: number;
   readonly refreshReuseGraceS: number;
   /** Absolute session lifetime: refreshes slide a session's expiry, but never past login + this. */

@@ -199,6 +199,14 @@ export interface MfaRecoveryCodesTable {
   used_at: number | null;
 }
 
+/** A password the service generated, which serves once (docs/auth.md, "First admin"). */
+export interface GeneratedPasswordsTable {
+  user_id: string;
+  /** The hash it holds for: once the user's password_hash differs, it no longer applies. */
+  password_hash: string;
+  created_at: number;
+}
+
 /** The `mfa_token` of a sign-in waiting for its second factor (hash only; 5 minutes; 5 tries). */
 export interface MfaTokensTable {
   id: string;
@@ -410,6 +418,7 @@ export interface DB {
   one_time_links: OneTimeLinksTable;
   mfa_totp: MfaTotpTable;
   mfa_recovery_codes: MfaRecoveryCodesTable;
+  generated_passwords: GeneratedPasswordsTable;
   mfa_tokens: MfaTokensTable;
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
