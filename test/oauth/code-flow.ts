@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import * as oidc from 'openid-client';
 import type { TestDialect } from '../helpers/databases.ts';
+import { type Browser, cookieBrowser } from '../support/cookie-browser.ts';
 import { type SmtpHarness, startSmtpServer } from '../support/smtp-server.ts';
 import { type OauthStack, startOauthApp } from './support.ts';
 
@@ -13,34 +14,12 @@ import { type OauthStack, startOauthApp } from './support.ts';
 export const REDIRECT = 'http://127.0.0.1:9/cb';
 export const PASSWORD = 'a long and unguessable passphrase 7';
 
-/** A browser: a cookie jar and fetch that never follows redirects. */
-function browser(origin: string) {
-  const jar = new Map<string, string>();
-  return async (url: string, init: RequestInit = {}) => {
-    const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(new URL(url, origin), {
-      ...init,
-      redirect: 'manual',
-      headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) },
-    });
-    for (const line of res.headers.getSetCookie()) {
-      const pair = line.split(';')[0] ?? '';
-      const at = pair.indexOf('=');
-      const name = pair.slice(0, at);
-      const value = pair.slice(at + 1);
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) jar.delete(name);
-      else jar.set(name, value);
-    }
-    return res;
-  };
-}
-
 export interface Person {
   id: string;
   email: string;
   /** The Gatehouse session of the browser's hosted sign-in. */
   access: string;
-  go: ReturnType<typeof browser>;
+  go: Browser;
 }
 
 /** A running app with the client "Notes" and the steps of its code flow. */
@@ -104,7 +83,7 @@ export async function startCodeFlow(dialect: TestDialect) {
     const email = `person${people}@example.test`;
     const made = await s.admin('POST', '/api/v1/users', { email, password: PASSWORD });
     assert.equal(made.status, 201, JSON.stringify(made.body));
-    return { id: String(made.body.id), email, access: await login(email), go: browser(s.origin) };
+    return { id: String(made.body.id), email, access: await login(email), go: cookieBrowser(s.origin) };
   };
 
   /** The authorization request, through the hosted sign-in; the callback's URL (code or error). */

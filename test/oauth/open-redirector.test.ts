@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DIALECTS } from '../helpers/databases.ts';
+import { cookieBrowser } from '../support/cookie-browser.ts';
 import { type OauthStack, startOauthApp } from './support.ts';
 
 /*
@@ -18,25 +19,6 @@ const CALLBACK = `${EVIL}/cb`;
 const BYE = `${EVIL}/bye`;
 // RFC 7636 appendix B's challenge: any valid S256 value will do, the code is never exchanged.
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCjaoeMSfOsYkpm2VqnMt9cY';
-
-/** A browser that keeps its cookies and never follows a redirect. */
-function browser(origin: string) {
-  const jar = new Map<string, string>();
-  return async (url: string, init: RequestInit = {}) => {
-    const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(new URL(url, origin), {
-      ...init,
-      redirect: 'manual',
-      headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) },
-    });
-    for (const line of res.headers.getSetCookie()) {
-      const pair = line.split(';')[0] ?? '';
-      const at = pair.indexOf('=');
-      jar.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-    return res;
-  };
-}
 
 for (const dialect of DIALECTS) {
   describe(`open registration is no open redirector (${dialect})`, () => {
@@ -71,7 +53,7 @@ for (const dialect of DIALECTS) {
     after(() => s?.close());
 
     const authorize = (clientId: string, extra: Record<string, string>) =>
-      browser(s.origin)(
+      cookieBrowser(s.origin)(
         `/oauth2/authorize?${new URLSearchParams({
           client_id: clientId,
           response_type: 'code',
@@ -130,7 +112,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('logout without a session shows the confirmation page for a registered client; its click still works', async () => {
-      const go = browser(s.origin);
+      const go = cookieBrowser(s.origin);
       const url = `/oauth2/logout?${new URLSearchParams({
         client_id: registered,
         post_logout_redirect_uri: BYE,
@@ -156,7 +138,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('logout without a session still submits itself for a client an admin created', async () => {
-      const page = await browser(s.origin)(
+      const page = await cookieBrowser(s.origin)(
         `/oauth2/logout?${new URLSearchParams({ client_id: adminMade, post_logout_redirect_uri: BYE })}`,
       );
       assert.equal(page.status, 200);

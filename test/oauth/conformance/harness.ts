@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as jose from 'jose';
 import * as oidc from 'openid-client';
 import { createTestDatabase, type TestDatabase, type TestDialect } from '../../helpers/databases.ts';
+import { type Browser, cookieBrowser } from '../../support/cookie-browser.ts';
 import { freePort, type ServiceProcess, startServiceProcess } from '../../support/service-process.ts';
 
 /*
@@ -17,33 +18,12 @@ export const PASSWORD = 'a long and unguessable passphrase 7';
 const ADMIN_EMAIL = 'root@conformance.test';
 const ADMIN_PASSWORD = 'correct horse battery staple 42';
 
-/** A browser: a cookie jar and fetch that never follows redirects. */
-function browser(origin: string) {
-  const jar = new Map<string, string>();
-  return async (url: string, init: RequestInit = {}) => {
-    const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(new URL(url, origin), {
-      ...init,
-      redirect: 'manual',
-      headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) },
-    });
-    for (const line of res.headers.getSetCookie()) {
-      const pair = line.split(';')[0] ?? '';
-      const at = pair.indexOf('=');
-      const value = pair.slice(at + 1);
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) jar.delete(pair.slice(0, at));
-      else jar.set(pair.slice(0, at), value);
-    }
-    return res;
-  };
-}
-
 export interface Person {
   id: string;
   email: string;
   /** The Gatehouse session of the browser's hosted sign-in (replaced when it signs in again). */
   access: string;
-  go: ReturnType<typeof browser>;
+  go: Browser;
 }
 
 /** What one authorization request went through, and where it ended. */
@@ -149,7 +129,7 @@ export async function startConformance(dialect: TestDialect) {
       name: `Person ${people}`,
     });
     assert.equal(made.status, 201, JSON.stringify(made.body));
-    return { id: String(made.body.id), email, access: await login(email), go: browser(origin) };
+    return { id: String(made.body.id), email, access: await login(email), go: cookieBrowser(origin) };
   };
 
   /**
