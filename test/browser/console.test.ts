@@ -152,9 +152,12 @@ describe('admin console in Chromium: search, disable, invite, modules, no access
     const tab = await openTab(stack);
     const { page } = tab;
     const calls = recordApiCalls(page);
-    await signInToConsole(page, stack.origin);
     const isList = (u: string) => new URL(u).pathname === '/api/v1/users';
-    const first = await page.waitForResponse((r) => isList(r.url()));
+    // Waited for from before the sign-in: the console asks for page 1 as soon as /admin loads, and
+    // a wait set up after signInToConsole returned could miss that answer and time out.
+    const firstList = page.waitForResponse((r) => isList(r.url()));
+    await signInToConsole(page, stack.origin);
+    const first = await firstList;
     await page.locator('#users-body tr').nth(24).waitFor();
     let body = (await first.json()) as {
       data: Array<{ created_at: string }>;
