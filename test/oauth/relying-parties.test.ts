@@ -3,12 +3,15 @@ import { after, before, describe, it } from 'node:test';
 import * as oidc from 'openid-client';
 import { DIALECTS } from '../helpers/databases.ts';
 import { type CodeFlow, startCodeFlow } from './code-flow.ts';
+import { type OauthStack, startOauthApp } from './support.ts';
 
 /*
  * What common relying-party libraries need of the authorization server (docs/api.md §17, the
  * contract's relying-party revisions; docs/oauth.md): a web app under development registers its
  * callback on a loopback host over plain http, with the port matched exactly (the library widens
- * the port for native clients only, RFC 8252 §7.3).
+ * the port for native clients only, RFC 8252 §7.3); a confidential client an admin registered with
+ * `"pkce_required": false` (passport-openidconnect sends no PKCE) signs in without it, but only with
+ * a nonce (RFC 9700 §2.1.1), and no client can give itself that exemption.
  */
 
 const LOCAL = 'http://localhost:3999/auth/callback';
@@ -59,6 +62,107 @@ for (const dialect of DIALECTS) {
       assert.equal(res.status, 400);
       assert.equal(res.headers.get('location'), null);
       assert.match(await res.text(), /redirect_uri/);
+    });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`oauth for relying parties: pkce_required false (${dialect})`, () => {
+    let f: CodeFlow;
+    let legacy: Awaited<ReturnType<CodeFlow['client']>>;
+    before(async () => {
+      f = await startCodeFlow(dialect);
+      legacy = await f.client('Passport app', { pkce_required: false });
+    });
+    after(() => f?.close());
+
+    it('is admin-only and for confidential clients: default true, false refused for a public client', async () => {
+      assert.equal((await f.s.admin('GET', `/api/v1/clients/${f.app.client_id}`)).body.pkce_required, true);
+      assert.equal(
+        (await f.s.admin('GET', `/api/v1/clients/${legacy.app.client_id}`)).body.pkce_required,
+        false,
+      );
+      const pub = await f.s.admin('POST', '/api/v1/clients', {
+        name: 'SPA',
+        type: 'public',
+        redirect_uris: ['https://spa.example.test/cb'],
+        pkce_required: false,
+      });
+      assert.equal(pub.status, 400);
+      assert.equal(pub.body.code, 'validation_failed');
+      assert.match(String(pub.body.detail), /pkce_required/);
+      const made = await f.s.admin('POST', '/api/v1/clients', {
+        name: 'Later SPA',
+        type: 'public',
+        redirect_uris: ['https://spa.example.test/cb'],
+      });
+      const flipped = await f.s.admin('PUT', `/api/v1/clients/${made.body.client_id}`, {
+        pkce_required: false,
+      });
+      assert.equal(flipped.status, 400, 'an update cannot exempt a public client either');
+      const back = await f.s.admin('PUT', `/api/v1/clients/${legacy.app.client_id}`, { pkce_required: true });
+      assert.equal(back.body.pkce_required, true);
+      assert.equal(
+        (await f.s.admin('PUT', `/api/v1/clients/${legacy.app.client_id}`, { pkce_required: false })).body
+          .pkce_required,
+        false,
+      );
+    });
+
+    it('signs the exempted client in without PKCE when it sends a nonce; the nonce is in the ID token', async () => {
+      const p = await f.person();
+      const nonce = oidc.randomNonce();
+      const { callback, state } = await f.authorize(p, { nonce }, legacy.config, false);
+      assert.ok(callback.searchParams.get('code'), callback.href);
+      const tokens = await oidc.authorizationCodeGrant(legacy.config, callback, {
+        expectedState: state,
+        expectedNonce: nonce,
+      });
+      assert.equal(tokens.claims()?.sub, p.id);
+      assert.equal(tokens.claims()?.nonce, nonce);
+    });
+
+    it('refuses the exempted client an OpenID request without a nonce (invalid_request, no code)', async () => {
+      const p = await f.person();
+      for (const pkce of [false, true]) {
+        const { callback } = await f.authorize(p, {}, legacy.config, pkce);
+        assert.equal(callback.searchParams.get('error'), 'invalid_request', callback.href);
+        assert.match(String(callback.searchParams.get('error_description')), /nonce/);
+        assert.equal(callback.searchParams.get('code'), null);
+      }
+    });
+
+    it('still refuses every other client a request without PKCE, nonce or not', async () => {
+      const p = await f.person();
+      const { callback } = await f.authorize(p, { nonce: oidc.randomNonce() }, f.config, false);
+      assert.equal(callback.searchParams.get('error'), 'invalid_request');
+      assert.match(String(callback.searchParams.get('error_description')), /PKCE/);
+      assert.equal(callback.searchParams.get('code'), null);
+    });
+  });
+
+  describe(`oauth for relying parties: a registering client cannot drop PKCE (${dialect})`, () => {
+    let s: OauthStack;
+    before(async () => {
+      s = await startOauthApp(dialect, { OAUTH_DYNAMIC_REGISTRATION: 'open' });
+    });
+    after(() => s?.close());
+
+    it('answers invalid_client_metadata to a registration with pkce_required, and stores nothing', async () => {
+      const res = await fetch(`${s.origin}/oauth2/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          client_name: 'Sneaky',
+          redirect_uris: ['http://127.0.0.1:8123/callback'],
+          pkce_required: false,
+        }),
+      });
+      assert.equal(res.status, 400);
+      const body = (await res.json()) as { error: string; error_description: string };
+      assert.equal(body.error, 'invalid_client_metadata');
+      assert.match(body.error_description, /pkce_required/);
+      assert.deepEqual((await s.admin('GET', '/api/v1/clients')).body.data, []);
     });
   });
 }

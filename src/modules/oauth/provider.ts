@@ -15,6 +15,7 @@ import { endsGatehouseSessionOnLogout, expiresWithSession, sessionLiveness } fro
 import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
 import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
+import { pkceConfiguration } from './pkce-policy.ts';
 import { interactionPolicyFor } from './policy.ts';
 import { guardRegisteredClients } from './registered-clients.ts';
 import { registrationReadScopes, storeRegisteredClient } from './registration.ts';
@@ -180,7 +181,8 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
     // (the library's default fills it in); a request without it gets an error page, never a code.
     allowOmittingSingleRegisteredRedirectUri: false,
     responseTypes: ['code'],
-    pkce: { required: () => true },
+    // S256 for every client but a confidential one an admin exempted, which sends a nonce instead.
+    ...pkceConfiguration,
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     clientDefaults: {
       grant_types: ['authorization_code'],
