@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, skipWithoutChromium } from '../browser/harness.ts';
@@ -20,7 +21,11 @@ import { freePort, type Gatehouse, listen, PASSWORD, startGatehouse } from './ha
  */
 
 const require = createRequire(import.meta.url);
-const BUNDLE = readFileSync(require.resolve('oidc-client-ts/dist/browser/oidc-client-ts.min.js'), 'utf8');
+// The library's browser bundle (a global `oidc`), beside its package.json (the only file its exports name).
+const BUNDLE = readFileSync(
+  join(dirname(require.resolve('oidc-client-ts/package.json')), 'dist/browser/oidc-client-ts.min.js'),
+  'utf8',
+);
 
 const page = (settings: Record<string, unknown>) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Notes</title>
