@@ -52,11 +52,11 @@ for (const dialect of DIALECTS) {
         });
       });
       app.get('/refresh', requiresAuth(), async (req, res) => {
-        const before = req.oidc.refreshToken;
+        const previous = req.oidc.refreshToken;
         const token = await req.oidc.accessToken?.refresh();
         const userinfo = await req.oidc.fetchUserInfo();
         res.json({
-          rotated: req.oidc.refreshToken !== before,
+          rotated: req.oidc.refreshToken !== previous,
           access: Boolean(token?.access_token),
           userinfo,
         });
@@ -104,8 +104,8 @@ for (const dialect of DIALECTS) {
       const out = await ua.walk(`${rp.origin}/logout`);
       assert.equal(out.url.href, `${rp.origin}/signed-out`, out.body);
       assert.deepEqual(JSON.parse(out.body), { signedIn: false });
-      const after = await ua.go(`${rp.origin}/profile`);
-      assert.equal(after.status, 302, 'signed out of the application');
+      const gone = await ua.go(`${rp.origin}/profile`);
+      assert.equal(gone.status, 302, 'signed out of the application');
       // Gatehouse's browser session ended too: the next sign-in shows the sign-in step again.
       assert.deepEqual(ua.prompts, ['login']);
       const again = await ua.walk(`${rp.origin}/profile`);
