@@ -4,6 +4,7 @@ import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-prov
 import { addSigningKey } from '../../identity/tokens/signing-keys.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { adapterFactory } from './adapter.ts';
+import { clientBasedCors } from './client-cors.ts';
 import {
   clientPolicy,
   newClientId,
@@ -181,6 +182,8 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
     // (the library's default fills it in); a request without it gets an error page, never a code.
     allowOmittingSingleRegisteredRedirectUri: false,
     responseTypes: ['code'],
+    // Cross-origin calls of browser apps, from their redirect URIs' origins (client-cors.ts).
+    clientBasedCORS: clientBasedCors,
     // S256 for every client but a confidential one an admin exempted, which sends a nonce instead.
     ...pkceConfiguration,
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
