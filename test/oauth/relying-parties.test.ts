@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { DIALECTS } from '../helpers/databases.ts';
 import { type CodeFlow, startCodeFlow } from './code-flow.ts';
@@ -163,6 +164,60 @@ for (const dialect of DIALECTS) {
       assert.equal(body.error, 'invalid_client_metadata');
       assert.match(body.error_description, /pkce_required/);
       assert.deepEqual((await s.admin('GET', '/api/v1/clients')).body.data, []);
+    });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`oauth for relying parties: a resource's JWT of a user grant (${dialect})`, () => {
+    const API = 'https://notes.example.test/';
+    let f: CodeFlow;
+    before(async () => {
+      f = await startCodeFlow(dialect);
+      const api = await f.s.admin('POST', '/api/v1/resources', {
+        identifier: API,
+        name: 'Notes API',
+        scopes: [{ name: 'notes:read', description: 'Read your notes' }],
+      });
+      assert.equal(api.status, 201, JSON.stringify(api.body));
+    });
+    after(() => f?.close());
+
+    it('carries auth_time and amr (RFC 9068 §2.2.1), at the code exchange and after a refresh', async () => {
+      const notes = await f.client('Notes app', {
+        first_party: true,
+        scopes: ['openid', 'email', 'notes:read'],
+        resources: [API],
+      });
+      const p = await f.person();
+      const { callback, verifier, state } = await f.authorize(
+        p,
+        { scope: 'openid notes:read', resource: API },
+        notes.config,
+      );
+      const tokens = await oidc.authorizationCodeGrant(
+        notes.config,
+        callback,
+        { pkceCodeVerifier: verifier, expectedState: state },
+        { resource: API },
+      );
+      const jwks = createRemoteJWKSet(new URL(`${f.s.origin}/.well-known/jwks.json`));
+      const verify = async (token: string) =>
+        (await jwtVerify(token, jwks, { issuer: f.s.origin, audience: API, typ: 'at+jwt' })).payload;
+      const first = await verify(tokens.access_token);
+      assert.equal(first.sub, p.id);
+      assert.equal(first.auth_time, tokens.claims()?.auth_time, "the ID token's auth_time");
+      assert.equal(typeof first.auth_time, 'number');
+      assert.deepEqual(first.amr, ['pwd']);
+      // Stateless, so introspection cannot vouch for it (RFC 7662 §2.2).
+      assert.deepEqual(await oidc.tokenIntrospection(notes.config, tokens.access_token), { active: false });
+
+      const refreshed = await oidc.refreshTokenGrant(notes.config, String(tokens.refresh_token), {
+        resource: API,
+      });
+      const again = await verify(refreshed.access_token);
+      assert.equal(again.auth_time, first.auth_time, 'a refresh is no new sign-in');
+      assert.deepEqual(again.amr, ['pwd']);
     });
   });
 }

@@ -22,6 +22,7 @@ import { guardRegisteredClients } from './registered-clients.ts';
 import { registrationReadScopes, storeRegisteredClient } from './registration.ts';
 import { registrationPolicies } from './registration-policies.ts';
 import { resourceIndicators, rotateAfterTargetCheck } from './resource-indicators.ts';
+import { introspectionOfJwtInactive, revocationAnswersJson, userSignInClaims } from './token-answers.ts';
 
 /** Where the library's endpoints live (docs/api.md §17). */
 export const OAUTH_ROUTES = {
@@ -125,6 +126,9 @@ async function build(ctx: AppContext): Promise<Built> {
   // session; the RFC 7592 read shows the scopes Gatehouse stores.
   provider.use(endsGatehouseSessionOnLogout(ctx));
   provider.use(registrationReadScopes(ctx));
+  // Revocation answers JSON; introspecting a resource JWT answers inactive (token-answers.ts).
+  provider.use(revocationAnswersJson());
+  provider.use(introspectionOfJwtInactive());
   // The library's discovery lists every mode it registers; Gatehouse serves `query` and `form_post`
   // only (clients.service.ts), so that is what it advertises (a documented post-middleware).
   provider.use(formPostPages(ctx.config));
@@ -182,6 +186,8 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
     // (the library's default fills it in); a request without it gets an error page, never a code.
     allowOmittingSingleRegisteredRedirectUri: false,
     responseTypes: ['code'],
+    // A resource's JWT of a user grant carries auth_time and amr (token-answers.ts).
+    formats: { customizers: { jwt: userSignInClaims } },
     // Cross-origin calls of browser apps, from their redirect URIs' origins (client-cors.ts).
     clientBasedCORS: clientBasedCors,
     // S256 for every client but a confidential one an admin exempted, which sends a nonce instead.
