@@ -81,6 +81,7 @@ function editClient(c) {
   f.token_endpoint_auth_method.value = c.token_endpoint_auth_method;
   f.first_party.checked = c.first_party;
   f.introspection.checked = c.introspection;
+  f.pkce_optional.checked = c.pkce_required === false;
   $('#client-form-title').textContent = `Edit ${c.name}`;
   $('#client-submit').textContent = 'Save changes';
   $('#client-rotate').hidden = c.type !== 'confidential' || !can('POST /api/v1/clients/<id>/secret');
@@ -101,6 +102,7 @@ function clientBody(values) {
     resources: lines(values.resources),
     first_party: f.first_party.checked,
     introspection: f.introspection.checked,
+    pkce_required: !f.pkce_optional.checked,
   };
   if (values.token_endpoint_auth_method) body.token_endpoint_auth_method = values.token_endpoint_auth_method;
   // The type is fixed once the client exists (the update API does not take it).

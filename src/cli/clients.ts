@@ -58,6 +58,10 @@ export const clientsCreateCommand = defineCommand({
     scopes: { type: 'string', value: 'scope,…', description: 'OpenID and API scopes it may ask for' },
     resources: { type: 'string', value: 'uri,…', description: 'API identifiers it may ask tokens for' },
     'first-party': { type: 'boolean', description: 'never shows a consent page' },
+    'pkce-optional': {
+      type: 'boolean',
+      description: 'confidential only: may sign in without PKCE, a nonce then required (pkce_required false)',
+    },
   },
   async run({ values, config }) {
     await withContext(config, async (ctx) => {
@@ -85,6 +89,7 @@ export const clientsCreateCommand = defineCommand({
           ...(values.scopes ? { scopes: listOf(values.scopes) } : {}),
           ...(values.resources ? { resources: listOf(values.resources) } : {}),
           ...(values['first-party'] ? { first_party: true } : {}),
+          ...(values['pkce-optional'] ? { pkce_required: false } : {}),
         }),
       );
       console.log(`client_id ${created.client_id}`);

@@ -267,7 +267,7 @@ function openApiSchema(module: string, e: Endpoint) {
   };
 }
 
-const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** The methods a path answers to, for 405's `Allow` (HEAD wherever GET is: Fastify serves both). */
 function allowedMethods(table: Array<{ method: string; pattern: RegExp }>, path: string): string[] {

@@ -13,7 +13,8 @@ import type {
 import { enrollmentGrantOf } from '../identity/require-mfa.ts';
 import { ApiError } from './errors.ts';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+// OPTIONS: the authorization server's CORS preflights, answered by oidc-provider (docs/api.md §17).
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 /** Who may call an endpoint; the guard enforces it before the body is even parsed. */
 export type Access = 'public' | 'authenticated' | 'admin';
@@ -94,6 +95,11 @@ export interface DataEndpoint<S extends FastifySchema, St extends SuccessStatus>
    * on a public answer about a bearer secret, `public, max-age=300` on the JWKS).
    */
   cacheControl?: string;
+  /**
+   * A public document any browser app may read, whatever CORS_ORIGINS says
+   * (`Access-Control-Allow-Origin: *`; no credentials): the JWKS (docs/api.md §17).
+   */
+  anyOrigin?: true;
   handler: (request: TypedRequest<S>) => Awaitable<ResponseBody<S, St>>;
   ownsReply?: never;
 }
@@ -140,6 +146,7 @@ export function endpoint(
     statusOf,
     location,
     cacheControl,
+    anyOrigin,
     handler,
     ...rest
   } = definition as unknown as DataEndpoint<FastifySchema, SuccessStatus>;
@@ -164,6 +171,7 @@ export function endpoint(
     ...rest,
     handler: (request, reply) => {
       if (cacheControl !== undefined) reply.header('cache-control', cacheControl);
+      if (anyOrigin) reply.header('access-control-allow-origin', '*');
       const out = handler(request as never);
       if (out instanceof Promise) return out.then((body) => finish(reply, body));
       const answer = finish(reply, out);

@@ -112,6 +112,7 @@ declare module 'oidc-provider' {
     InvalidTarget: new (description?: string) => Error;
     InvalidScope: new (description?: string, scope?: string) => Error;
     InvalidClientMetadata: new (description?: string) => Error;
+    InvalidRequest: new (description?: string) => Error;
     InvalidToken: new (detail?: string) => Error;
     AccessDenied: new (description?: string) => Error;
     InvalidGrant: new (detail?: string) => Error;

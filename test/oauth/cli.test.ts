@@ -47,6 +47,32 @@ for (const dialect of DIALECTS) {
       assert.equal((await cli(['delete', id])).code, 1);
     });
 
+    it('creates a confidential client exempt from PKCE with --pkce-optional, and refuses it for a public one', async () => {
+      const created = await cli([
+        'create',
+        '--name',
+        'Passport app',
+        '--redirect-uris',
+        'http://localhost:3000/login/callback',
+        '--pkce-optional',
+      ]);
+      assert.equal(created.code, 0, created.stderr);
+      const id = /client_id (\S+)/.exec(created.stdout)?.[1];
+      assert.equal((await s.admin('GET', `/api/v1/clients/${id}`)).body.pkce_required, false);
+      const pub = await cli([
+        'create',
+        '--name',
+        'SPA',
+        '--type',
+        'public',
+        '--redirect-uris',
+        'https://spa.example.test/cb',
+        '--pkce-optional',
+      ]);
+      assert.equal(pub.code, 1);
+      assert.match(pub.stderr, /pkce_required may be false for a confidential client only/);
+    });
+
     it('registration-token prints an initial access token that registers a client once OAUTH_DYNAMIC_REGISTRATION=token', async () => {
       const made = await cli(['registration-token', '--ttl', '600']);
       assert.equal(made.code, 0, made.stderr);

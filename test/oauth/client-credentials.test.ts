@@ -113,15 +113,25 @@ for (const dialect of DIALECTS) {
       assert.equal(refused.code, 'token_invalid');
       // The hole: the detail named the role claim (jose's presence check ran before the audience's).
       assert.match(refused.detail, /aud claim is not accepted/);
-      // Stateless: introspection and revocation answer unsupported_token_type.
+      // Stateless (docs/api.md §17): introspection answers {"active": false} (RFC 7662 §2.2: it
+      // cannot vouch for it; libraries treat a 400 as a failure), revocation unsupported_token_type.
+      assert.deepEqual(await oidc.tokenIntrospection(config, tokens.access_token), { active: false });
       await assert.rejects(
-        oidc.tokenIntrospection(config, tokens.access_token),
+        oidc.tokenRevocation(config, tokens.access_token),
         (err: oidc.ResponseBodyError) => {
           assert.equal(err.error, 'unsupported_token_type');
           assert.equal(err.status, 400);
           return true;
         },
       );
+      // A caller that authenticates as no client gets the library's refusal, no answer about the token.
+      const anonymous = await fetch(`${s.origin}/oauth2/introspect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: tokens.access_token }).toString(),
+      });
+      assert.equal(anonymous.status, 400);
+      assert.equal(((await anonymous.json()) as { error: string }).error, 'invalid_request');
     });
 
     it('a resource the client is not registered for answers invalid_target; an unregistered scope invalid_scope', async () => {
@@ -147,7 +157,18 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(stranger, { active: false });
       const audit = await oidc.tokenIntrospection(await discover(auditor), tokens.access_token);
       assert.equal(audit.active, true);
-      await oidc.tokenRevocation(config, tokens.access_token);
+      // RFC 7009 §2.2 leaves the body open; JSON `{}` is what libraries parsing every answer expect.
+      const revoked = await fetch(`${s.origin}/oauth2/revoke`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${worker.client_id}:${worker.client_secret}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({ token: tokens.access_token }).toString(),
+      });
+      assert.equal(revoked.status, 200);
+      assert.match(String(revoked.headers.get('content-type')), /^application\/json/);
+      assert.deepEqual(await revoked.json(), {});
       assert.equal((await oidc.tokenIntrospection(config, tokens.access_token)).active, false);
     });
 

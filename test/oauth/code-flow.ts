@@ -86,15 +86,19 @@ export async function startCodeFlow(dialect: TestDialect) {
     return { id: String(made.body.id), email, access: await login(email), go: cookieBrowser(s.origin) };
   };
 
-  /** The authorization request, through the hosted sign-in; the callback's URL (code or error). */
-  const authorize = async (p: Person, extra: Record<string, string> = {}, rp = config) => {
+  /**
+   * The authorization request, through the hosted sign-in; the callback's URL (code or error).
+   * `pkce: false` leaves PKCE out, as a client registered with `pkce_required: false` may.
+   */
+  const authorize = async (p: Person, extra: Record<string, string> = {}, rp = config, pkce = true) => {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const url = oidc.buildAuthorizationUrl(rp, {
       redirect_uri: REDIRECT,
       scope: 'openid email',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
+      ...(pkce
+        ? { code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }
+        : {}),
       state,
       ...extra,
     });

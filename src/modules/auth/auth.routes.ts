@@ -80,6 +80,8 @@ export function authEndpoints(ctx: AppContext): Endpoint[] {
       summary: 'Public keys that verify Gatehouse access tokens',
       schema: { response: { 200: JwksResponse } },
       cacheControl: 'public, max-age=300',
+      // Browser apps verify ID tokens with it (docs/api.md §17), without CORS_ORIGINS.
+      anyOrigin: true,
       handler: () => ctx.keys.jwks(),
     }),
     ...discoveryEndpoints(ctx),

@@ -36,7 +36,8 @@ export function discoveryEndpoints(ctx: AppContext): Endpoint[] {
       await passToAuthorizationServer(ctx, req, reply);
       return reply;
     }
-    return reply.send(document());
+    // Any origin may read it, as the library's answers any (docs/api.md §17).
+    return reply.header('access-control-allow-origin', '*').send(document());
   };
   return [
     endpoint({

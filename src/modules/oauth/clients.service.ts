@@ -32,6 +32,7 @@ export interface PublicClient {
   first_party: boolean;
   introspection: boolean;
   registered: boolean;
+  pkce_required: boolean;
   token_endpoint_auth_method: string;
   created_at: string;
   updated_at: string;
@@ -54,6 +55,7 @@ export function toPublicClient(row: ClientRow): PublicClient {
     first_party: row.first_party === 1,
     introspection: row.introspection === 1,
     registered: row.registered === 1,
+    pkce_required: row.pkce_required !== 0,
     token_endpoint_auth_method: row.token_endpoint_auth_method,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
@@ -86,6 +88,11 @@ async function checkClient(
       '/token_endpoint_auth_method',
       'must be client_secret_basic or client_secret_post for a confidential client',
     );
+  }
+  // docs/api.md §17 (RFC 9700 §2.1.1): only a client that authenticates may go without PKCE; it
+  // then needs a nonce on every OpenID request (provider.ts).
+  if (!c.pkce_required && c.type !== 'confidential') {
+    throw invalidField('/pkce_required', 'may be false for a confidential client only');
   }
   if (c.type === 'public' && c.grant_types.includes('client_credentials')) {
     throw invalidField('/grant_types', 'client_credentials needs a confidential client');
@@ -127,6 +134,7 @@ export async function createClient(
     resources: body.resources ?? [],
     first_party: body.first_party ?? false,
     introspection: body.introspection ?? false,
+    pkce_required: body.pkce_required ?? true,
     token_endpoint_auth_method:
       body.token_endpoint_auth_method ?? (type === 'public' ? 'none' : 'client_secret_basic'),
   };
@@ -148,6 +156,7 @@ export async function createClient(
     first_party: fields.first_party ? 1 : 0,
     introspection: fields.introspection ? 1 : 0,
     registered: options.registered ? 1 : 0,
+    pkce_required: fields.pkce_required ? 1 : 0,
     token_endpoint_auth_method: fields.token_endpoint_auth_method,
     secret_box: secret === null ? null : sealSecret(ctx, clientId, secret),
     created_at: now,
@@ -185,6 +194,7 @@ export async function updateClient(
     resources: JSON.stringify(next.resources),
     first_party: next.first_party ? 1 : 0,
     introspection: next.introspection ? 1 : 0,
+    pkce_required: next.pkce_required ? 1 : 0,
     token_endpoint_auth_method: next.token_endpoint_auth_method,
     updated_at: Date.now(),
   });
@@ -254,6 +264,9 @@ export async function providerClientMetadata(
     id_token_signed_response_alg: 'RS256',
     // ID tokens always say when the person signed in (OIDC Core 2, `require_auth_time`).
     require_auth_time: true,
+    // Present only when an admin turned PKCE off (docs/api.md §17): provider.ts reads it in
+    // `pkce.required` and asks for a nonce instead; no other client ever carries it.
+    ...(c.pkce_required ? {} : { pkce_required: false }),
     // The OpenID scopes it may ask for; an API's scopes are granted per resource (provider.ts).
     // None: the library wants the property absent rather than empty; a client without OpenID
     // scopes is one of client credentials, which asks for an API's scopes only.

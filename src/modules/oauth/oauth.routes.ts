@@ -51,6 +51,9 @@ export function oauthEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpo
   ];
 }
 
+/** The endpoints oidc-provider serves with CORS, each with its preflight. */
+const PREFLIGHTED = ['token', 'userinfo', 'introspection', 'revocation'] as const;
+
 function protocolEndpoints(ctx: AppContext): Endpoint[] {
   const raw = (label: string, method: HttpMethod, path: string, summary: string, hidden = false) =>
     endpoint({
@@ -79,6 +82,11 @@ function protocolEndpoints(ctx: AppContext): Endpoint[] {
     raw('userinfo_post', 'POST', OAUTH_ROUTES.userinfo, 'UserInfo endpoint (POST)', true),
     raw('introspect', 'POST', OAUTH_ROUTES.introspection, 'Token introspection (RFC 7662)'),
     raw('revoke', 'POST', OAUTH_ROUTES.revocation, 'Token revocation (RFC 7009)'),
+    // CORS preflights of the endpoints a browser app calls (docs/api.md §17): the library answers
+    // them (its cors middleware); the request that follows is checked against the client's origins.
+    ...PREFLIGHTED.map((route) =>
+      raw(`${route}_preflight`, 'OPTIONS', OAUTH_ROUTES[route], `CORS preflight of ${route}`, true),
+    ),
     raw('end_session', 'GET', OAUTH_ROUTES.end_session, 'RP-initiated logout'),
     raw('end_session_confirm', 'POST', `${OAUTH_ROUTES.end_session}/confirm`, 'Logout confirmation', true),
     raw('end_session_success', 'GET', `${OAUTH_ROUTES.end_session}/success`, 'Logout done', true),

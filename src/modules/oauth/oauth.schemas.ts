@@ -31,6 +31,7 @@ export const ClientSchema = Type.Object({
   first_party: Type.Boolean(),
   introspection: Type.Boolean(),
   registered: Type.Boolean(),
+  pkce_required: Type.Boolean(),
   token_endpoint_auth_method: Type.String(),
   created_at: Type.String(),
   updated_at: Type.String(),
@@ -52,6 +53,7 @@ const clientFields = {
   resources: Type.Array(Uri, { maxItems: 50, uniqueItems: true }),
   first_party: Type.Boolean(),
   introspection: Type.Boolean(),
+  pkce_required: Type.Boolean(),
   token_endpoint_auth_method: AuthMethod,
 };
 export const ClientCreateBody = Type.Object(
@@ -66,6 +68,7 @@ export const ClientCreateBody = Type.Object(
     resources: Type.Optional(clientFields.resources),
     first_party: Type.Optional(clientFields.first_party),
     introspection: Type.Optional(clientFields.introspection),
+    pkce_required: Type.Optional(clientFields.pkce_required),
     token_endpoint_auth_method: Type.Optional(clientFields.token_endpoint_auth_method),
   },
   { additionalProperties: false },
@@ -82,6 +85,7 @@ export const ClientUpdateBody = Type.Object(
     resources: Type.Optional(clientFields.resources),
     first_party: Type.Optional(clientFields.first_party),
     introspection: Type.Optional(clientFields.introspection),
+    pkce_required: Type.Optional(clientFields.pkce_required),
     token_endpoint_auth_method: Type.Optional(clientFields.token_endpoint_auth_method),
   },
   { additionalProperties: false, minProperties: 1 },

@@ -4,6 +4,7 @@ import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-prov
 import { addSigningKey } from '../../identity/tokens/signing-keys.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { adapterFactory } from './adapter.ts';
+import { clientBasedCors } from './client-cors.ts';
 import {
   clientPolicy,
   newClientId,
@@ -15,11 +16,13 @@ import { endsGatehouseSessionOnLogout, expiresWithSession, sessionLiveness } fro
 import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
 import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
+import { pkceConfiguration } from './pkce-policy.ts';
 import { interactionPolicyFor } from './policy.ts';
 import { guardRegisteredClients } from './registered-clients.ts';
 import { registrationReadScopes, storeRegisteredClient } from './registration.ts';
 import { registrationPolicies } from './registration-policies.ts';
 import { resourceIndicators, rotateAfterTargetCheck } from './resource-indicators.ts';
+import { introspectionOfJwtInactive, revocationAnswersJson, userSignInClaims } from './token-answers.ts';
 
 /** Where the library's endpoints live (docs/api.md §17). */
 export const OAUTH_ROUTES = {
@@ -123,6 +126,9 @@ async function build(ctx: AppContext): Promise<Built> {
   // session; the RFC 7592 read shows the scopes Gatehouse stores.
   provider.use(endsGatehouseSessionOnLogout(ctx));
   provider.use(registrationReadScopes(ctx));
+  // Revocation answers JSON; introspecting a resource JWT answers inactive (token-answers.ts).
+  provider.use(revocationAnswersJson());
+  provider.use(introspectionOfJwtInactive());
   // The library's discovery lists every mode it registers; Gatehouse serves `query` and `form_post`
   // only (clients.service.ts), so that is what it advertises (a documented post-middleware).
   provider.use(formPostPages(ctx.config));
@@ -180,7 +186,12 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
     // (the library's default fills it in); a request without it gets an error page, never a code.
     allowOmittingSingleRegisteredRedirectUri: false,
     responseTypes: ['code'],
-    pkce: { required: () => true },
+    // A resource's JWT of a user grant carries auth_time and amr (token-answers.ts).
+    formats: { customizers: { jwt: userSignInClaims } },
+    // Cross-origin calls of browser apps, from their redirect URIs' origins (client-cors.ts).
+    clientBasedCORS: clientBasedCors,
+    // S256 for every client but a confidential one an admin exempted, which sends a nonce instead.
+    ...pkceConfiguration,
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     clientDefaults: {
       grant_types: ['authorization_code'],

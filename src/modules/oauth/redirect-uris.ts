@@ -2,10 +2,14 @@ import { ApiError } from '../../http/errors.ts';
 
 /**
  * Redirect URI rules of docs/api.md §17: matched exactly (oidc-provider compares strings), so a
- * registered URI must be an absolute URI without wildcards or a fragment. `web` clients: https only.
- * `native` clients (RFC 8252): `http://127.0.0.1` or `http://[::1]` with any port (§7.3), or a
+ * registered URI must be an absolute URI without wildcards or a fragment. `web` clients: https, or
+ * http on a loopback host (`localhost`, `127.0.0.1`, `[::1]`) for development, the port matched
+ * exactly like the rest of the URI (the library widens the port for native clients only). `native` clients (RFC 8252): `http://127.0.0.1` or `http://[::1]` with any port (§7.3), or a
  * private-use scheme in reverse-domain form such as `com.example.app:/callback` (§7.1).
  */
+/** The loopback hosts a web client may use with plain http (URL lowercases `hostname`). */
+const WEB_LOOPBACKS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
 export function redirectUriProblem(uri: string, applicationType: 'web' | 'native'): string | null {
   if (uri.includes('*')) return 'must not contain wildcards';
   let url: URL;
@@ -17,8 +21,9 @@ export function redirectUriProblem(uri: string, applicationType: 'web' | 'native
   if (uri.includes('#')) return 'must not contain a fragment';
   if (url.username !== '' || url.password !== '') return 'must not carry credentials';
   if (applicationType === 'web') {
-    if (url.protocol !== 'https:') return 'must use https for a web client';
-    return null;
+    if (url.protocol === 'https:') return null;
+    if (url.protocol === 'http:' && WEB_LOOPBACKS.has(url.hostname)) return null;
+    return 'must use https for a web client, or http on localhost, 127.0.0.1 or [::1]';
   }
   if (url.protocol === 'http:') {
     return url.hostname === '127.0.0.1' || url.hostname === '[::1]'

@@ -65,6 +65,7 @@ export async function storeRegisteredClient(
     first_party: 0,
     introspection: 0,
     registered: 1,
+    pkce_required: 1,
     token_endpoint_auth_method: method,
     secret_box:
       secret === null || key === null ? null : key.seal(Buffer.from(secret), `oauth_client:${clientId}`),

@@ -307,6 +307,8 @@ export interface OauthClientsTable {
   first_party: number;
   introspection: number;
   registered: number;
+  /** 0: an admin let this confidential client leave PKCE out (docs/api.md §17), a nonce then required. */
+  pkce_required: number;
   token_endpoint_auth_method: string;
   secret_box: string | null;
   created_at: number;
