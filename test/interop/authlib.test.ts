@@ -76,7 +76,11 @@ for (const dialect of DIALECTS) {
         assert.equal(r.userinfo.name, p.name);
         assert.equal(r.rotated, true);
         assert.equal(r.revocation.status, 200);
-        assert.match(String(r.revocation.content_type), /^application\/json/, 'revocation answers JSON (§17)');
+        assert.match(
+          String(r.revocation.content_type),
+          /^application\/json/,
+          'revocation answers JSON (§17)',
+        );
         assert.equal(r.after_revoke, 'invalid_grant');
         const out = await ua.walk(r.logout, {}, (u) => u.href.startsWith(`${APP}/signed-out`));
         assert.equal(out.url.href, `${APP}/signed-out?state=bye`);
