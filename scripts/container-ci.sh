@@ -64,7 +64,7 @@ CONTAINERS=()
 
 cleanup() {
   local status=$?
-  for name in "${CONTAINERS[@]}"; do "${PODMAN[@]}" rm -f -t 2 "$name" >/dev/null 2>&1 || true; done
+  for name in "${CONTAINERS[@]}"; do "${PODMAN[@]}" rm -f -v -t 2 "$name" >/dev/null 2>&1 || true; done
   "${PODMAN[@]}" volume rm -f "$VOLUME" >/dev/null 2>&1 || true
   psql "$PG_URL/postgres" -qc "drop database if exists $PG_DB with (force)" >/dev/null 2>&1 || true
   rm -rf "$WORK"
@@ -98,7 +98,10 @@ build_base() {
   tar --numeric-owner -C "$root" -c . |
     "${PODMAN[@]}" import \
       --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-      --change 'CMD ["node"]' - "$BASE" >/dev/null
+      --change 'CMD ["node"]' - "$BASE" >/dev/null 2>"$WORK/import.err" || {
+    cat "$WORK/import.err" >&2
+    fail "podman import"
+  }
   rm -rf "$root" "$WORK/node"
 }
 
@@ -216,7 +219,8 @@ exercise() {
     "${PODMAN[@]}" logs "$name" | tail -30
     fail "$label: exit code $status after SIGTERM, not 0"
   }
-  "${PODMAN[@]}" rm "$name" >/dev/null 2>>"$WORK/podman.err"
+  # -v: the image's VOLUME gave a run without one (PostgreSQL) an anonymous volume; it goes too.
+  "${PODMAN[@]}" rm -v "$name" >/dev/null 2>>"$WORK/podman.err"
 }
 
 # Both runs with a read-only root filesystem, as deploy/kubernetes/ asks (readOnlyRootFilesystem):
