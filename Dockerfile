@@ -3,9 +3,12 @@
 # only dist/, web/, assets/ and the production dependencies, and runs as the unprivileged `node` user.
 # See docs/containers.md.
 
-ARG NODE_IMAGE=node:24-slim
+# The base: any Debian-family image with Node 24, npm and an unprivileged `node` user (uid 1000).
+# The public node:24-slim by default; CI builds its own from Debian and Node from the npm registry
+# and passes `--build-arg BASE=localhost/gatehouse-base:…` (scripts/container-ci.sh).
+ARG BASE=node:24-slim
 
-FROM ${NODE_IMAGE} AS build
+FROM ${BASE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: the image's Node is 24, so the optional dependency `node` (a Node 24 for machines
@@ -18,12 +21,12 @@ RUN npm run build
 
 # Production dependencies on their own, so the runtime image carries no compiler or test tools.
 # better-sqlite3 and @node-rs/argon2 ship prebuilt binaries for glibc (x64, arm64): no toolchain needed.
-FROM ${NODE_IMAGE} AS deps
+FROM ${BASE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
-FROM ${NODE_IMAGE} AS runtime
+FROM ${BASE} AS runtime
 WORKDIR /app
 # MALLOC_MMAP_THRESHOLD_: glibc serves allocations of 32 KiB and more (V8's compiler zones among
 # them) from their own mappings, returned on free instead of held in the heap: the same setting as
