@@ -31,6 +31,12 @@ export interface OidcProviderOptions {
   redirectUris?: string[];
   /** Makes the client confidential (client_secret_post) instead of public (PKCE only). */
   clientSecret?: string;
+  /**
+   * Leaves oidc-provider's `conformIdTokenClaims` at its default (true): an ID token that comes with
+   * an access token carries `sub` only, and `email`/`profile` claims are served by userinfo alone
+   * (OIDC Core 5.4). By default the harness puts them in the ID token too.
+   */
+  conformIdTokenClaims?: boolean;
 }
 
 export interface SignInOptions {
@@ -140,7 +146,7 @@ export async function startOidcProvider(opts: OidcProviderOptions = {}): Promise
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     scopes: ['openid', 'email', 'profile'],
     // Default (true) would keep scope claims out of the ID token whenever an access token is issued.
-    conformIdTokenClaims: false,
+    ...(opts.conformIdTokenClaims ? {} : { conformIdTokenClaims: false }),
     findAccount: (_ctx, sub) => findAccount(accounts, sub),
     features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
     // Explicit TTLs also avoid the provider's "default ttl function called" notices.
