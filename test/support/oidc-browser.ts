@@ -116,6 +116,8 @@ export interface CodeFlowInput {
   clientId: string;
   redirectUri: string;
   accountId: string;
+  /** A confidential client's secret, sent with the code (client_secret_post). */
+  clientSecret?: string;
   nonce?: string;
   scope?: string;
 }
@@ -181,6 +183,7 @@ export async function runCodeFlow(input: CodeFlowInput): Promise<CodeFlowResult>
       redirect_uri: redirectUri,
       code_verifier: verifier,
       client_id: clientId,
+      ...(input.clientSecret !== undefined && { client_secret: input.clientSecret }),
     }),
   });
   const body = (await tokenRes.json()) as {

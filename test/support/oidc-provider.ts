@@ -189,7 +189,14 @@ export async function startOidcProvider(opts: OidcProviderOptions = {}): Promise
     logs,
     signIn: async (accountId, signInOpts = {}) => {
       if (!accounts.has(accountId)) throw new Error(`oidc harness: unknown account "${accountId}"`);
-      return runCodeFlow({ issuer, clientId, redirectUri, accountId, ...signInOpts });
+      return runCodeFlow({
+        issuer,
+        clientId,
+        redirectUri,
+        accountId,
+        ...(opts.clientSecret !== undefined && { clientSecret: opts.clientSecret }),
+        ...signInOpts,
+      });
     },
     jwks: async () => {
       const res = await fetch(`${issuer}/jwks`);
