@@ -263,7 +263,12 @@ async function listen(
 ): Promise<Server> {
   // A just-released port can briefly be reported busy; retry a few times before giving up.
   for (let attempt = 0; ; attempt++) {
+    // Idle keep-alive connections stay open longer than a test can block its event loop (building an
+    // app runs migrations synchronously on SQLite): Node's 5 s default closed them meanwhile, and the
+    // next request on a pooled connection (the harness's or Gatehouse's own fetch) failed with
+    // ECONNRESET. stop() closes every connection anyway.
     const server = createServer(onRequest);
+    server.keepAliveTimeout = 60_000;
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
