@@ -29,7 +29,7 @@ export const usersLinkIdentityCommand = defineCommand({
       throw new CliError('users link-identity needs --email, --issuer and --subject');
     }
     await withDatabase(config, async ({ db }) => {
-      const { linkIdentityByOperator, LinkIdentityError } = await import('../modules/idp/index.ts');
+      const { linkIdentityByOperator, LinkIdentityError } = await import('../modules/providers/index.ts');
       const issuers = config.oidc.issuer === null ? [] : [config.oidc.issuer];
       const result = await linkIdentityByOperator(db, { email, issuer, subject }, issuers).catch(
         (err: unknown) => {

@@ -6,6 +6,7 @@ export * from './audit.queries.ts';
 export * from './email.ts';
 export { enabledSubscriptions } from './events.queries.ts';
 export { subscribes, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events.ts';
+export * from './identities.queries.ts';
 export {
   enrollmentGrantOf,
   enrollmentOnly,

@@ -4,7 +4,6 @@ import { createPasswordHasher, type PasswordHasher } from '../identity/passwords
 import { type AccessTokens, createAccessTokens } from '../identity/tokens/access-tokens.ts';
 import { createSessionReader, type SessionReader } from '../identity/tokens/session-cache.ts';
 import { createKeyStore, type KeyStore } from '../identity/tokens/signing-keys.ts';
-import { createOidcClient, type OidcClient } from '../modules/idp/oidc-client.ts';
 import { MAX_RESOURCE_TTL_S } from '../modules/oauth/index.ts';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
@@ -35,8 +34,6 @@ export interface AppContext {
   readonly sessions: SessionReader;
   /** Mail goes out only through the outbox; its worker is started by startService. */
   readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
-  /** The external OpenID provider (docs/api.md §7); null when OIDC_ISSUER is not set. */
-  readonly oidc: OidcClient | null;
   readonly startedAt: number;
   /** Optional dependency checks (mailer, idp); each reports `disabled` until its module wires it. */
   readonly healthChecks: Map<string, () => Promise<HealthCheck>>;
@@ -70,9 +67,6 @@ export async function createContext(config: Config, database: Database, log: Log
     ttlS: config.accessTokenTtlS,
     requireMfa: config.requireMfa,
   });
-  const { issuer, clientId } = config.oidc;
-  const oidc =
-    issuer !== null && clientId !== null ? createOidcClient({ ...config.oidc, issuer, clientId }, log) : null;
   const transport = createMailTransport({
     ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
     ...(config.smtpCa ? { smtpCa: config.smtpCa } : {}),
@@ -104,7 +98,6 @@ export async function createContext(config: Config, database: Database, log: Log
       log,
     }),
     mail: { transport, outbox },
-    oidc,
     startedAt: Date.now(),
     healthChecks: new Map([['mailer', () => outbox.health()]]),
     jobs: createScheduler(log),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
-import { idTokenUseKey, pruneIdTokenUses } from '../../src/modules/idp/replay.ts';
+import { idTokenUseKey, pruneIdTokenUses } from '../../src/modules/providers/upstream/replay.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { idpEnv, postVerify, problem } from '../helpers/idp.ts';

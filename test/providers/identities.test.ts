@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createLocalJWKSet, exportJWK, jwtVerify } from 'jose';
 import { openSession } from '../../src/identity/sessions.ts';
-import { appleClientSecret } from '../../src/modules/providers/presets.ts';
+import { appleClientSecret } from '../../src/modules/providers/upstream/presets.ts';
 import { buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { authHeaders, createUser, firstAdmin } from '../helpers/users.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import * as oidc from 'openid-client';
-import { START_LIMIT } from '../../src/modules/providers/start-budget.ts';
+import { START_LIMIT } from '../../src/modules/providers/flow/start-budget.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { type OauthStack, startOauthApp } from '../oauth/support.ts';
 import { type OidcHarness, startOidcProvider } from '../support/oidc-provider.ts';

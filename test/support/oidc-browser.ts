@@ -104,6 +104,8 @@ const DEFAULT_SCOPE = 'openid email profile';
 
 export interface CodeFlowResult {
   idToken: string;
+  /** The access token of the same answer (for the provider's userinfo). */
+  accessToken: string;
   nonce: string;
   /** The ID token's payload, decoded without verification. */
   claims: JWTPayload;
@@ -114,6 +116,8 @@ export interface CodeFlowInput {
   clientId: string;
   redirectUri: string;
   accountId: string;
+  /** A confidential client's secret, sent with the code (client_secret_post). */
+  clientSecret?: string;
   nonce?: string;
   scope?: string;
 }
@@ -179,15 +183,21 @@ export async function runCodeFlow(input: CodeFlowInput): Promise<CodeFlowResult>
       redirect_uri: redirectUri,
       code_verifier: verifier,
       client_id: clientId,
+      ...(input.clientSecret !== undefined && { client_secret: input.clientSecret }),
     }),
   });
-  const body = (await tokenRes.json()) as { id_token?: string; error?: string; error_description?: string };
-  if (!tokenRes.ok || !body.id_token) {
+  const body = (await tokenRes.json()) as {
+    id_token?: string;
+    access_token?: string;
+    error?: string;
+    error_description?: string;
+  };
+  if (!tokenRes.ok || !body.id_token || !body.access_token) {
     throw new Error(
       `oidc harness: token endpoint ${tokenRes.status}: ${body.error} ${body.error_description}`,
     );
   }
-  return { idToken: body.id_token, nonce, claims: decodeJwt(body.id_token) };
+  return { idToken: body.id_token, accessToken: body.access_token, nonce, claims: decodeJwt(body.id_token) };
 }
 
 async function browse(jar: CookieJar, url: URL, form?: URLSearchParams): Promise<Response> {

@@ -31,6 +31,12 @@ export interface OidcProviderOptions {
   redirectUris?: string[];
   /** Makes the client confidential (client_secret_post) instead of public (PKCE only). */
   clientSecret?: string;
+  /**
+   * Leaves oidc-provider's `conformIdTokenClaims` at its default (true): an ID token that comes with
+   * an access token carries `sub` only, and `email`/`profile` claims are served by userinfo alone
+   * (OIDC Core 5.4). By default the harness puts them in the ID token too.
+   */
+  conformIdTokenClaims?: boolean;
 }
 
 export interface SignInOptions {
@@ -140,7 +146,7 @@ export async function startOidcProvider(opts: OidcProviderOptions = {}): Promise
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     scopes: ['openid', 'email', 'profile'],
     // Default (true) would keep scope claims out of the ID token whenever an access token is issued.
-    conformIdTokenClaims: false,
+    ...(opts.conformIdTokenClaims ? {} : { conformIdTokenClaims: false }),
     findAccount: (_ctx, sub) => findAccount(accounts, sub),
     features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
     // Explicit TTLs also avoid the provider's "default ttl function called" notices.
@@ -183,7 +189,14 @@ export async function startOidcProvider(opts: OidcProviderOptions = {}): Promise
     logs,
     signIn: async (accountId, signInOpts = {}) => {
       if (!accounts.has(accountId)) throw new Error(`oidc harness: unknown account "${accountId}"`);
-      return runCodeFlow({ issuer, clientId, redirectUri, accountId, ...signInOpts });
+      return runCodeFlow({
+        issuer,
+        clientId,
+        redirectUri,
+        accountId,
+        ...(opts.clientSecret !== undefined && { clientSecret: opts.clientSecret }),
+        ...signInOpts,
+      });
     },
     jwks: async () => {
       const res = await fetch(`${issuer}/jwks`);
@@ -250,7 +263,12 @@ async function listen(
 ): Promise<Server> {
   // A just-released port can briefly be reported busy; retry a few times before giving up.
   for (let attempt = 0; ; attempt++) {
+    // Idle keep-alive connections stay open longer than a test can block its event loop (building an
+    // app runs migrations synchronously on SQLite): Node's 5 s default closed them meanwhile, and the
+    // next request on a pooled connection (the harness's or Gatehouse's own fetch) failed with
+    // ECONNRESET. stop() closes every connection anyway.
     const server = createServer(onRequest);
+    server.keepAliveTimeout = 60_000;
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

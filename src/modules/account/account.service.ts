@@ -7,6 +7,7 @@ import {
   completeSignIn,
   isMultiFactor,
   iso,
+  listIdentities,
   PASSWORD_LOGIN,
   revokeUserSessions,
   secondFactorRequired,
@@ -19,7 +20,7 @@ import type { AppContext } from '../../kernel/context.ts';
 import { invalidCredentials } from '../auth/index.ts';
 import { mfaStatus } from '../mfa/index.ts';
 import { liveSessions } from '../sessions/index.ts';
-import { listIdentities, setPasswordHash } from './account.queries.ts';
+import { setPasswordHash } from './account.queries.ts';
 import type { ProfileResponse } from './account.schemas.ts';
 
 /**

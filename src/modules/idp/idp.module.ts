@@ -1,7 +1,6 @@
-import type { HealthCheck } from '../../kernel/health-check.ts';
 import { defineModule } from '../../kernel/module.ts';
 import { idpEndpoints } from './idp.routes.ts';
-import { pruneIdTokenUses } from './replay.ts';
+import { idpHealth, pruneUsedIdTokens } from './upkeep.ts';
 
 export const idpModule = defineModule({
   name: 'idp',
@@ -12,11 +11,7 @@ export const idpModule = defineModule({
   jobs: [
     // Used ID tokens past their expiry linger at most this long. Idempotent, so every instance runs
     // it; only expired rows go, which no longer guard anything.
-    { name: 'idp.prune', what: 'used ID token pruning', everyMs: 10 * 60_000, run: pruneIdTokenUses },
+    { name: 'idp.prune', what: 'used ID token pruning', everyMs: 10 * 60_000, run: pruneUsedIdTokens },
   ],
-  healthChecks: {
-    // A provider nobody may sign in with (module off) does not count against the service's health.
-    idp: (ctx): Promise<HealthCheck> =>
-      ctx.oidc && ctx.modules.isEnabled('idp') ? ctx.oidc.probe() : Promise.resolve({ status: 'disabled' }),
-  },
+  healthChecks: { idp: idpHealth },
 });

@@ -2,9 +2,8 @@ import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { ApiError } from '../../http/errors.ts';
 import { clientInfo } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
+import { idpConfig, signInWithIdToken } from '../providers/index.ts';
 import { ConfigResponse, VerifyBody, VerifyResponse } from './idp.schemas.ts';
-import { type IdTokenSource, idpConfig, signInWithIdToken } from './idp.service.ts';
-import { idTokenSource } from './sources.ts';
 
 /** idp.config and idp.verify (docs/api.md §7): sign-in through an external OpenID Connect provider. */
 export function idpEndpoints(ctx: AppContext): Endpoint[] {
@@ -30,7 +29,6 @@ export function idpEndpoints(ctx: AppContext): Endpoint[] {
       schema: { body: VerifyBody, response: { 200: VerifyResponse } },
       handler: async (req) => {
         const { provider } = req.body;
-        let source: IdTokenSource | null = null;
         if (provider !== undefined) {
           // Forms A and B: the body is exactly section 7's; `provider` exists only with `providers` on.
           if (!ctx.modules.isEnabled('providers')) {
@@ -39,18 +37,12 @@ export function idpEndpoints(ctx: AppContext): Endpoint[] {
               errors: [{ path: '/provider', message: 'must NOT have additional properties' }],
             });
           }
-          if (provider !== 'default') {
-            const found = idTokenSource(ctx, provider);
-            if (found === null)
-              throw new ApiError('provider_not_found', { detail: 'There is no such provider' });
-            source = await found;
-          }
         }
         return signInWithIdToken(
           ctx,
-          { idToken: req.body.id_token, nonce: req.body.nonce },
+          { idToken: req.body.id_token, nonce: req.body.nonce, accessToken: req.body.access_token },
           clientInfo(req),
-          source,
+          provider,
         );
       },
     }),

@@ -6,6 +6,11 @@ export const VerifyBody = Type.Object(
   {
     id_token: Type.String({ minLength: 1, maxLength: 16_384 }),
     nonce: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+    /**
+     * The access token of the same sign-in: when the ID token lacks a claim the mapping needs (an
+     * OIDC Core 5.4 provider keeps `email` and `profile` for userinfo), its userinfo is read with it.
+     */
+    access_token: Type.Optional(Type.String({ minLength: 1, maxLength: 16_384 })),
     /** docs/api.md §18: a named provider, only while the `providers` module is on. */
     provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },

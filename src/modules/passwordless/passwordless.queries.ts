@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { identityLinked } from '../../identity/index.ts';
 import type { DB } from '../../platform/db/schema.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -50,9 +51,7 @@ export async function countEmailOnlyAccounts(db: Db, ways: OtherWaysIn, role?: '
     );
   }
   if (ways.identities) {
-    query = query.where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('identities as i').select('i.user_id').whereRef('i.user_id', '=', 'u.id'))),
-    );
+    query = query.where(({ not }) => not(identityLinked('u.id')));
   }
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.n);

@@ -1,13 +1,14 @@
 import { defineModule } from '../../kernel/module.ts';
-import { providerEndpoints } from './providers.routes.ts';
-import { pruneFlows } from './prune.ts';
+import { adminEndpoints } from './admin/admin.routes.ts';
+import { flowEndpoints } from './flow/flow.routes.ts';
+import { pruneFlows } from './flow/prune.ts';
 
 export const providersModule = defineModule({
   name: 'providers',
   required: false,
   description: 'Many external sign-in providers on the hosted pages',
   forms: ['FULL'],
-  endpoints: providerEndpoints,
+  endpoints: (ctx) => [...adminEndpoints(ctx), ...flowEndpoints(ctx)],
   jobs: [
     // Expired flows guard nothing; idempotent, so every instance runs it.
     { name: 'providers.prune', what: 'expired provider flow pruning', everyMs: 10 * 60_000, run: pruneFlows },

@@ -1,5 +1,5 @@
-import type { Budget } from '../../identity/budgets/attempt-budget.ts';
-import { addressBucket } from '../../identity/budgets/throttle.ts';
+import type { Budget } from '../../../identity/budgets/attempt-budget.ts';
+import { addressBucket } from '../../../identity/budgets/throttle.ts';
 
 export const START_LIMIT = 60;
 export const START_WINDOW_MS = 10 * 60_000;

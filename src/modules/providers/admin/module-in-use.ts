@@ -1,8 +1,8 @@
-import { ApiError } from '../../http/errors.ts';
-import type { AppContext } from '../../kernel/context.ts';
-import type { ModuleName } from '../../kernel/module-state.ts';
-import type { Db } from '../../platform/db/schema.ts';
-import { countActiveAdmins, countProviderOnlyAccounts } from './providers.queries.ts';
+import { ApiError } from '../../../http/errors.ts';
+import type { AppContext } from '../../../kernel/context.ts';
+import type { ModuleName } from '../../../kernel/module-state.ts';
+import type { Db } from '../../../platform/db/schema.ts';
+import { countActiveAdmins, countProviderOnlyAccounts } from './module-in-use.queries.ts';
 
 /**
  * docs/api.md §16 "A sign-in method never silently disappears", for `providers`: switching it off

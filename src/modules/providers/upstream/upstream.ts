@@ -1,11 +1,15 @@
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
-import { ApiError } from '../../http/errors.ts';
-import type { AppContext } from '../../kernel/context.ts';
-import type { VerifiedIdentity } from '../idp/index.ts';
-import { createOidcClient, type OidcClient, providerUnavailable, verifyIdToken } from '../idp/index.ts';
-import { appleClientSecret, GITHUB_API } from './presets.ts';
+import { ApiError } from '../../../http/errors.ts';
+import type { AppContext } from '../../../kernel/context.ts';
+import { githubIdentity } from './github.ts';
+import { type UpstreamIdentity, type VerifiedIdentity, verifyIdToken } from './id-token.ts';
+import { createOidcClient, type OidcClient, providerUnavailable } from './oidc-client.ts';
+import { appleClientSecret } from './presets.ts';
 import type { Provider } from './providers.service.ts';
+import { lacksMappedClaims, withUserinfo } from './userinfo.ts';
+
+export type { UpstreamIdentity } from './id-token.ts';
 
 /*
  * The client side of a provider's redirect flow, by openid-client 6 (and jose for Apple's secret): the
@@ -16,7 +20,8 @@ import type { Provider } from './providers.service.ts';
 
 interface Cached {
   version: number;
-  server: Promise<oidc.ServerMetadata>;
+  /** Fetched at the first flow or userinfo read (POST /idp/verify needs only the verifier). */
+  server: Promise<oidc.ServerMetadata> | null;
   verifier: OidcClient | null;
 }
 const caches = new WeakMap<AppContext, Map<string, Cached>>();
@@ -33,7 +38,7 @@ function cached(ctx: AppContext, provider: Provider): Cached {
   if (hit && hit.version === provider.version) return hit;
   const entry: Cached = {
     version: provider.version,
-    server: serverMetadata(ctx, provider),
+    server: null,
     verifier:
       provider.kind === 'oidc'
         ? createOidcClient(
@@ -42,12 +47,21 @@ function cached(ctx: AppContext, provider: Provider): Cached {
           )
         : null,
   };
-  // A failed discovery is not kept: the next sign-in tries again.
-  entry.server.catch(() => {
-    if (map.get(provider.name) === entry) map.delete(provider.name);
-  });
   map.set(provider.name, entry);
   return entry;
+}
+
+function server(ctx: AppContext, provider: Provider): Promise<oidc.ServerMetadata> {
+  const entry = cached(ctx, provider);
+  if (entry.server === null) {
+    const fetched = serverMetadata(ctx, provider);
+    entry.server = fetched;
+    // A failed discovery is not kept: the next sign-in tries again.
+    fetched.catch(() => {
+      if (entry.server === fetched) entry.server = null;
+    });
+  }
+  return entry.server;
 }
 
 async function serverMetadata(ctx: AppContext, provider: Provider): Promise<oidc.ServerMetadata> {
@@ -71,7 +85,7 @@ async function serverMetadata(ctx: AppContext, provider: Provider): Promise<oidc
 
 /** openid-client's configuration for one exchange (Apple's client secret is minted fresh each time). */
 async function configuration(ctx: AppContext, provider: Provider): Promise<oidc.Configuration> {
-  const server = await cached(ctx, provider).server;
+  const metadata = await server(ctx, provider);
   let secret = provider.clientSecret;
   if (provider.preset === 'apple' && provider.privateKey !== null) {
     const { team_id, key_id } = provider.settings;
@@ -81,7 +95,7 @@ async function configuration(ctx: AppContext, provider: Provider): Promise<oidc.
     );
   }
   const auth = secret === null ? oidc.None() : oidc.ClientSecretPost(secret);
-  const config = new oidc.Configuration(server, provider.clientId, undefined, auth);
+  const config = new oidc.Configuration(metadata, provider.clientId, undefined, auth);
   if (isHttp(provider.issuer)) oidc.allowInsecureRequests(config);
   config.timeout = Math.ceil(ctx.config.oidc.httpTimeoutMs / 1000);
   return config;
@@ -130,15 +144,6 @@ export interface CallbackChecks {
   codeVerifier: string;
 }
 
-/** An identity the provider vouched for, plus what allowed_domains looks at. */
-export interface UpstreamIdentity {
-  identity: VerifiedIdentity;
-  /** Google's `hd` or Microsoft's `tid`, when the provider has one. */
-  organization: string | null;
-  /** The raw ID token (oidc), reserved as used in the sign-in's transaction (docs/api.md §16). */
-  idToken: string | null;
-}
-
 /** Exchanges the code and returns the verified identity; failures are ApiErrors of docs/api.md §9. */
 export async function exchange(
   ctx: AppContext,
@@ -161,8 +166,21 @@ export async function exchange(
   const idToken = tokens.id_token;
   if (typeof idToken !== 'string')
     throw new ApiError('idp_token_invalid', { detail: 'The provider sent no ID token' });
-  const identity = await verifyIdToken(verifierFor(ctx, provider), idToken, checks.nonce);
+  const verified = await verifyIdToken(verifierFor(ctx, provider), idToken, checks.nonce);
+  // The redirect flow always holds an access token: userinfo fills in what the ID token lacks.
+  const identity = await withUserinfo(config, verified, tokens.access_token);
   return refineIdentity(provider, identity, idToken);
+}
+
+/** `POST /idp/verify` with an access token: the provider's userinfo fills in what the ID token lacks. */
+export async function completeClaims(
+  ctx: AppContext,
+  provider: Provider,
+  identity: VerifiedIdentity,
+  accessToken: string,
+): Promise<VerifiedIdentity> {
+  if (provider.kind !== 'oidc' || !lacksMappedClaims(identity)) return identity;
+  return withUserinfo(await configuration(ctx, provider), identity, accessToken);
 }
 
 /** The OpenID verifier (discovery and keys, cached) of an `oidc` provider, as POST /idp/verify uses it too. */
@@ -191,6 +209,25 @@ export function refineIdentity(
   return { identity, organization: typeof org === 'string' ? org : null, idToken };
 }
 
+/**
+ * `allowed_domains` (docs/api.md §18): Google's `hd` or Microsoft's `tid` where the provider has one,
+ * else the verified address's exact domain. An empty list admits everyone.
+ */
+export function assertAllowedDomain(provider: Provider, upstream: UpstreamIdentity): void {
+  if (provider.allowedDomains.length === 0) return;
+  const allowed = new Set(provider.allowedDomains.map((d) => d.toLowerCase()));
+  let value: string | null = null;
+  if (provider.preset === 'google' || provider.preset === 'microsoft') {
+    value = upstream.organization?.toLowerCase() ?? null;
+  } else if (upstream.identity.email !== null && upstream.identity.emailVerified) {
+    const email = upstream.identity.email;
+    value = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+  }
+  if (value === null || !allowed.has(value)) {
+    throw new ApiError('forbidden', { detail: `This ${provider.displayName} account is not admitted here` });
+  }
+}
+
 function exchangeError(err: unknown): unknown {
   if (err instanceof ApiError) return err;
   if (err instanceof oidc.AuthorizationResponseError) {
@@ -203,69 +240,4 @@ function exchangeError(err: unknown): unknown {
     return new ApiError('idp_token_invalid', { detail: 'The provider answer failed a check', cause: err });
   }
   return providerUnavailable('the code exchange failed', err);
-}
-
-interface GithubEmail {
-  email?: unknown;
-  primary?: unknown;
-  verified?: unknown;
-}
-
-/**
- * GitHub (OAuth 2, no ID token): the identity is (issuer, the numeric user id) — never the login,
- * which its owner can change — and only the verified primary address counts (docs/api.md §18).
- */
-async function githubIdentity(
-  ctx: AppContext,
-  provider: Provider,
-  config: oidc.Configuration,
-  accessToken: string,
-): Promise<UpstreamIdentity> {
-  const api = (provider.settings.api_url ?? GITHUB_API).replace(/\/+$/, '');
-  const get = async (path: string): Promise<unknown> => {
-    const headers = new Headers({
-      accept: 'application/vnd.github+json',
-      'x-github-api-version': '2022-11-28',
-      'user-agent': 'Gatehouse',
-    });
-    let res: Response;
-    try {
-      res = await oidc.fetchProtectedResource(
-        config,
-        accessToken,
-        new URL(`${api}${path}`),
-        'GET',
-        null,
-        headers,
-      );
-    } catch (err) {
-      throw providerUnavailable(`GitHub ${path} failed`, err);
-    }
-    if (res.status !== 200) throw providerUnavailable(`GitHub ${path} answered HTTP ${res.status}`);
-    return res.json();
-  };
-  const user = (await get('/user')) as { id?: unknown; login?: unknown; name?: unknown };
-  if (typeof user.id !== 'number' || !Number.isSafeInteger(user.id) || user.id <= 0) {
-    throw new ApiError('idp_token_invalid', { detail: 'GitHub sent no numeric user id' });
-  }
-  const emails = await get('/user/emails');
-  const primary = Array.isArray(emails)
-    ? (emails as GithubEmail[]).find(
-        (e) => e.primary === true && e.verified === true && typeof e.email === 'string',
-      )
-    : undefined;
-  const name = typeof user.name === 'string' && user.name.trim() !== '' ? user.name.trim() : null;
-  void ctx;
-  return {
-    identity: {
-      issuer: provider.issuer,
-      subject: String(user.id),
-      email: primary ? (primary.email as string) : null,
-      emailVerified: primary !== undefined,
-      name: name ?? (typeof user.login === 'string' ? user.login : null),
-      expiresAt: Date.now(),
-    },
-    organization: null,
-    idToken: null,
-  };
 }

@@ -1,47 +1,26 @@
 import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError } from '../../http/errors.ts';
-import type { ClientInfo } from '../../identity/index.ts';
-import { normalizeEmail, recordAudit } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
-import { dialectOf } from '../../platform/db/dialect.ts';
-import type { DB, UserRow } from '../../platform/db/schema.ts';
-import { type FreshProof, requireFreshProof } from '../mfa/index.ts';
+import { ApiError } from '../../../http/errors.ts';
+import type { ClientInfo, IdentityRow } from '../../../identity/index.ts';
 import {
   deleteIdentity,
-  type FlowRow,
-  findIdentityBySubject,
-  type IdentityRow,
-  insertIdentityRow,
+  findIdentity,
+  insertIdentity,
   listIdentities,
-  listProviderRows,
-  lockUser,
-  signInMethods,
-} from './providers.queries.ts';
-import type { Provider } from './providers.service.ts';
-import type { UpstreamIdentity } from './upstream.ts';
+  normalizeEmail,
+  recordAudit,
+} from '../../../identity/index.ts';
+import type { AppContext } from '../../../kernel/context.ts';
+import { dialectOf } from '../../../platform/db/dialect.ts';
+import type { DB, UserRow } from '../../../platform/db/schema.ts';
+import { type FreshProof, requireFreshProof } from '../../mfa/index.ts';
+import { listProviderRows } from '../upstream/providers.queries.ts';
+import type { Provider } from '../upstream/providers.service.ts';
+import type { UpstreamIdentity } from '../upstream/upstream.ts';
+import { type FlowRow, lockUser, signInMethods } from './flow.queries.ts';
 
 /** How recent a sign-in must be for a link to need no other proof (docs/api.md §18). */
 export const FRESH_SIGN_IN_MS = 5 * 60_000;
-
-/**
- * `allowed_domains` (docs/api.md §18): Google's `hd` or Microsoft's `tid` where the provider has one,
- * else the verified address's exact domain. An empty list admits everyone.
- */
-export function assertAllowedDomain(provider: Provider, upstream: UpstreamIdentity): void {
-  if (provider.allowedDomains.length === 0) return;
-  const allowed = new Set(provider.allowedDomains.map((d) => d.toLowerCase()));
-  let value: string | null = null;
-  if (provider.preset === 'google' || provider.preset === 'microsoft') {
-    value = upstream.organization?.toLowerCase() ?? null;
-  } else if (upstream.identity.email !== null && upstream.identity.emailVerified) {
-    const email = upstream.identity.email;
-    value = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-  }
-  if (value === null || !allowed.has(value)) {
-    throw new ApiError('forbidden', { detail: `This ${provider.displayName} account is not admitted here` });
-  }
-}
 
 /** A link flow's callback: the identity joins the account of the session that started it. */
 export async function linkToAccount(
@@ -65,7 +44,7 @@ export async function linkToAccount(
   }
   const userId = live.user.id;
   await ctx.db.transaction().execute(async (trx) => {
-    const holder = await findIdentityBySubject(trx, identity.issuer, identity.subject);
+    const holder = await findIdentity(trx, identity.issuer, identity.subject);
     if (holder && holder.user_id !== userId) {
       throw new ApiError('forbidden', {
         detail: `This ${provider.displayName} account is already linked to another account`,
@@ -80,7 +59,7 @@ export async function linkToAccount(
       email: identity.email === null ? null : normalizeEmail(identity.email),
       linked_at: now,
     };
-    await insertIdentityRow(trx, row);
+    await insertIdentity(trx, row);
     await recordAudit(trx, {
       action: 'identity.link',
       actor: { type: 'user', id: userId },

@@ -1,5 +1,5 @@
 import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../../http/errors.ts';
 import {
   type ClientInfo,
   completeSignIn,
@@ -7,18 +7,19 @@ import {
   enrollmentRequired,
   recordAudit,
   recordAudits,
-} from '../../identity/index.ts';
-import { hashOpaqueToken, newOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
-import { secretsKey } from '../../identity/tokens/secrets-key.ts';
-import type { AppContext } from '../../kernel/context.ts';
-import { isUniqueViolation } from '../../platform/db/dialect.ts';
-import { countLogin } from '../core/index.ts';
-import { findLinkOrCreate, reserveIdToken } from '../idp/index.ts';
-import { issueMfaToken, secondFactors } from '../mfa/index.ts';
-import { assertAllowedDomain, linkToAccount } from './link.service.ts';
-import { insertFlow, takeFlow } from './providers.queries.ts';
-import { notFound, type Provider, requireProvider } from './providers.service.ts';
-import { authorizationUrl, exchange, usesFormPost } from './upstream.ts';
+} from '../../../identity/index.ts';
+import { hashOpaqueToken, newOpaqueToken } from '../../../identity/tokens/opaque-tokens.ts';
+import { secretsKey } from '../../../identity/tokens/secrets-key.ts';
+import type { AppContext } from '../../../kernel/context.ts';
+import { isUniqueViolation } from '../../../platform/db/dialect.ts';
+import { countLogin } from '../../core/index.ts';
+import { issueMfaToken, secondFactors } from '../../mfa/index.ts';
+import { findLinkOrCreate } from '../upstream/identity-mapping.ts';
+import { notFound, type Provider, requireProvider } from '../upstream/providers.service.ts';
+import { reserveIdToken } from '../upstream/replay.ts';
+import { assertAllowedDomain, authorizationUrl, exchange, usesFormPost } from '../upstream/upstream.ts';
+import { insertFlow, takeFlow } from './flow.queries.ts';
+import { linkToAccount } from './link.service.ts';
 
 /** A flow lives 10 minutes (docs/api.md §18); so does a pending second factor's handle. */
 export const FLOW_TTL_MS = 10 * 60_000;

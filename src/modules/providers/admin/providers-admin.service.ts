@@ -1,23 +1,22 @@
-import { ApiError } from '../../http/errors.ts';
-import type { ClientInfo } from '../../identity/index.ts';
-import { type AuditAction, recordAudit } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
-import { isUniqueViolation } from '../../platform/db/dialect.ts';
+import { ApiError } from '../../../http/errors.ts';
+import type { ClientInfo } from '../../../identity/index.ts';
+import { type AuditAction, recordAudit } from '../../../identity/index.ts';
+import type { AppContext } from '../../../kernel/context.ts';
+import { isUniqueViolation } from '../../../platform/db/dialect.ts';
 import {
   checkApplePrivateKey,
   checkServerUrl,
   microsoftIssuer,
   PRESETS,
   type PresetSettings,
-} from './presets.ts';
+} from '../upstream/presets.ts';
 import {
   deleteProviderRow,
   findProviderRow,
   insertProviderRow,
   type ProviderRow,
   updateProviderRow,
-} from './providers.queries.ts';
-import type { CreateProviderInput, ProviderView, UpdateProviderInput } from './providers.schemas.ts';
+} from '../upstream/providers.queries.ts';
 import {
   DEFAULT_PROVIDER,
   key,
@@ -26,7 +25,8 @@ import {
   secretContext,
   toProvider,
   toView,
-} from './providers.service.ts';
+} from '../upstream/providers.service.ts';
+import type { CreateProviderInput, ProviderView, UpdateProviderInput } from './providers.schemas.ts';
 
 /* The admin API of docs/api.md §18: create, update, delete, with presets applied and secrets sealed. */
 

@@ -7,7 +7,7 @@ import {
   jwtVerify,
   type ProtectedHeaderParameters,
 } from 'jose';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../../http/errors.ts';
 import type { OidcClient } from './oidc-client.ts';
 
 /** Allowed clock difference for exp, nbf and iat (docs/api.md §7). */
@@ -24,6 +24,15 @@ export interface VerifiedIdentity {
   name: string | null;
   /** The token's `exp`, epoch ms (how long it must be remembered as used: docs/api.md §16). */
   expiresAt: number;
+}
+
+/** An identity the provider vouched for, plus what allowed_domains looks at. */
+export interface UpstreamIdentity {
+  identity: VerifiedIdentity;
+  /** Google's `hd` or Microsoft's `tid`, when the provider has one. */
+  organization: string | null;
+  /** The raw ID token (oidc), reserved as used in the sign-in's transaction (docs/api.md §16). */
+  idToken: string | null;
 }
 
 // Token types that are JWTs from the same provider but not ID tokens (RFC 9068, OIDC Back-Channel Logout).
@@ -106,7 +115,7 @@ async function verifyWithCandidates(
 
 // C0 and C1 controls (NUL included): no identifier, address or name needs them, and PostgreSQL
 // cannot store NUL at all: refused here, a claim never reaches the database with one.
-function hasControlCharacter(value: string): boolean {
+export function hasControlCharacter(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
     if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true;
@@ -166,7 +175,7 @@ function checkClaims(
   };
 }
 
-function displayName(payload: JWTPayload): string | null {
+export function displayName(payload: JWTPayload): string | null {
   if (typeof payload.name === 'string' && payload.name.trim() !== '') return payload.name.trim();
   const parts = [payload.given_name, payload.family_name].filter(
     (p): p is string => typeof p === 'string' && p.trim() !== '',

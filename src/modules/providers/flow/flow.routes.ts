@@ -1,12 +1,22 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type Endpoint, endpoint } from '../../http/endpoint.ts';
-import { requireAuth } from '../../http/guard.ts';
-import { ownCookieValue } from '../../http/pages/index.ts';
-import { reserveOrThrow } from '../../identity/budgets/attempt-budget.ts';
-import { clientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
-import { provideIdTokenSources } from '../idp/index.ts';
+import { type Endpoint, endpoint } from '../../../http/endpoint.ts';
+import { requireAuth } from '../../../http/guard.ts';
+import { ownCookieValue } from '../../../http/pages/index.ts';
+import { reserveOrThrow } from '../../../identity/budgets/attempt-budget.ts';
+import { clientInfo } from '../../../identity/index.ts';
+import type { AppContext } from '../../../kernel/context.ts';
+import { ProviderParams } from '../admin/providers.schemas.ts';
+import { enabledProviders } from '../upstream/providers.service.ts';
+import {
+  CallbackFields,
+  ContinueResponse,
+  FreshProofBody,
+  IdentityList,
+  IdentityParams,
+  LinkResponse,
+  StartQuery,
+} from './flow.schemas.ts';
 import { finishFlow, startFlow, takeSecondFactor } from './flow.service.ts';
 import {
   FLOW_COOKIE,
@@ -18,25 +28,8 @@ import {
   secondFactorCookie,
 } from './flow-http.ts';
 import { assertFreshSession, identitiesOf, isFresh, unlinkIdentity } from './link.service.ts';
-import {
-  CallbackFields,
-  ContinueResponse,
-  CreateProviderBody,
-  FreshProofBody,
-  IdentityList,
-  IdentityParams,
-  LinkResponse,
-  ProviderList,
-  ProviderParams,
-  ProviderSchema,
-  StartQuery,
-  UpdateProviderBody,
-} from './providers.schemas.ts';
-import { enabledProviders, listProviders } from './providers.service.ts';
-import { createProvider, deleteProvider, updateProvider } from './providers-admin.service.ts';
 import { checkReturnTo } from './return-to.ts';
 import { startBudget } from './start-budget.ts';
-import { verifySource } from './verify-source.ts';
 
 const Buttons = Type.Object({
   data: Type.Array(
@@ -49,11 +42,8 @@ const Buttons = Type.Object({
   ),
 });
 
-/** The `providers` module (docs/api.md §18): named external providers, their redirect flow, linking. */
-export function providerEndpoints(ctx: AppContext): Endpoint[] {
-  // POST /idp/verify with "provider" (docs/api.md §18): a stored provider's verifier and settings.
-  provideIdTokenSources(ctx, (name) => verifySource(ctx, name));
-
+/** The redirect flow of the `providers` module (docs/api.md §18): sign-in, linking, identities. */
+export function flowEndpoints(ctx: AppContext): Endpoint[] {
   const callback = async (
     req: FastifyRequest<{ Params: { name: string } }>,
     reply: FastifyReply,
@@ -84,52 +74,6 @@ export function providerEndpoints(ctx: AppContext): Endpoint[] {
   };
 
   return [
-    endpoint({
-      group: 'idp',
-      label: 'providers',
-      method: 'GET',
-      path: '/api/v1/idp/providers',
-      access: 'admin',
-      summary: 'List the external sign-in providers (secrets are never shown)',
-      schema: { response: { 200: ProviderList } },
-      handler: () => listProviders(ctx),
-    }),
-    endpoint({
-      group: 'idp',
-      label: 'provider_create',
-      method: 'POST',
-      path: '/api/v1/idp/providers',
-      access: 'admin',
-      summary: 'Add an external sign-in provider (presets: google, microsoft, gitlab, apple, github)',
-      schema: { body: CreateProviderBody, response: { 201: ProviderSchema } },
-      status: 201,
-      location: (created) => `/api/v1/idp/providers/${created.name}`,
-      handler: (req) => createProvider(ctx, req.body, requireAuth(req).user.id, clientInfo(req)),
-    }),
-    endpoint({
-      group: 'idp',
-      label: 'provider_update',
-      method: 'PUT',
-      path: '/api/v1/idp/providers/:name',
-      access: 'admin',
-      summary: 'Change a provider; secrets not sent stay as they are',
-      schema: { params: ProviderParams, body: UpdateProviderBody, response: { 200: ProviderSchema } },
-      handler: (req) =>
-        updateProvider(ctx, req.params.name, req.body, requireAuth(req).user.id, clientInfo(req)),
-    }),
-    endpoint({
-      group: 'idp',
-      label: 'provider_delete',
-      method: 'DELETE',
-      path: '/api/v1/idp/providers/:name',
-      access: 'admin',
-      summary: 'Remove a provider (identities linked through it stay)',
-      schema: { params: ProviderParams, response: { 204: Type.Null() } },
-      status: 204,
-      handler: async (req) => {
-        await deleteProvider(ctx, req.params.name, requireAuth(req).user.id, clientInfo(req));
-      },
-    }),
     endpoint({
       group: 'idp',
       label: 'start',

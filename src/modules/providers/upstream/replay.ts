@@ -1,8 +1,8 @@
-import { hashOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
-import type { AppContext } from '../../kernel/context.ts';
-import type { Db } from '../../platform/db/schema.ts';
+import { hashOpaqueToken } from '../../../identity/tokens/opaque-tokens.ts';
+import type { AppContext } from '../../../kernel/context.ts';
+import type { Db } from '../../../platform/db/schema.ts';
 import { CLOCK_TOLERANCE_S, tokenInvalid } from './id-token.ts';
-import { deleteExpiredIdTokenUses, reserveIdTokenUse } from './idp.queries.ts';
+import { deleteExpiredIdTokenUses, reserveIdTokenUse } from './replay.queries.ts';
 
 /*
  * "An ID token signs in once" (docs/api.md §16). The sign-in reserves the token inside its own

@@ -1,19 +1,21 @@
 import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError } from '../../http/errors.ts';
-import type { AuditEvent, ClientInfo } from '../../identity/index.ts';
+import { ApiError } from '../../../http/errors.ts';
+import type { AuditEvent, ClientInfo } from '../../../identity/index.ts';
 import {
+  findIdentity,
   findUserByEmail,
   findUserById,
+  insertIdentity,
   insertUser,
   newUserRow,
   normalizeEmail,
+  updateIdentityEmail,
   updateUser,
-} from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
-import type { DB, UserRow } from '../../platform/db/schema.ts';
+} from '../../../identity/index.ts';
+import type { AppContext } from '../../../kernel/context.ts';
+import type { DB, UserRow } from '../../../platform/db/schema.ts';
 import type { VerifiedIdentity } from './id-token.ts';
-import { findIdentity, insertIdentity, updateIdentityEmail } from './idp.queries.ts';
 import { assertMayLinkByEmail, type LinkPolicy } from './linking.ts';
 
 /** How one provider maps identities to accounts: §7's settings for `default`, a provider's own otherwise. */

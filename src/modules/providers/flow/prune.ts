@@ -1,6 +1,6 @@
-import { deleteCountersBefore } from '../../identity/budgets/throttle.queries.ts';
-import type { AppContext } from '../../kernel/context.ts';
-import { deleteExpiredFlows } from './providers.queries.ts';
+import { deleteCountersBefore } from '../../../identity/budgets/throttle.queries.ts';
+import type { AppContext } from '../../../kernel/context.ts';
+import { deleteExpiredFlows } from './flow.queries.ts';
 import { START_BUDGET_PREFIX, START_WINDOW_MS } from './start-budget.ts';
 
 /**

@@ -1,6 +1,6 @@
-import { ApiError } from '../../http/errors.ts';
-import type { Db, UserOrigin, UserRow } from '../../platform/db/schema.ts';
-import { hasIdentities } from './idp.queries.ts';
+import { ApiError } from '../../../http/errors.ts';
+import { hasIdentities } from '../../../identity/index.ts';
+import type { Db, UserOrigin, UserRow } from '../../../platform/db/schema.ts';
 
 /**
  * The linking rules of docs/api.md §16 ("Linking by e-mail is safe"), in one place: every way an

@@ -1,9 +1,15 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { findUserByEmail, findUserById, normalizeEmail, recordAudit } from '../../identity/index.ts';
-import { isUniqueViolation } from '../../platform/db/dialect.ts';
-import type { DB } from '../../platform/db/schema.ts';
-import { findIdentity, insertIdentity } from './idp.queries.ts';
+import {
+  findIdentity,
+  findUserByEmail,
+  findUserById,
+  insertIdentity,
+  normalizeEmail,
+  recordAudit,
+} from '../../../identity/index.ts';
+import { isUniqueViolation } from '../../../platform/db/dialect.ts';
+import type { DB } from '../../../platform/db/schema.ts';
 
 /** A refusal of `gatehouse users link-identity`, said in one line. */
 export class LinkIdentityError extends Error {}

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../../http/errors.ts';
 import {
   type AuditEvent,
   type ClientInfo,
@@ -8,32 +8,28 @@ import {
   hasCompatibilityCharacters,
   recordAudit,
   recordAudits,
-} from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
-import { isUniqueViolation } from '../../platform/db/dialect.ts';
-import type { DB } from '../../platform/db/schema.ts';
-import { countLogin } from '../core/index.ts';
-import { issueMfaToken, mfaRequired, type SecondFactorMethod, secondFactors } from '../mfa/index.ts';
+  type TokenResponse,
+} from '../../../identity/index.ts';
+import type { AppContext } from '../../../kernel/context.ts';
+import type { HealthCheck } from '../../../kernel/health-check.ts';
+import { isUniqueViolation } from '../../../platform/db/dialect.ts';
+import type { DB } from '../../../platform/db/schema.ts';
+import { countLogin } from '../../core/index.ts';
+import { issueMfaToken, mfaRequired, type SecondFactorMethod, secondFactors } from '../../mfa/index.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
 import { findLinkOrCreate, type MappingPolicy } from './identity-mapping.ts';
-import type { VerifyResponse } from './idp.schemas.ts';
 import { LinkRefused } from './linking.ts';
-import type { Discovery, OidcClient } from './oidc-client.ts';
+import type { Discovery } from './oidc-client.ts';
+import { DEFAULT_PROVIDER, defaultProvider } from './providers.service.ts';
 import { reserveIdToken } from './replay.ts';
+import { verifierFor } from './upstream.ts';
+import { verifySource } from './verify-source.ts';
 
 /** `GET /api/v1/idp/config` (docs/api.md §7). */
 export type IdpConfig = { enabled: false } | ({ enabled: true; client_id: string } & Discovery);
 
-/**
- * Where an ID token comes from when it is not the seed's provider: a named provider of the
- * `providers` module (docs/api.md §18, `"provider"` in the body), its verifier and its own settings.
- */
-export interface IdTokenSource {
-  client: OidcClient;
-  policy: MappingPolicy;
-  /** The provider's own reading of its claims (e.g. Microsoft's `xms_edov`), and its `allowed_domains`. */
-  refine(identity: VerifiedIdentity, idToken: string): void;
-}
+/** `POST /api/v1/idp/verify`'s answer: a token response, and whether the account was created. */
+export type IdTokenSignIn = TokenResponse & { created: boolean };
 
 /** A verified sign-in of an account with second factors: committed, and answered 403 `mfa_required`. */
 interface SecondFactorDue {
@@ -42,9 +38,20 @@ interface SecondFactorDue {
 
 /** The provider settings a front end needs to start a sign-in, from the cached discovery document. */
 export async function idpConfig(ctx: AppContext): Promise<IdpConfig> {
-  if (!ctx.oidc) return { enabled: false };
-  const doc = await ctx.oidc.discovery();
-  return { enabled: true, ...doc, client_id: ctx.oidc.settings.clientId };
+  const seed = defaultProvider(ctx);
+  if (seed === null) return { enabled: false };
+  const client = verifierFor(ctx, seed);
+  const doc = await client.discovery();
+  return { enabled: true, ...doc, client_id: client.settings.clientId };
+}
+
+/**
+ * The `idp` health check (`/health/detailed`): the `default` provider's discovery and keys fetched
+ * now; `disabled` when OIDC_ISSUER is not set.
+ */
+export function defaultProviderHealth(ctx: AppContext): Promise<HealthCheck> {
+  const seed = defaultProvider(ctx);
+  return seed === null ? Promise.resolve({ status: 'disabled' }) : verifierFor(ctx, seed).probe();
 }
 
 /** What a refused sign-in's audit entry can name, filled in as the sign-in learns it. */
@@ -61,23 +68,26 @@ interface Attempt {
  */
 export async function signInWithIdToken(
   ctx: AppContext,
-  input: { idToken: string; nonce?: string | undefined },
+  input: { idToken: string; nonce?: string | undefined; accessToken?: string | undefined },
   client: ClientInfo,
-  source: IdTokenSource | null = null,
-): Promise<VerifyResponse> {
-  if (!source && !ctx.oidc) {
+  provider: string = DEFAULT_PROVIDER,
+): Promise<IdTokenSignIn> {
+  if (provider === DEFAULT_PROVIDER && defaultProvider(ctx) === null) {
     throw new ApiError('idp_not_configured', {
       detail: 'No identity provider is configured (OIDC_ISSUER, OIDC_CLIENT_ID)',
     });
   }
-  const oidc = source?.client ?? (ctx.oidc as OidcClient);
-  const policy = source?.policy ?? ctx.config.oidc;
+  const source = await verifySource(ctx, provider);
   const seen: Attempt = { identity: null, userId: null };
-  let result: VerifyResponse | SecondFactorDue;
+  let result: IdTokenSignIn | SecondFactorDue;
   try {
-    const identity = await verifyIdToken(oidc, input.idToken, input.nonce);
+    let identity = await verifyIdToken(source.client, input.idToken, input.nonce);
     seen.identity = identity;
-    source?.refine(identity, input.idToken);
+    if (input.accessToken !== undefined) {
+      identity = await source.completeClaims(identity, input.accessToken);
+      seen.identity = identity;
+    }
+    source.refine(identity, input.idToken);
     if (identity.email !== null && hasCompatibilityCharacters(identity.email)) {
       // Refused, never folded: `\u212Aate@…` must not become `kate@…` (docs/api.md §5).
       throw new ApiError('validation_failed', {
@@ -89,7 +99,7 @@ export async function signInWithIdToken(
       ctx.db.transaction().execute(async (trx) => {
         // First write of the sign-in: the token's one use (docs/api.md §16), undone if it is refused.
         await reserveIdToken(trx, input.idToken, identity.expiresAt);
-        return mapAndOpen(ctx, trx, identity, policy, client, seen);
+        return mapAndOpen(ctx, trx, identity, source.policy, client, seen);
       });
     try {
       result = await attempt();
@@ -136,7 +146,7 @@ async function mapAndOpen(
   policy: MappingPolicy,
   client: ClientInfo,
   seen: Attempt,
-): Promise<VerifyResponse | SecondFactorDue> {
+): Promise<IdTokenSignIn | SecondFactorDue> {
   const { issuer, subject } = identity;
   const { user, created, events } = await findLinkOrCreate(ctx, trx, identity, policy, client, seen);
 

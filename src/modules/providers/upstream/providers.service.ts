@@ -1,9 +1,9 @@
-import { ApiError } from '../../http/errors.ts';
-import { type SecretsKey, secretsKey } from '../../identity/tokens/secrets-key.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import { ApiError } from '../../../http/errors.ts';
+import { type SecretsKey, secretsKey } from '../../../identity/tokens/secrets-key.ts';
+import type { AppContext } from '../../../kernel/context.ts';
+import type { ProviderView } from '../admin/providers.schemas.ts';
 import type { PresetName, PresetSettings, ProviderKind } from './presets.ts';
 import { findProviderRow, listProviderRows, type ProviderRow } from './providers.queries.ts';
-import type { ProviderView } from './providers.schemas.ts';
 
 /** A provider with its secrets opened, for the flow; never answered. */
 export interface Provider {
