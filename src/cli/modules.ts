@@ -37,14 +37,19 @@ async function toggle(config: Config, name: string, enabled: boolean, force: boo
   await withContext(config, async (ctx) => {
     const { switchModule } = await import('../modules/admin/index.ts');
     const before = ctx.modules.isEnabled(module.name);
+    const state = enabled ? 'on' : 'off';
+    if (before === enabled) {
+      // Nothing changes, so nothing is audited.
+      console.log(`${module.name} was already ${state}`);
+      return;
+    }
     await switchModule(ctx, { name: module.name, required: module.required, enabled: before }, enabled, {
       force,
       unavailable: module.preconditions?.unmet(ctx.config, ctx.database.dialect) ?? null,
       actor: { type: 'system' },
       client: null,
     });
-    const state = enabled ? 'on' : 'off';
-    console.log(before === enabled ? `${module.name} was already ${state}` : `${module.name} is ${state}`);
+    console.log(`${module.name} is ${state}`);
   });
 }
 
