@@ -88,12 +88,31 @@ function moduleItem(m, onToggle) {
 }
 
 /**
+ * Switching these off locks people out of the very page the switch is on (the console) or of the
+ * sign-in every new console session goes through (pages): asked first, with the way back.
+ */
+const LOCKOUT = {
+  console:
+    'This page stops answering at once, for every admin. Switch it back on with the command "gatehouse modules enable console" or the API (PUT /api/v1/admin/modules/console).',
+  pages:
+    'The hosted sign-in and account pages stop answering: nobody can sign in to this console again until pages is on again ("gatehouse modules enable pages"). Sessions already open keep working.',
+};
+
+/**
  * PUT of the switch. Switching off a module whose factors accounts hold answers 409 `module_in_use`
  * (docs/api.md §16): its detail (how many accounts) is shown in a dialog, and only a confirmation
  * sends `force`. Resolves null when the admin keeps it on.
  */
 async function putModule(m, enabled) {
   const path = `/api/v1/admin/modules/${encodeURIComponent(m.name)}`;
+  if (!enabled && LOCKOUT[m.name] !== undefined) {
+    const sure = await confirmAction({
+      title: `Turn ${m.name} off?`,
+      text: LOCKOUT[m.name],
+      yes: `Turn ${m.name} off`,
+    });
+    if (!sure) return null;
+  }
   try {
     return await call(path, { method: 'PUT', body: { enabled } });
   } catch (err) {

@@ -15,7 +15,21 @@ export function showRegistrationToken() {
   form.reset();
   clearError(form);
   $('#registration-section').hidden = !can(ENDPOINT);
+  // The card says what OAUTH_DYNAMIC_REGISTRATION is on this service (the page carries it), and
+  // offers the token form only where tokens are used.
+  const state = document.body.dataset.registration ?? 'off';
+  $('#registration-state-text').textContent = STATES[state] ?? STATES.off;
+  $('#registration-off').hidden = state !== 'off';
+  $('#registration-open').hidden = state !== 'open';
+  $('#registration-token-hint').hidden = state !== 'token';
+  form.hidden = state !== 'token';
 }
+
+const STATES = {
+  off: 'off',
+  token: 'on, with a registration token',
+  open: 'open to any application',
+};
 
 export function initRegistrationToken() {
   onSubmit(form, async (values) => {

@@ -16,6 +16,7 @@ import {
   showSecret,
   words,
 } from './admin-core.js';
+import { hideConnect, showConnect } from './admin-oauth-connect.js';
 import { initRegistrationToken, showRegistrationToken } from './admin-oauth-token.js';
 import { $, clearError, focusOn, onSubmit, Problem } from './lib.js';
 
@@ -24,6 +25,7 @@ const clientForm = $('#client-form');
 const resourceForm = $('#resource-form');
 let editingClient = null;
 let editingResource = null;
+let clients = [];
 
 /** Field errors keep their marks; other refusals become the console's sentence. */
 function worded(err) {
@@ -49,6 +51,7 @@ async function loadClients() {
   $('#clients-error').textContent = '';
   try {
     const { data } = await call('/api/v1/clients');
+    clients = data;
     fillTable($('#clients-body'), data.map(clientRow), 'No clients yet.', 6);
   } catch (err) {
     fail($('#clients-error'), err);
@@ -63,6 +66,9 @@ function resetClientForm() {
   $('#client-form-title').textContent = 'New client';
   $('#client-submit').textContent = 'Create client';
   for (const id of ['#client-rotate', '#client-delete', '#client-cancel']) $(id).hidden = true;
+  hideConnect();
+  // The address names no client any more (history only: no hashchange, no reload of the view).
+  if (location.hash.startsWith('#/oauth/')) history.replaceState(null, '', '#/oauth');
 }
 
 function editClient(c) {
@@ -87,7 +93,10 @@ function editClient(c) {
   $('#client-rotate').hidden = c.type !== 'confidential' || !can('POST /api/v1/clients/<id>/secret');
   $('#client-delete').hidden = !can('DELETE /api/v1/clients/<id>');
   $('#client-cancel').hidden = false;
+  // A client's page has its own address (`#/oauth/<client_id>`), to bookmark or hand over.
+  history.replaceState(null, '', `#/oauth/${encodeURIComponent(c.client_id)}`);
   focusOn($('#client-form-title'));
+  return showConnect(c);
 }
 
 function clientBody(values) {
@@ -231,14 +240,18 @@ async function deleteResource() {
 
 // --- View ---------------------------------------------------------------------------------------
 
-export function showOAuth() {
+/** `#/oauth`, or `#/oauth/<client_id>`: that client's page (its form and its Connect card). */
+export async function showOAuth(clientId) {
   hideSecret($('#client-secret'));
   showRegistrationToken();
   resetClientForm();
   resetResourceForm();
   const resources = can('GET /api/v1/resources');
   $('#resources-section').hidden = !resources;
-  return Promise.all([loadClients(), resources ? loadResources() : null]);
+  await Promise.all([loadClients(), resources ? loadResources() : null]);
+  const c = clientId === undefined ? undefined : clients.find((x) => x.client_id === clientId);
+  if (c !== undefined) await editClient(c);
+  else if (clientId !== undefined) fail($('#clients-error'), `No client has the id ${clientId}.`);
 }
 
 export function initOAuth() {

@@ -96,6 +96,9 @@ function showControls() {
   $('#reset-mfa').hidden = !can('DELETE /api/v1/users/<id>/mfa');
   $('#unlock').hidden = !can('POST /api/v1/users/<id>/unlock');
   $('#delete-section').hidden = !can('DELETE /api/v1/users/<id>');
+  // An invited person who lost the mail (or let it expire) gets a new link: inviting the address
+  // again replaces the old link (docs/invitations.md).
+  $('#resend-invitation').hidden = user.status !== 'invited' || !can('POST /api/v1/users/invite');
   // The flag is a field of the user update that arrives with e-mail ownership (docs/api.md §12).
   $('#e-verified-field').hidden = !built('email');
   const audit = $('#user-audit');
@@ -182,6 +185,17 @@ export function initUser() {
           : `${user.email} is enabled.`,
       );
       await loadSessions();
+    }),
+  );
+
+  $('#resend-invitation').addEventListener('click', () =>
+    quick(async () => {
+      const body = { email: user.email, role: user.role };
+      if (user.name) body.name = user.name;
+      const { invitation } = await call('/api/v1/users/invite', { method: 'POST', body });
+      notify(
+        `A new invitation was sent to ${user.email}. It works until ${formatDate(invitation.expires_at)}; the earlier link no longer does.`,
+      );
     }),
   );
 

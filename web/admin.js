@@ -35,7 +35,7 @@ function applyModules() {
 }
 
 /**
- * `#/users`, `#/users/<id>`, `#/new`, `#/modules`, `#/audit?target=<id>`, `#/oauth`, `#/providers`,
+ * `#/users`, `#/users/<id>`, `#/new`, `#/modules`, `#/audit?target=<id>`, `#/oauth`, `#/oauth/<client_id>`, `#/providers`,
  * `#/webhooks`, `#/webhooks/<id>`.
  */
 async function route() {
@@ -65,7 +65,7 @@ async function route() {
   if (parts[0] === 'oauth' && !$('#nav-oauth').hidden) {
     showView('oauth');
     focusOn($('#oauth-title'));
-    return showOAuth();
+    return showOAuth(parts[1] === undefined ? undefined : decodeURIComponent(parts[1]));
   }
   if (parts[0] === 'providers' && !$('#nav-providers').hidden) {
     showView('providers');

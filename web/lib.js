@@ -108,7 +108,14 @@ export function acceptTokens(tokens) {
 export function restore() {
   restoring ??= (async () => {
     try {
-      return acceptTokens(await api('/api/v1/refresh-token', { method: 'POST', cookie: true }));
+      const tokens = await api('/api/v1/refresh-token', { method: 'POST', cookie: true });
+      // 204, no body: this browser has no session cookie (nobody is signed in here).
+      if (tokens === null) {
+        access = null;
+        user = null;
+        return null;
+      }
+      return acceptTokens(tokens);
     } catch (err) {
       access = null;
       user = null;

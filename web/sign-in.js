@@ -229,6 +229,23 @@ pendingSecondFactor().then(
   (err) => showError($('#password-form'), err),
 );
 
+// During an application's authorization (`next` is its /account/authorize/<uid> page) the heading
+// names the application, as the consent page does: people see where the sign-in leads. The
+// interaction's details are public and read through the interaction's own cookie.
+const authorizing = /^\/account\/authorize\/([A-Za-z0-9_-]+)$/.exec(
+  new URLSearchParams(location.search).get('next') ?? '',
+);
+if (authorizing !== null) {
+  api(`/account/authorize/${encodeURIComponent(authorizing[1])}/details`).then(
+    (view) => {
+      $('#title').textContent = `Sign in to continue to ${view.client.name}`;
+      document.title = `Sign in to ${view.client.name} · ${document.body.dataset.appName}`;
+    },
+    // An expired or foreign request keeps the plain heading; the authorize page says why later.
+    () => undefined,
+  );
+}
+
 // Already signed in (a live refresh cookie): straight on.
 restore().then(
   (user) => {

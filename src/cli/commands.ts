@@ -4,11 +4,13 @@ import {
   clientsDeleteCommand,
   clientsListCommand,
   clientsRegistrationTokenCommand,
+  clientsUpdateCommand,
 } from './clients.ts';
 import type { CliCommand } from './command.ts';
 import { createAdminCommand } from './create-admin.ts';
 import { doctorCommand } from './doctor.ts';
 import { migrateCommand } from './migrate.ts';
+import { modulesDisableCommand, modulesEnableCommand, modulesListCommand } from './modules.ts';
 import { rotateKeysCommand } from './rotate-keys.ts';
 import { serveCommand } from './serve.ts';
 import { sessionsRevokeAllCommand } from './sessions-revoke-all.ts';
@@ -36,6 +38,9 @@ export const COMMANDS: readonly CliCommand[] = [
   rotateKeysCommand,
   backupCommand,
   doctorCommand,
+  modulesListCommand,
+  modulesEnableCommand,
+  modulesDisableCommand,
   usersImportCommand,
   usersExportCommand,
   usersUnlockCommand,
@@ -49,6 +54,7 @@ export const COMMANDS: readonly CliCommand[] = [
   webhooksRemoveCommand,
   clientsCreateCommand,
   clientsListCommand,
+  clientsUpdateCommand,
   clientsDeleteCommand,
   clientsRegistrationTokenCommand,
 ];

@@ -81,8 +81,9 @@ export async function startService(config: Config, log: Logger): Promise<Service
 
 /**
  * The one start line a person reads: the address where the pages work (PUBLIC_URL: cookies and
- * passkeys belong to one origin) and the console, rather than the socket address. `address` is what
- * the server listens on; with PORT=0 and no PUBLIC_URL it supplies the port.
+ * passkeys belong to one origin) and the console, then the socket address beside it (behind a proxy
+ * or in a container the two differ, and the operator checks both). `address` is what the server
+ * listens on; with PORT=0 and no PUBLIC_URL it supplies the port.
  */
 export function readyLine(ctx: AppContext, address: string): string {
   const { config } = ctx;
@@ -91,5 +92,5 @@ export function readyLine(ctx: AppContext, address: string): string {
       ? `http://localhost:${new URL(address).port}`
       : config.publicUrl;
   const adminPage = ctx.modules.isEnabled('console') ? ` (console: ${base}/admin)` : '';
-  return `Gatehouse is ready at ${base}${adminPage}`;
+  return `Gatehouse is ready at ${base}${adminPage}, listening on ${new URL(address).host}`;
 }

@@ -42,7 +42,7 @@ describe('one serving process per SQLite file', () => {
     const origin = `http://localhost:${first.port}`;
     assert.equal(
       JSON.parse(ready[0] ?? '{}').msg,
-      `Gatehouse is ready at ${origin} (console: ${origin}/admin)`,
+      `Gatehouse is ready at ${origin} (console: ${origin}/admin), listening on 127.0.0.1:${first.port}`,
     );
 
     const second = await runEntry(

@@ -29,7 +29,7 @@ describe('the first hour in Chromium: /admin at 127.0.0.1', { skip: skipWithoutC
     assert.equal(ready.length, 1);
     assert.equal(
       JSON.parse(ready[0] ?? '{}').msg,
-      `Gatehouse is ready at ${stack.origin} (console: ${stack.origin}/admin)`,
+      `Gatehouse is ready at ${stack.origin} (console: ${stack.origin}/admin), listening on 127.0.0.1:${port}`,
     );
 
     const tab = await openTab(stack);

@@ -55,7 +55,9 @@ export function runEntry(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, script), ...args], {
       cwd,
-      env: { PATH: process.env.PATH ?? '', ...env },
+      // PORT 0 unless the test names one: the default 3000 may be taken by the README's own
+      // `npm start` on this machine, and `serve` checks the port before anything the test is about.
+      env: { PATH: process.env.PATH ?? '', PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -106,7 +106,8 @@ function asArray<T>(hook: T | T[] | undefined): T[] {
  * - `Origin` must equal PUBLIC_URL's origin (else 403 `forbidden`): the CSRF check;
  * - a token answer's refresh token moves from the body into an HttpOnly, SameSite=Strict cookie
  *   (refreshCookie), so page scripts never see it;
- * - refresh reads the token from that cookie (no body), and logout clears it.
+ * - refresh reads the token from that cookie (no body; without the cookie, 204: nobody is signed in),
+ *   and logout clears it.
  */
 export function installBrowserSession(app: FastifyInstance, ctx: AppContext): void {
   const origin = new URL(ctx.config.publicUrl).origin;
@@ -138,15 +139,21 @@ export function installBrowserSession(app: FastifyInstance, ctx: AppContext): vo
     done();
   };
 
-  // The refresh token comes from the cookie; a page never holds one to send.
-  const fromCookie: preValidationHookHandler = (request, _reply, done) => {
+  // The refresh token comes from the cookie; a page never holds one to send. No cookie at all is
+  // the answer "nobody is signed in in this browser": 204, no body, so a page's ordinary first load
+  // (it asks whether a session exists) logs no failed request in the browser's console. A cookie
+  // that no longer works stays 401 `refresh_token_invalid`, and is cleared.
+  const fromCookie: preValidationHookHandler = (request, reply, done) => {
     if (!cookieMode.has(request)) return done();
     const body = request.body as Record<string, unknown> | null | undefined;
     if (body !== undefined && body !== null && Object.keys(body).length > 0) {
       return done(new ApiError('validation_failed', { detail: 'A cookie refresh takes no body' }));
     }
     const token = ownCookieValue(ctx, request, REFRESH_COOKIE, REFRESH_PATH);
-    if (!token) return done(new ApiError('refresh_token_invalid', { detail: 'There is no session cookie' }));
+    if (!token) {
+      reply.code(204).header('cache-control', 'no-store').send();
+      return;
+    }
     request.body = { refresh_token: token };
     done();
   };

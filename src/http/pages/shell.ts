@@ -53,6 +53,8 @@ export interface PageRenderer {
       /** A page's own stylesheet after style.css (the console's admin.css). */
       stylesheet?: string;
       modules: readonly ModuleName[];
+      /** Settings a page's script shows, as `data-<name>` on the body (no secrets: the page is public). */
+      data?: Readonly<Record<string, string>>;
     },
   ): FastifyReply;
 }
@@ -79,6 +81,9 @@ export function createPageRenderer(config: Config, assets: PageAssets, assetPath
         .replaceAll('{{base}}', escapeHtml(base));
       const extra =
         page.stylesheet === undefined ? '' : `<link rel="stylesheet" href="${assetBase}${page.stylesheet}">`;
+      const data = Object.entries(page.data ?? {})
+        .map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`)
+        .join('');
       const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -92,7 +97,7 @@ export function createPageRenderer(config: Config, assets: PageAssets, assetPath
 <link rel="stylesheet" href="${assetBase}style.css">${extra}${theme}
 <script type="module" src="${assetBase}${page.script}"></script>
 </head>
-<body data-base="${escapeHtml(base)}" data-app-name="${appName}" data-modules="${page.modules.join(' ')}">
+<body data-base="${escapeHtml(base)}" data-app-name="${appName}" data-modules="${page.modules.join(' ')}"${data}>
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="site"><a class="brand" href="${escapeHtml(base)}/account">${logoImg}<span>${appName}</span></a></header>
 <main id="main" tabindex="-1">

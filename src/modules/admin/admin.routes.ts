@@ -1,14 +1,12 @@
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { ApiError } from '../../http/errors.ts';
-import { clientInfo, recordAudit } from '../../identity/index.ts';
+import { clientInfo } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
 import { quoted } from '../../platform/quoted.ts';
 import { requestActor } from '../audit/index.ts';
-import { checkFactorModuleOff } from '../mfa/index.ts';
-import { checkPasswordlessOff } from '../passwordless/index.ts';
-import { checkProvidersOff } from '../providers/index.ts';
 import { ModuleList, ModuleObject, ModuleParams, ToggleBody } from './admin.schemas.ts';
+import { switchModule } from './admin.service.ts';
 
 /** admin.modules and admin.module_toggle (docs/api.md §8). The catalog is the registry's own derivation. */
 export function adminEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpoint[] {
@@ -38,35 +36,11 @@ export function adminEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpo
       schema: { params: ModuleParams, body: ToggleBody, response: { 200: ModuleObject } },
       handler: async (req) => {
         const module = describe(req.params.name);
-        if (module.required && !req.body.enabled) {
-          throw new ApiError('module_required', {
-            detail: `The ${module.name} module is required and cannot be disabled`,
-          });
-        }
-        const unavailable = req.body.enabled && !module.enabled ? modules.unavailable(module.name) : null;
-        if (unavailable !== null) throw new ApiError('module_unavailable', { detail: unavailable });
-        const force = req.body.force === true;
-        await ctx.modules.set(module.name, req.body.enabled, async (trx) => {
-          // docs/api.md §16: switching off a factor's module that accounts use is refused (409
-          // module_in_use) unless forced, and even then while no admin could sign in afterwards.
-          const holders = req.body.enabled
-            ? 0
-            : (await checkFactorModuleOff(ctx, trx, module.name, force)) +
-              (await checkProvidersOff(ctx, trx, module.name, force));
-          // The same rule for accounts whose only way in is an e-mail link or code.
-          const emailOnly = req.body.enabled ? 0 : await checkPasswordlessOff(ctx, trx, module.name, force);
-          await recordAudit(trx, {
-            action: 'module.toggle',
-            actor: requestActor(req),
-            target: { type: 'module', id: module.name },
-            client: clientInfo(req),
-            details: {
-              enabled: req.body.enabled,
-              previous: module.enabled,
-              ...(holders > 0 && { force, accounts_with_factors: holders }),
-              ...(emailOnly > 0 && { force, accounts_signing_in_only_by_email: emailOnly }),
-            },
-          });
+        await switchModule(ctx, module, req.body.enabled, {
+          force: req.body.force === true,
+          unavailable: req.body.enabled && !module.enabled ? modules.unavailable(module.name) : null,
+          actor: requestActor(req),
+          client: clientInfo(req),
         });
         return describe(module.name);
       },

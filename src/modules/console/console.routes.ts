@@ -55,6 +55,9 @@ export function consoleEndpoints(ctx: AppContext, modules: ModuleDirectory): End
           script: 'admin.js',
           stylesheet: 'admin.css',
           modules: usableModules(modules, usable),
+          // The dynamic-registration card shows the real state. Not a secret: discovery already
+          // says whether registration is on (`registration_endpoint`).
+          data: { registration: ctx.config.oauth.dynamicRegistration },
         }),
     }),
     endpoint({

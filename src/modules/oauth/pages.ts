@@ -1,19 +1,44 @@
 import { createHash } from 'node:crypto';
 import type { ErrorContext, KoaContextWithOIDC } from 'oidc-provider';
-import { escapeHtml } from '../../http/pages/index.ts';
+import { escapeHtml, loadPageAssets } from '../../http/pages/index.ts';
 import type { Config } from '../../platform/config.ts';
+import { ASSET_PATH } from '../pages/index.ts';
 
 /**
  * The pages oidc-provider would render (errors, logout and its success), written by
  * Gatehouse: no external requests, no inline style, a CSP of their own (docs/api.md §17).
  */
-const CSP_BASE = "default-src 'none'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'";
+const CSP_BASE =
+  "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'";
 
+/** The hosted pages' asset folder (its version changes with every release), computed once per config. */
+const assetBases = new WeakMap<Config, string>();
+function assetBase(config: Config): string {
+  let found = assetBases.get(config);
+  if (found === undefined) {
+    const base = new URL(config.publicUrl).pathname.replace(/\/+$/, '');
+    found = `${base}${ASSET_PATH}/${loadPageAssets(config).version}/`;
+    assetBases.set(config, found);
+  }
+  return found;
+}
+
+/**
+ * The hosted pages' look (src/http/pages/shell.ts: their stylesheet, header and card), without
+ * their script: these pages are the library's, so they carry only what it needs.
+ */
 function page(config: Config, title: string, body: string): string {
+  const assets = assetBase(config);
+  const appName = escapeHtml(config.appName);
+  const theme = config.pages.accentColor === null ? '' : `<link rel="stylesheet" href="${assets}theme.css">`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · ${escapeHtml(config.appName)}</title></head>
-<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+<meta name="color-scheme" content="light dark"><meta name="robots" content="noindex, nofollow">
+<title>${escapeHtml(title)} · ${appName}</title>
+<link rel="icon" href="${assets}icon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="${assets}style.css">${theme}</head>
+<body><header class="site"><span class="brand"><span>${appName}</span></span></header>
+<main id="main"><h1>${escapeHtml(title)}</h1><div class="card">${body}</div></main></body></html>`;
 }
 
 function send(ctx: KoaContextWithOIDC, html: string, csp: string): void {
@@ -52,8 +77,8 @@ export function logoutSource(config: Config) {
         config,
         'Sign out',
         `<p>Do you want to sign out${who} of ${escapeHtml(config.appName)}?</p>${form}
-<p><button type="submit" form="op.logoutForm" name="logout" value="yes">Yes, sign me out</button>
-<button type="submit" form="op.logoutForm">No, stay signed in</button></p>`,
+<div class="actions"><button type="submit" form="op.logoutForm" name="logout" value="yes">Yes, sign me out</button>
+<button type="submit" class="secondary" form="op.logoutForm">No, stay signed in</button></div>`,
       ),
       // Browsers apply form-action to the redirect that follows the submission too: the registered
       // post_logout_redirect_uri the library validated is allowed, nothing else.
