@@ -156,3 +156,62 @@ export async function recordLogin(db: Db, userId: string, at: number, newHash: s
     .where('id', '=', userId)
     .execute();
 }
+
+/** Marks a refresh token used, keeping its sealed successor for grace-window replays. */
+export async function markRotated(
+  db: Db,
+  id: string,
+  rotatedAt: number,
+  successorBox: string,
+): Promise<void> {
+  await db
+    .updateTable('refresh_tokens')
+    .set({ rotated_at: rotatedAt, successor_box: successorBox })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Records session use and slides its expiry along with the newest refresh token. */
+export async function touchSession(db: Db, id: string, usedAt: number, expiresAt: number): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ last_used_at: usedAt, expires_at: expiresAt })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Deletes refresh tokens past their expiry (rotated ones included: past expiry a replay is refused anyway). */
+export async function deleteExpiredRefreshTokens(db: Db, now: number): Promise<number> {
+  const result = await db.deleteFrom('refresh_tokens').where('expires_at', '<', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** A session ended by revokeAllSessionRows: whose it was, and its OAuth client. */
+export interface EndedSession {
+  id: string;
+  user_id: string;
+  client_id: string | null;
+}
+
+/**
+ * Revokes every live session (not yet revoked) in one statement, or every one but those of admins;
+ * returns the sessions it ended. One write to `sessions`: every instance's session cache drops what
+ * it held (the PostgreSQL triggers announce each row; on SQLite the file's data_version moves).
+ */
+export async function revokeAllSessionRows(
+  db: Db,
+  reason: string,
+  exceptAdmins: boolean,
+  now: number,
+): Promise<EndedSession[]> {
+  let query = db
+    .updateTable('sessions')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('revoked_at', 'is', null);
+  if (exceptAdmins) {
+    query = query.where('user_id', 'not in', (eb) =>
+      eb.selectFrom('users').select('users.id').where('users.role', '=', 'admin'),
+    );
+  }
+  return query.returning(['id', 'user_id', 'client_id']).execute();
+}

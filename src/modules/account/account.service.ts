@@ -10,6 +10,7 @@ import {
   PASSWORD_LOGIN,
   revokeUserSessions,
   secondFactorRequired,
+  setPasswordHash,
   type TokenResponse,
   toPublicUser,
 } from '../../identity/index.ts';
@@ -19,7 +20,7 @@ import type { AppContext } from '../../kernel/context.ts';
 import { invalidCredentials } from '../auth/index.ts';
 import { mfaStatus } from '../mfa/index.ts';
 import { liveSessions } from '../sessions/index.ts';
-import { listIdentities, setPasswordHash } from './account.queries.ts';
+import { listIdentities } from './account.queries.ts';
 import type { ProfileResponse } from './account.schemas.ts';
 
 /**
