@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { DialectName } from '../../platform/db/dialect.ts';
-import type { DB, Role, UserRow, UserStatus } from '../../platform/db/schema.ts';
+import type { DialectName } from '../../../platform/db/dialect.ts';
+import type { DB, Role, UserRow, UserStatus } from '../../../platform/db/schema.ts';
 
 /*
  * Listing users at scale: keyset pages over one index per sort, and totals from the per-day
