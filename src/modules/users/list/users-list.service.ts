@@ -12,8 +12,8 @@ import {
   type ListFilters,
   type SortKey,
   selectPage,
-  selectStats,
 } from './users-list.queries.ts';
+import { selectStats } from './users-stats.queries.ts';
 
 /**
  * The page answered from rows read with one more than `limit`: the extra row only tells that a next
