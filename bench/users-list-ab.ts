@@ -115,5 +115,6 @@ try {
 } finally {
   for (const s of servers) await stopChild(s.child);
   for (const url of databases) await dropPgDatabase(PG_URL, url).catch(() => {});
-  for (const file of files) for (const end of ['', '-wal', '-shm']) rmSync(`${file}${end}`, { force: true });
+  for (const file of files)
+    for (const end of ['', '-wal', '-shm', '.lock']) rmSync(`${file}${end}`, { force: true });
 }
