@@ -14,9 +14,9 @@ import SQLite from 'better-sqlite3';
 import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { AppContext } from '../src/kernel/context.ts';
-import { loadCursorCodec } from '../src/modules/users/cursors.ts';
-import { listUsers } from '../src/modules/users/users-list.service.ts';
-import { searchUsers } from '../src/modules/users/users-search.service.ts';
+import { loadCursorCodec } from '../src/modules/users/list/cursors.ts';
+import { listUsers } from '../src/modules/users/list/users-list.service.ts';
+import { searchUsers } from '../src/modules/users/search/users-search.service.ts';
 import { configureSqlite } from '../src/platform/db/database.queries.ts';
 import type { DB } from '../src/platform/db/schema.ts';
 

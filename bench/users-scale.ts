@@ -21,11 +21,11 @@ import { PASSWORD_LOGIN } from '../src/identity/index.ts';
 import { openSession } from '../src/identity/sessions.ts';
 import { startService } from '../src/kernel/server.ts';
 import { createOrPromoteAdmin } from '../src/modules/auth/first-admin.ts';
-import { loadCursorCodec } from '../src/modules/users/cursors.ts';
+import { loadCursorCodec } from '../src/modules/users/list/cursors.ts';
+import { sortKeySql } from '../src/modules/users/list/users-list.queries.ts';
+import { LIST_TUNING } from '../src/modules/users/list/users-list.service.ts';
+import { SEARCH_SWITCHES } from '../src/modules/users/search/users-search.service.ts';
 import { SORTS } from '../src/modules/users/users.schemas.ts';
-import { sortKeySql } from '../src/modules/users/users-list.queries.ts';
-import { LIST_TUNING } from '../src/modules/users/users-list.service.ts';
-import { SEARCH_SWITCHES } from '../src/modules/users/users-search.service.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import { createLogger } from '../src/platform/logger.ts';
 

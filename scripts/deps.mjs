@@ -5,8 +5,9 @@
 // `stripTypeScriptTypes` (positions kept), each type-only import kept as a call
 // `typeOnlyImport('<specifier>')` (which .dependency-cruiser.cjs declares as an exotic require, so a
 // type-only dependency obeys every rule like any other and the no-circular rule can tell it apart),
-// `.ts` specifiers and names turned into `.mjs`, in a temporary folder. The report names the .ts files again. Exit status: dependency-cruiser's (non-zero on a
-// violation).
+// `.ts` specifiers and names turned into `.mjs`, in a temporary folder. The report names the .ts files again.
+// Then scripts/table-owners.mjs checks that every table is written only in its owner's folder
+// (src/platform/db/table-owners.ts). Exit status: non-zero when either finds a violation.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
@@ -55,7 +56,13 @@ try {
   );
   const report = `${run.stdout}${run.stderr}`.replace(/(src\/[\w./-]+?)\.mjs\b/g, '$1.ts');
   process.stdout.write(report);
-  process.exitCode = run.status ?? 1;
+  // Then the table owners (scripts/table-owners.mjs): a write of a table outside its owner's folder.
+  const owners = spawnSync(process.execPath, [join(root, 'scripts/table-owners.mjs')], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  process.stdout.write(`${owners.stdout}${owners.stderr}`);
+  process.exitCode = run.status === 0 && owners.status === 0 ? 0 : 1;
 } finally {
   rmSync(mirror, { recursive: true, force: true });
 }

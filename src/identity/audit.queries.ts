@@ -1,6 +1,6 @@
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { AuditLogTable, Db, UserRow } from '../platform/db/schema.ts';
+import type { AuditLogTable, DB, Db, UserRow } from '../platform/db/schema.ts';
 import { emitForAudits } from './events.ts';
 
 /**
@@ -167,4 +167,25 @@ export async function auditEntriesOfTarget(
     .orderBy('at')
     .orderBy('id')
     .execute();
+}
+
+/**
+ * Deletes entries older than `before` in batches (short transactions, so a big backlog never holds
+ * a lock for long). Returns how many were deleted.
+ */
+export async function pruneAudit(db: Kysely<DB>, before: number, batchSize = 1000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const result = await db
+      .deleteFrom('audit_log')
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('audit_log').select('id').where('at', '<', before).orderBy('at').limit(batchSize),
+      )
+      .executeTakeFirst();
+    const n = Number(result.numDeletedRows);
+    total += n;
+    if (n < batchSize) return total;
+    // Let requests waiting for the (SQLite: single) connection go first between batches.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }

@@ -4,7 +4,13 @@
 // completeSignIn.
 export * from './audit.queries.ts';
 export * from './email.ts';
-export { enabledSubscriptions } from './events.queries.ts';
+export {
+  claimEventsToFanOut,
+  enabledSubscriptions,
+  insertBareEvent,
+  type PendingEvent,
+  pruneEvents,
+} from './events.queries.ts';
 export { subscribes, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events.ts';
 export * from './identities.queries.ts';
 export {
@@ -16,9 +22,14 @@ export {
 } from './require-mfa.ts';
 export {
   countLiveSessions,
+  deleteExpiredRefreshTokens,
+  type EndedSession,
   findSessionWithUser,
   insertRefreshToken,
+  markRotated,
+  revokeAllSessionRows,
   type SessionWithUser,
+  touchSession,
 } from './sessions.queries.ts';
 export {
   type ClientInfo,
@@ -36,4 +47,5 @@ export {
 } from './sessions.ts';
 export { completeSignIn, type SignInRecord } from './sign-in.ts';
 export * from './user.schemas.ts';
+export * from './user-changes.queries.ts';
 export * from './users.queries.ts';

@@ -6,15 +6,47 @@ export interface SessionWithUser {
   user: UserRow;
 }
 
+/** Every users column, read beside the session under `guard_user_<column>`. */
+const USER_COLUMNS = [
+  'id',
+  'email',
+  'name',
+  'role',
+  'status',
+  'password_hash',
+  'email_verified',
+  'created_at',
+  'updated_at',
+  'last_login_at',
+  'created_via',
+] as const satisfies ReadonlyArray<keyof UserRow>;
+// A column added to users and not listed above fails to compile here: the guard sees every column.
+const everyUserColumn: Exclude<keyof UserRow, (typeof USER_COLUMNS)[number]> extends never ? true : never =
+  true;
+void everyUserColumn;
+const USER_PREFIX = 'guard_user_';
+
 /**
- * A session with its user; null when either is gone. Two primary-key reads rather than a join, so
- * every column either table gains reaches the guard without a column list to keep in step.
+ * A session with its user; null when either is gone. One statement (one round trip on PostgreSQL,
+ * where the session cache's misses go to the database: docs/benchmarks.md): the session's every
+ * column, and the user's, each under a prefix of its own.
  */
 export async function findSessionWithUser(db: Db, sessionId: string): Promise<SessionWithUser | null> {
-  const session = await db.selectFrom('sessions').selectAll().where('id', '=', sessionId).executeTakeFirst();
-  if (!session) return null;
-  const user = await db.selectFrom('users').selectAll().where('id', '=', session.user_id).executeTakeFirst();
-  return user ? { session, user } : null;
+  const row = await db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .selectAll('s')
+    .select(USER_COLUMNS.map((c) => `u.${c} as ${USER_PREFIX}${c}` as const))
+    .where('s.id', '=', sessionId)
+    .executeTakeFirst();
+  if (!row) return null;
+  const session: Record<string, unknown> = {};
+  const user: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (key.startsWith(USER_PREFIX)) user[key.slice(USER_PREFIX.length)] = value;
+    else session[key] = value;
+  }
+  return { session: session as unknown as SessionRow, user: user as unknown as UserRow };
 }
 
 /** Stores a new session. */
@@ -155,4 +187,63 @@ export async function recordLogin(db: Db, userId: string, at: number, newHash: s
     .set(newHash === null ? { last_login_at: at } : { last_login_at: at, password_hash: newHash })
     .where('id', '=', userId)
     .execute();
+}
+
+/** Marks a refresh token used, keeping its sealed successor for grace-window replays. */
+export async function markRotated(
+  db: Db,
+  id: string,
+  rotatedAt: number,
+  successorBox: string,
+): Promise<void> {
+  await db
+    .updateTable('refresh_tokens')
+    .set({ rotated_at: rotatedAt, successor_box: successorBox })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Records session use and slides its expiry along with the newest refresh token. */
+export async function touchSession(db: Db, id: string, usedAt: number, expiresAt: number): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ last_used_at: usedAt, expires_at: expiresAt })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Deletes refresh tokens past their expiry (rotated ones included: past expiry a replay is refused anyway). */
+export async function deleteExpiredRefreshTokens(db: Db, now: number): Promise<number> {
+  const result = await db.deleteFrom('refresh_tokens').where('expires_at', '<', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** A session ended by revokeAllSessionRows: whose it was, and its OAuth client. */
+export interface EndedSession {
+  id: string;
+  user_id: string;
+  client_id: string | null;
+}
+
+/**
+ * Revokes every live session (not yet revoked) in one statement, or every one but those of admins;
+ * returns the sessions it ended. One write to `sessions`: every instance's session cache drops what
+ * it held (the PostgreSQL triggers announce each row; on SQLite the file's data_version moves).
+ */
+export async function revokeAllSessionRows(
+  db: Db,
+  reason: string,
+  exceptAdmins: boolean,
+  now: number,
+): Promise<EndedSession[]> {
+  let query = db
+    .updateTable('sessions')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('revoked_at', 'is', null);
+  if (exceptAdmins) {
+    query = query.where('user_id', 'not in', (eb) =>
+      eb.selectFrom('users').select('users.id').where('users.role', '=', 'admin'),
+    );
+  }
+  return query.returning(['id', 'user_id', 'client_id']).execute();
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { v7 as uuidv7 } from 'uuid';
+import { pruneAudit } from '../../src/identity/audit.queries.ts';
 import { type AuditEvent, recordAudit, recordAudits } from '../../src/identity/index.ts';
-import { pruneAudit } from '../../src/modules/audit/audit.queries.ts';
 import { pruneExpiredAudit } from '../../src/modules/audit/audit.service.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { runCli } from '../helpers/cli.ts';

@@ -7,7 +7,7 @@ import {
   readRecords,
   TRANSFER_FIELDS,
   type TransferField,
-} from '../../src/modules/users/user-transfer.format.ts';
+} from '../../src/modules/users/transfer/user-transfer.format.ts';
 
 // Issue 17.4: `users export --format csv` wrote cells starting with = + - @ tab or CR as they were,
 // so a spreadsheet opening the export ran them as formulas (OWASP CSV Injection).

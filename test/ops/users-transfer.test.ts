@@ -9,7 +9,7 @@ import { type Algorithm, hash as argon2Hash } from '@node-rs/argon2';
 import { hashSync as bcryptHash } from 'bcryptjs';
 import { updateUser } from '../../src/identity/index.ts';
 import { createPasswordHasher } from '../../src/identity/passwords/passwords.ts';
-import { type RawRecord, readRecords } from '../../src/modules/users/user-transfer.format.ts';
+import { type RawRecord, readRecords } from '../../src/modules/users/transfer/user-transfer.format.ts';
 import { openDatabase } from '../../src/platform/db/database.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { runCli } from '../helpers/cli.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { LIST_TUNING } from '../../src/modules/users/list/users-list.service.ts';
 import { SORTS } from '../../src/modules/users/users.schemas.ts';
-import { LIST_TUNING } from '../../src/modules/users/users-list.service.ts';
 import type { UserRow } from '../../src/platform/db/schema.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';

@@ -7,8 +7,8 @@ import {
   SEARCH_SWITCHES,
   SEARCH_TOTAL_CAP,
   SEARCH_TUNING,
-} from '../../src/modules/users/users-search.service.ts';
-import { NAME_WORDS } from '../../src/modules/users/users-search-pg.queries.ts';
+} from '../../src/modules/users/search/users-search.service.ts';
+import { NAME_WORDS } from '../../src/modules/users/search/users-search-pg.queries.ts';
 import { openDatabase } from '../../src/platform/db/database.ts';
 import { migrations } from '../../src/platform/db/migrations/index.ts';
 import type { UserRow } from '../../src/platform/db/schema.ts';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { LIST_TUNING } from '../../src/modules/users/users-list.service.ts';
-import { searchTerm } from '../../src/modules/users/users-search.queries.ts';
-import { SEARCH_SWITCHES, SEARCH_TUNING } from '../../src/modules/users/users-search.service.ts';
-import { sqliteAtCandidates } from '../../src/modules/users/users-search-sqlite.queries.ts';
+import { LIST_TUNING } from '../../src/modules/users/list/users-list.service.ts';
+import { searchTerm } from '../../src/modules/users/search/users-search.queries.ts';
+import { SEARCH_SWITCHES, SEARCH_TUNING } from '../../src/modules/users/search/users-search.service.ts';
+import { sqliteAtCandidates } from '../../src/modules/users/search/users-search-sqlite.queries.ts';
 import type { UserRow } from '../../src/platform/db/schema.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SEARCH_TOTAL_CAP, SEARCH_TUNING } from '../../src/modules/users/users-search.service.ts';
+import { SEARCH_TOTAL_CAP, SEARCH_TUNING } from '../../src/modules/users/search/users-search.service.ts';
 import type { UserRow } from '../../src/platform/db/schema.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';

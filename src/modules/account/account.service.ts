@@ -11,6 +11,7 @@ import {
   PASSWORD_LOGIN,
   revokeUserSessions,
   secondFactorRequired,
+  setPasswordHash,
   type TokenResponse,
   toPublicUser,
 } from '../../identity/index.ts';
@@ -20,7 +21,6 @@ import type { AppContext } from '../../kernel/context.ts';
 import { invalidCredentials } from '../auth/index.ts';
 import { mfaStatus } from '../mfa/index.ts';
 import { liveSessions } from '../sessions/index.ts';
-import { setPasswordHash } from './account.queries.ts';
 import type { ProfileResponse } from './account.schemas.ts';
 
 /**

@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
 import type { AuditAction, AuditOutcome, AuditRow } from '../../identity/index.ts';
-import type { DB, Db } from '../../platform/db/schema.ts';
+import type { Db } from '../../platform/db/schema.ts';
 
 /** Filters of the audit listing; all optional, combined with AND. */
 export interface AuditFilter {
@@ -47,25 +46,4 @@ export async function emailsOfUsers(db: Db, ids: readonly string[]): Promise<Map
   if (ids.length === 0) return new Map();
   const rows = await db.selectFrom('users').select(['id', 'email']).where('id', 'in', ids).execute();
   return new Map(rows.map((r) => [r.id, r.email]));
-}
-
-/**
- * Deletes entries older than `before` in batches (short transactions, so a big backlog never holds
- * a lock for long). Returns how many were deleted.
- */
-export async function pruneAudit(db: Kysely<DB>, before: number, batchSize = 1000): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const result = await db
-      .deleteFrom('audit_log')
-      .where('id', 'in', (eb) =>
-        eb.selectFrom('audit_log').select('id').where('at', '<', before).orderBy('at').limit(batchSize),
-      )
-      .executeTakeFirst();
-    const n = Number(result.numDeletedRows);
-    total += n;
-    if (n < batchSize) return total;
-    // Let requests waiting for the (SQLite: single) connection go first between batches.
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }

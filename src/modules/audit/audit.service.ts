@@ -1,14 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../http/errors.ts';
-import type { AuditActor, AuditRow } from '../../identity/index.ts';
+import { type AuditActor, type AuditRow, pruneAudit } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
-import {
-  type AuditFilter,
-  type AuditPosition,
-  emailsOfUsers,
-  listAudit,
-  pruneAudit,
-} from './audit.queries.ts';
+import { type AuditFilter, type AuditPosition, emailsOfUsers, listAudit } from './audit.queries.ts';
 import type { AuditEntry, AuditPage } from './audit.schemas.ts';
 
 /** The actor of a request: the authenticated user, else anonymous. */

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import { JOINED_USER_COLUMNS, pickUser } from '../../identity/index.ts';
 import type { DialectName } from '../../platform/db/dialect.ts';
-import type { DB, Db, UserRow } from '../../platform/db/schema.ts';
+import type { DB, UserRow } from '../../platform/db/schema.ts';
 
 /** A refresh token row with what rotation decides on: its session's state and its user. */
 export interface RefreshTokenState {
@@ -64,33 +64,4 @@ export async function findRefreshTokenForRotation(
     sessionAuthTime: row.s_auth_time,
     user: pickUser(row),
   };
-}
-
-/** Marks a refresh token used, keeping its sealed successor for grace-window replays. */
-export async function markRotated(
-  db: Db,
-  id: string,
-  rotatedAt: number,
-  successorBox: string,
-): Promise<void> {
-  await db
-    .updateTable('refresh_tokens')
-    .set({ rotated_at: rotatedAt, successor_box: successorBox })
-    .where('id', '=', id)
-    .execute();
-}
-
-/** Records session use and slides its expiry along with the newest refresh token. */
-export async function touchSession(db: Db, id: string, usedAt: number, expiresAt: number): Promise<void> {
-  await db
-    .updateTable('sessions')
-    .set({ last_used_at: usedAt, expires_at: expiresAt })
-    .where('id', '=', id)
-    .execute();
-}
-
-/** Deletes refresh tokens past their expiry (rotated ones included: past expiry a replay is refused anyway). */
-export async function deleteExpiredRefreshTokens(db: Db, now: number): Promise<number> {
-  const result = await db.deleteFrom('refresh_tokens').where('expires_at', '<', now).executeTakeFirst();
-  return Number(result.numDeletedRows);
 }

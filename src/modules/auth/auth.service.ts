@@ -6,6 +6,7 @@ import {
   type AuditEvent,
   type ClientInfo,
   completeSignIn,
+  deleteExpiredRefreshTokens,
   findUserByEmail,
   normalizeEmail,
   PASSWORD_LOGIN,
@@ -21,7 +22,6 @@ import type { AppContext } from '../../kernel/context.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { countLogin } from '../core/index.ts';
 import { issueMfaToken, mfaRequired, secondFactors } from '../mfa/index.ts';
-import { deleteExpiredRefreshTokens } from './auth.queries.ts';
 import { replaceGeneratedPassword } from './generated-password.ts';
 
 /** The one refusal for every wrong-credential case, so none of them can be told apart. */

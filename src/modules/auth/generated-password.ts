@@ -1,5 +1,5 @@
 import { ApiError } from '../../http/errors.ts';
-import { type ClientInfo, recordAudit, revokeUserSessions, updateUser } from '../../identity/index.ts';
+import { type ClientInfo, recordAudit, revokeUserSessions, setPasswordHash } from '../../identity/index.ts';
 import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
 import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
 import type { AppContext } from '../../kernel/context.ts';
@@ -41,7 +41,7 @@ export async function replaceGeneratedPassword(
   const hash = await ctx.passwords.hash(newPassword);
   const now = Date.now();
   await ctx.db.transaction().execute(async (trx) => {
-    await updateUser(trx, user.id, { password_hash: hash, updated_at: now });
+    await setPasswordHash(trx, user.id, hash, now);
     await deleteGeneratedPassword(trx, user.id);
     const revoked = await revokeUserSessions(trx, user.id, 'password_changed');
     await endOutstandingLinks(trx, user.id, now);

@@ -4,16 +4,18 @@ import {
   type ClientInfo,
   idleWindowS,
   insertRefreshToken,
+  markRotated,
   recordAudit,
   revokeSession,
   type TokenResponse,
   toPublicUser,
+  touchSession,
 } from '../../identity/index.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
 import { openSuccessor, type Successor, sealSuccessor } from '../../identity/tokens/successor-box.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
-import { findRefreshTokenForRotation, markRotated, touchSession } from './auth.queries.ts';
+import { findRefreshTokenForRotation } from './auth.queries.ts';
 
 type RotationOutcome =
   | {

@@ -6,8 +6,10 @@ import {
   findUserByEmail,
   findUserById,
   iso,
+  proveMailbox,
   recordAudit,
   revokeUserSessions,
+  switchEmail,
   toPublicUser,
 } from '../../identity/index.ts';
 import { mailBudget, verificationBudgets } from '../../identity/links/budgets.ts';
@@ -26,7 +28,6 @@ import { type LinkMailKind, renderLinkMail } from '../../platform/mail/link-mail
 import { enqueueNotice } from '../../platform/mail/notices.ts';
 import { type FreshProof, requireFreshProof } from '../mfa/index.ts';
 import { emailOr400 } from '../recovery/index.ts';
-import { markEmailVerified, switchEmail } from './email.queries.ts';
 import type { EmailLinkView, MessageResponse, UserEnvelope } from './email.schemas.ts';
 
 export const VERIFICATION_MESSAGE = 'We have sent a link to confirm your address.';
@@ -147,7 +148,7 @@ export async function useEmailLink(
       client,
     };
     if (link.purpose === 'email_verify') {
-      if (!(await markEmailVerified(trx, user.id, link.email, now))) throw linkInvalid();
+      if (!(await proveMailbox(trx, user.id, link.email, now))) throw linkInvalid();
       await recordAudit(trx, { ...audit, action: 'email.verify', details: { link_id: link.id } });
     } else {
       let switched: boolean;

@@ -68,22 +68,6 @@ export async function insertInvitation(db: Db, row: InvitationRow): Promise<void
   await db.insertInto('invitations').values(row).execute();
 }
 
-/** Activates an invited user with a password; true when the user was still `invited`. */
-export async function activateInvitedUser(
-  db: Db,
-  userId: string,
-  passwordHash: string,
-  now: number,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('users')
-    .set({ status: 'active', password_hash: passwordHash, email_verified: 1, updated_at: now })
-    .where('id', '=', userId)
-    .where('status', '=', 'invited')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
 /** The newest invitation of a user (its role and inviter carry over to a re-sent one). */
 export function findLatestInvitation(db: Db, userId: string): Promise<InvitationRow | undefined> {
   return db

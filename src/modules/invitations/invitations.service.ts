@@ -1,5 +1,6 @@
 import { ApiError } from '../../http/errors.ts';
 import {
+  activateInvitedUser,
   type ClientInfo,
   completeSignIn,
   findUserById,
@@ -22,7 +23,6 @@ import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { renderInvitationMail } from '../../platform/mail/templates.ts';
 import {
-  activateInvitedUser,
   findInvitationByTokenHash,
   findUserByEmailForUpdate,
   type InvitationWithUsers,

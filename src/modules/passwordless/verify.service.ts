@@ -8,6 +8,7 @@ import {
   type ClientInfo,
   completeSignIn,
   findUserByEmail,
+  proveMailbox,
   recordAudit,
   type TokenResponse,
 } from '../../identity/index.ts';
@@ -24,7 +25,6 @@ import type { UserRow } from '../../platform/db/schema.ts';
 import { countLogin } from '../core/index.ts';
 import { issueMfaToken, mfaRequired, secondFactors } from '../mfa/index.ts';
 import { CODE_MAX_TRIES, codeMatches, signInKey, signInRefused } from './email-signin.ts';
-import { markMailboxProven } from './passwordless.queries.ts';
 import { emailOr400 } from './request.service.ts';
 
 /** The first factor an e-mail link or code proves (RFC 8176 `otp`: a one-time code sent out of band). */
@@ -125,7 +125,7 @@ async function finish(
       await consumeLink(trx, link, now).catch(() => {
         throw new PairGone();
       });
-      if (!(await markMailboxProven(trx, user.id, link.email, now))) throw new PairGone();
+      if (!(await proveMailbox(trx, user.id, link.email, now))) throw new PairGone();
       const proven: UserRow = { ...user, email_verified: 1 };
       // The address was proven just now: audited, and so `email.verified` (docs/api.md §19).
       if (user.email_verified !== 1) {

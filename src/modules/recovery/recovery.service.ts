@@ -8,6 +8,7 @@ import {
   findUserById,
   iso,
   normalizeEmail,
+  proveMailbox,
   recordAudit,
   revokeUserSessions,
   toPublicUser,
@@ -23,7 +24,6 @@ import type { UserRow } from '../../platform/db/schema.ts';
 import { enqueueNotice } from '../../platform/mail/notices.ts';
 import { resendInvitation } from '../invitations/index.ts';
 import { prepareResetFactor, refuseUnservedResetFactor, secondFactors } from '../mfa/index.ts';
-import { setPasswordFromReset } from './recovery.queries.ts';
 import type { MessageResponse, ResetBody, ResetView, UserEnvelope } from './recovery.schemas.ts';
 import { mailResetLink } from './reset-links.ts';
 
@@ -136,7 +136,7 @@ export async function resetPassword(
     await consumeLink(trx, link, now);
     await factor?.spend(trx);
     // Disabled or re-addressed since the link was opened: the link died with that change.
-    if (!(await setPasswordFromReset(trx, user.id, link.email, passwordHash, now))) throw linkInvalid();
+    if (!(await proveMailbox(trx, user.id, link.email, now, passwordHash))) throw linkInvalid();
     const sessionsRevoked = await revokeUserSessions(trx, user.id, 'password_reset');
     // docs/api.md §16: every other live link and every outstanding mfa_token of the user ends here.
     await endOutstandingLinks(trx, user.id, now);

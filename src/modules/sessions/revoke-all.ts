@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
-import { type AuditEvent, recordAudits } from '../../identity/index.ts';
+import { type AuditEvent, recordAudits, revokeAllSessionRows } from '../../identity/index.ts';
 import type { DB } from '../../platform/db/schema.ts';
-import { revokeAllSessionRows } from './revoke-all.queries.ts';
 
 /** Audit rows per statement: well under both engines' limit on bound parameters. */
 const AUDIT_BATCH = 500;

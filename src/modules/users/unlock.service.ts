@@ -3,8 +3,8 @@ import { ApiError } from '../../http/errors.ts';
 import { clearAccountCounters } from '../../identity/budgets/throttle.ts';
 import { findUserByEmail, findUserById, recordAudit } from '../../identity/index.ts';
 import type { DB } from '../../platform/db/schema.ts';
+import { parseUserId } from './list/users-list.service.ts';
 import type { ChangedBy } from './users.service.ts';
-import { parseUserId } from './users-list.service.ts';
 
 /**
  * Clears an account's failed-login counts from every client address, so its owner can

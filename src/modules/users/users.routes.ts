@@ -3,11 +3,11 @@ import { requireAuth } from '../../http/guard.ts';
 import { clientInfo, UserSchema } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { requestActor } from '../audit/index.ts';
-import { type CursorCodec, loadCursorCodec } from './cursors.ts';
+import { type CursorCodec, loadCursorCodec } from './list/cursors.ts';
+import { listUsers, userStats } from './list/users-list.service.ts';
+import { searchUsers } from './search/users-search.service.ts';
 import { IdParams, ListQuery, SearchQuery, StatsResponse, UpdateBody, UserPage } from './users.schemas.ts';
 import { getUser, updateUser } from './users.service.ts';
-import { listUsers, userStats } from './users-list.service.ts';
-import { searchUsers } from './users-search.service.ts';
 
 /** The cursor key, read from the database once per app (retried if the first read fails). */
 export function cursorCodecFor(ctx: AppContext): () => Promise<CursorCodec> {

@@ -21,8 +21,8 @@ import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts
 import type { AppContext } from '../../kernel/context.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { Db, UserRow, UserUpdate } from '../../platform/db/schema.ts';
+import { parseUserId } from './list/users-list.service.ts';
 import type { CreateBody, UpdateBody } from './users.schemas.ts';
-import { parseUserId } from './users-list.service.ts';
 
 /*
  * Reading and changing single users (docs/api.md §6). Rules where the API is silent: docs/users.md.

@@ -226,23 +226,3 @@ export async function activeAdminEmails(db: Db): Promise<string[]> {
     .execute();
   return rows.map((r) => r.email);
 }
-
-/** Deletes events older than `before`, fanned out, with nothing pending (their attempts cascade). */
-export async function pruneEvents(db: Db, before: number): Promise<number> {
-  const r = await db
-    .deleteFrom('webhook_events')
-    .where('created_at', '<', before)
-    .where('fanout_pending', '=', 0)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('webhook_deliveries')
-            .select('id')
-            .whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id')
-            .where('status', '=', 'pending'),
-        ),
-      ),
-    )
-    .executeTakeFirst();
-  return Number(r.numDeletedRows);
-}

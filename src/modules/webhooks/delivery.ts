@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { v7 as uuidv7 } from 'uuid';
-import { recordAudit } from '../../identity/index.ts';
+import { pruneEvents, recordAudit } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { renderAccountMail } from '../../platform/mail/layout.ts';
 import { createDeliveryAgents, type DeliveryAgents } from './address-guard.ts';
@@ -13,7 +13,6 @@ import {
   disableFailingEndpoint,
   markEndpointFailing,
   markEndpointHealthy,
-  pruneEvents,
   recordAttempt,
   renewLeases,
 } from './delivery.queries.ts';

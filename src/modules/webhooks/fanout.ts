@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
-import { enabledSubscriptions, subscribes } from '../../identity/index.ts';
+import { claimEventsToFanOut, enabledSubscriptions, subscribes } from '../../identity/index.ts';
 import type { Db } from '../../platform/db/schema.ts';
-import { anyEventToFanOut, claimEventsToFanOut, insertFirstAttempts } from './fanout.queries.ts';
+import { anyEventToFanOut, insertFirstAttempts } from './fanout.queries.ts';
 
 export const FANOUT_BATCH = 100;
 

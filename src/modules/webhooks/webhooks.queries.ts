@@ -87,15 +87,3 @@ export async function lastAttemptNumber(db: Db, endpointId: string, eventId: str
     .executeTakeFirst();
   return Number(r?.n ?? 0);
 }
-
-/** Writes an event (the test event) outside the audit path. */
-export async function insertBareEvent(
-  db: Db,
-  event: { id: string; type: string; payload: string; created_at: number },
-): Promise<void> {
-  // Not fanned out: the caller plans its one attempt itself.
-  await db
-    .insertInto('webhook_events')
-    .values({ ...event, fanout_pending: 0 })
-    .execute();
-}

@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { ApiError } from '../../http/errors.ts';
 import type { ClientInfo } from '../../identity/index.ts';
-import { type AuditActor, recordAudit } from '../../identity/index.ts';
+import { type AuditActor, insertBareEvent, recordAudit } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { urlProblem } from './address-guard.ts';
 import { insertPendingAttempt } from './delivery.queries.ts';
@@ -13,7 +13,6 @@ import {
   type EndpointRow,
   findDelivery,
   findEndpoint,
-  insertBareEvent,
   insertEndpoint,
   lastAttemptNumber,
   listDeliveries,

@@ -4,7 +4,7 @@ import { dialectOf } from '../dialect.ts';
 /*
  * PostgreSQL indexes for three slow cases at a million users (docs/benchmarks.md, Users at scale).
  * A search for a whole e-mail address becomes index probes
- * (src/modules/users/users-search-pg.queries.ts):
+ * (src/modules/users/search/users-search-pg.queries.ts):
  * - the reversed local part of the email ("C" order on PostgreSQL): the emails whose local part
  *   ends with the query's, a range; it carries the email so the domain is checked on the entry;
  * - a partial index of the (few) users whose name holds an '@': the only names such a query can

@@ -10,7 +10,7 @@ import { dialectOf } from '../dialect.ts';
  * role and status (the search filters). A query too common for the email walk but whose tier-1
  * users sit far along the email order (`mary-jan`) is then a range read and a sort of a few
  * thousand index entries instead of a walk of tens of thousands of users
- * (src/modules/users/users-search-pg.queries.ts).
+ * (src/modules/users/search/users-search-pg.queries.ts).
  * Words keep their first WORD_CHARS characters: a query is at most that long (users.schemas.ts), so
  * the prefix test stays exact. Triggers keep the rows in step with every writer of users, in the
  * same transaction; the foreign key carries email changes and deletes.

@@ -5,7 +5,7 @@ import { dialectOf } from '../dialect.ts';
  * SQLite only: a second key for a search by e-mail address whose local part has 3 to 5 characters
  * (`ahart@wayne-enterprises.com`), which users_email_tail_idx (the local part's last 6 characters)
  * cannot serve as a range: the email's local part's last 3 characters, the '@' and the domain
- * (src/modules/users/users-search-sqlite.queries.ts, EMAIL_TAILS). PostgreSQL's reversed local
+ * (src/modules/users/search/users-search-sqlite.queries.ts, EMAIL_TAILS). PostgreSQL's reversed local
  * part already serves every length.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -7,10 +7,10 @@ import {
   recordAudits,
   takenEmails,
   usersInCreationOrder,
-} from '../../identity/index.ts';
-import { hashRefusal } from '../../identity/passwords/passwords.ts';
-import type { DB, NewUserRow, Role, UserRow, UserStatus } from '../../platform/db/schema.ts';
-import { quoted } from '../../platform/quoted.ts';
+} from '../../../identity/index.ts';
+import { hashRefusal } from '../../../identity/passwords/passwords.ts';
+import type { DB, NewUserRow, Role, UserRow, UserStatus } from '../../../platform/db/schema.ts';
+import { quoted } from '../../../platform/quoted.ts';
 import {
   formatHeader,
   formatRecord,

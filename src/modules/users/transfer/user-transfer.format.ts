@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { quoted } from '../../platform/quoted.ts';
+import { quoted } from '../../../platform/quoted.ts';
 
 /** The two file formats of `gatehouse users import|export`. */
 export type TransferFormat = 'jsonl' | 'csv';

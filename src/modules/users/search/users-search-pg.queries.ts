@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { WORD_CHARS } from '../../platform/db/migrations/20261126150000_users_name_words.ts';
-import type { DB } from '../../platform/db/schema.ts';
+import { WORD_CHARS } from '../../../platform/db/migrations/20261126150000_users_name_words.ts';
+import type { DB } from '../../../platform/db/schema.ts';
 import type { RankedRow, SearchTerm } from './users-search.queries.ts';
 
 /*

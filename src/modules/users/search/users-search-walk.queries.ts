@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { DB } from '../../platform/db/schema.ts';
+import type { DB } from '../../../platform/db/schema.ts';
 import {
   filterConditions,
   type RankedRow,

@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { DialectName } from '../../platform/db/dialect.ts';
-import type { DB, Role, UserRow, UserStatus } from '../../platform/db/schema.ts';
+import type { DialectName } from '../../../platform/db/dialect.ts';
+import type { DB, Role, UserRow, UserStatus } from '../../../platform/db/schema.ts';
 
 /*
  * Listing users at scale: keyset pages over one index per sort, and totals from the per-day
@@ -44,9 +44,11 @@ export interface PageRequest {
   unnamedMax: number;
   /** Only users with a name (the page goes on past the unnamed ones, read first). */
   namedOnly?: boolean;
+  /** Answer countUsers' figure beside every row as `total` (a subquery run once per statement). */
+  withTotal?: boolean;
 }
 
-export type KeyedRow = UserRow & { sort_key: string | number };
+export type KeyedRow = UserRow & { sort_key: string | number; total?: number | string };
 
 /**
  * The SQL of a sort key. The same expressions define the indexes (users_scale migration):
@@ -106,9 +108,12 @@ export async function selectPage(
     : sql`${key} ${dir}`;
   const where = conditions.length > 0 ? sql`where ${sql.join(conditions, sql` and `)}` : sql``;
   const sortKey = sortKeySql(dialect, req.key);
+  const total = req.withTotal ? sql`, ${countSql(dialect, req.filters) ?? sql`0`} as total` : sql``;
   if (req.filterFirst || conditions.length === 0) {
     const result = await sql<KeyedRow>`
-      select *, ${sortKey} as sort_key from users ${where} order by ${order} limit ${req.limit}`.execute(db);
+      select *, ${sortKey} as sort_key${total} from users ${where} order by ${order} limit ${req.limit}`.execute(
+      db,
+    );
     return result.rows;
   }
   // A filtered walk: find the page's ids on the sort index alone (it carries role and status), then
@@ -117,7 +122,7 @@ export async function selectPage(
   // knows the page is small (with a bound parameter it may scan users to spare a sort).
   const from = sqlite && req.key === 'email' ? sql`users indexed by users_email_walk_idx` : sql`users`;
   const result = await sql<KeyedRow>`
-    select u.*, ${sortKey} as sort_key
+    select u.*, ${sortKey} as sort_key${total}
     from (select id from ${from} ${where} order by ${order} limit ${sql.lit(req.limit)}) page
     join users u on u.id = page.id
     order by ${hasTieBreaker(req.key) ? sql`${sortKey} ${dir}, u.id ${dir}` : sql`${sortKey} ${dir}`}`.execute(
@@ -207,9 +212,17 @@ export function dayOf(ms: number): number {
  * end of a created_at range counted through the index. One statement, so one snapshot.
  */
 export async function countUsers(db: Kysely<DB>, dialect: DialectName, f: ListFilters): Promise<number> {
+  const count = countSql(dialect, f);
+  if (count === null) return 0;
+  const row = await sql<{ n: number | string }>`select ${count} as n`.execute(db);
+  return Number(row.rows[0]?.n ?? 0);
+}
+
+/** countUsers' expression, to select alone or beside a page's rows; null when no user can match. */
+export function countSql(dialect: DialectName, f: ListFilters): RawBuilder<unknown> | null {
   const from = f.createdFrom === undefined ? undefined : Math.max(0, f.createdFrom);
   const until = f.createdUntil;
-  if (until !== undefined && (until <= 0 || (from !== undefined && until <= from))) return 0;
+  if (until !== undefined && (until <= 0 || (from !== undefined && until <= from))) return null;
   const parts: RawBuilder<unknown>[] = [];
   const bucket = (days: RawBuilder<unknown>) => parts.push(bucketSum(dialect, f, days));
   const exact = (lo: number, hi: number) => parts.push(exactCount(f, lo, hi));
@@ -232,8 +245,7 @@ export async function countUsers(db: Kysely<DB>, dialect: DialectName, f: ListFi
       exact(d2 * DAY_MS, until);
     }
   }
-  const row = await sql<{ n: number | string }>`select ${sql.join(parts, sql` + `)} as n`.execute(db);
-  return Number(row.rows[0]?.n ?? 0);
+  return sql`(${sql.join(parts, sql` + `)})`;
 }
 
 function bucketSum(dialect: DialectName, f: ListFilters, days: RawBuilder<unknown>): RawBuilder<unknown> {
@@ -251,48 +263,4 @@ function exactCount(f: ListFilters, lo: number, hi: number): RawBuilder<unknown>
   if (f.role !== undefined) conditions.push(sql`role = ${f.role}`);
   if (f.status !== undefined) conditions.push(sql`status = ${f.status}`);
   return sql`(select count(*) from users where ${sql.join(conditions, sql` and `)})`;
-}
-
-export interface RawStats {
-  counts: Array<{ role: Role; status: UserStatus; n: number }>;
-  created: [number, number, number];
-  active: [number, number, number];
-}
-
-/** The numbers behind GET /users/stats, from the counters plus index ranges for partial days. */
-export async function selectStats(
-  db: Kysely<DB>,
-  dialect: DialectName,
-  now: number,
-  windowsMs: [number, number, number],
-): Promise<RawStats> {
-  const cast = (e: RawBuilder<unknown>) => (dialect === 'postgres' ? sql`cast(${e} as bigint)` : e);
-  const combos: Array<[Role, UserStatus]> = [];
-  for (const role of ['admin', 'user'] as const) {
-    for (const status of ['active', 'invited', 'disabled'] as const) combos.push([role, status]);
-  }
-  const columns: RawBuilder<unknown>[] = combos.map(
-    ([role, status], i) =>
-      sql`(select ${cast(sql`coalesce(sum(n), 0)`)} from user_counts where role = ${role} and status = ${status}) as ${sql.raw(`c${i}`)}`,
-  );
-  windowsMs.forEach((w, i) => {
-    const lo = now - w;
-    const d = dayOf(lo);
-    const edge = (d + 1) * DAY_MS;
-    columns.push(
-      sql`(select ${cast(sql`coalesce(sum(n), 0)`)} from user_counts where day > ${d})
-        + (select count(*) from users where created_at >= ${lo} and created_at < ${edge}) as ${sql.raw(`created${i}`)}`,
-      sql`(select ${cast(sql`coalesce(sum(n), 0)`)} from user_login_days where day > ${d})
-        + (select count(*) from users where coalesce(last_login_at, -1) >= ${lo}
-             and coalesce(last_login_at, -1) < ${edge}) as ${sql.raw(`active${i}`)}`,
-    );
-  });
-  const result = await sql<Record<string, number | string>>`select ${sql.join(columns, sql`, `)}`.execute(db);
-  const row = result.rows[0] ?? {};
-  const num = (k: string) => Number(row[k] ?? 0);
-  return {
-    counts: combos.map(([role, status], i) => ({ role, status, n: num(`c${i}`) })),
-    created: [num('created0'), num('created1'), num('created2')],
-    active: [num('active0'), num('active1'), num('active2')],
-  };
 }

@@ -1,18 +1,19 @@
-import { ApiError } from '../../http/errors.ts';
-import { toPublicUser } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
-import type { UserRow } from '../../platform/db/schema.ts';
+import { ApiError } from '../../../http/errors.ts';
+import { toPublicUser } from '../../../identity/index.ts';
+import type { AppContext } from '../../../kernel/context.ts';
+import type { UserRow } from '../../../platform/db/schema.ts';
+import type { ListQuery, SortParam, StatsResponse, UserPage } from '../users.schemas.ts';
 import { type CursorCodec, invalidCursor } from './cursors.ts';
-import type { ListQuery, SortParam, StatsResponse, UserPage } from './users.schemas.ts';
 import {
   countUsers,
   DAY_MS,
+  type KeyedRow,
   type KeysetPosition,
   type ListFilters,
   type SortKey,
   selectPage,
-  selectStats,
 } from './users-list.queries.ts';
+import { selectStats } from './users-stats.queries.ts';
 
 /**
  * The page answered from rows read with one more than `limit`: the extra row only tells that a next
@@ -59,23 +60,28 @@ export async function listUsers(ctx: AppContext, codec: CursorCodec, query: List
   };
   const after = query.cursor === undefined ? null : readListCursor(codec, query.cursor, sort, key);
   const dialect = ctx.database.dialect;
-  const total = await countUsers(ctx.db, dialect, filters);
+  const page = { key, desc, after, filters, limit: query.limit + 1, unnamedMax: LIST_TUNING.unnamedMax };
+  const cursorAfter = (last: KeyedRow) => codec.encode({ k: 'list', s: sort, v: last.sort_key, i: last.id });
   const filtered = Object.values(filters).some((v) => v !== undefined);
+  if (!filtered) {
+    // No filter, no plan to choose: the total rides in the page's statement (one round trip on
+    // PostgreSQL instead of two, docs/benchmarks.md); only an empty page asks for it alone.
+    const rows = await selectPage(ctx.db, dialect, {
+      ...page,
+      filterFirst: false,
+      withTotal: true,
+    });
+    const first = rows[0];
+    const total = first === undefined ? await countUsers(ctx.db, dialect, filters) : Number(first.total);
+    return userPage(rows, query.limit, total, cursorAfter);
+  }
+  // A filtered page is read one of two ways, chosen by how many users match: count first.
+  const total = await countUsers(ctx.db, dialect, filters);
   const rows =
     total === 0
       ? []
-      : await selectPage(ctx.db, dialect, {
-          key,
-          desc,
-          after,
-          filters,
-          limit: query.limit + 1,
-          filterFirst: filtered && total <= LIST_TUNING.filterFirstMax,
-          unnamedMax: LIST_TUNING.unnamedMax,
-        });
-  return userPage(rows, query.limit, total, (last) =>
-    codec.encode({ k: 'list', s: sort, v: last.sort_key, i: last.id }),
-  );
+      : await selectPage(ctx.db, dialect, { ...page, filterFirst: total <= LIST_TUNING.filterFirstMax });
+  return userPage(rows, query.limit, total, cursorAfter);
 }
 
 function instant(value: string | undefined, field: string): number | undefined {

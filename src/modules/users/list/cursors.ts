@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { ApiError } from '../../http/errors.ts';
-import { readCursorKey } from '../../identity/index.ts';
-import type { DB } from '../../platform/db/schema.ts';
+import { ApiError } from '../../../http/errors.ts';
+import { readCursorKey } from '../../../identity/index.ts';
+import type { DB } from '../../../platform/db/schema.ts';
 
 /*
  * Opaque pagination cursors: base64url(JSON payload) "." base64url(HMAC-SHA256 of it, 128 bits).

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../kernel/context.ts';
-import type { DB } from '../../platform/db/schema.ts';
-import { type CursorCodec, invalidCursor } from './cursors.ts';
-import type { SearchQuery, UserPage } from './users.schemas.ts';
-import { countUsers } from './users-list.queries.ts';
-import { userPage } from './users-list.service.ts';
+import type { AppContext } from '../../../kernel/context.ts';
+import type { DB } from '../../../platform/db/schema.ts';
+import { type CursorCodec, invalidCursor } from '../list/cursors.ts';
+import { countUsers } from '../list/users-list.queries.ts';
+import { userPage } from '../list/users-list.service.ts';
+import type { SearchQuery, UserPage } from '../users.schemas.ts';
 import {
   postgresSearch,
   type RankedRow,

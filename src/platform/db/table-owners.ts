@@ -1,0 +1,65 @@
+import type { DB } from './schema.ts';
+
+/*
+ * Who may write each table (docs/architecture.md, "Tables have owners"): every table of schema.ts
+ * → the one folder (with its subfolders) whose code may insert into it, update it or delete from
+ * it. Anyone may read any table; a feature that must change another folder's table calls a named
+ * change of that folder (`proveMailbox`, `revokeAllSessionRows`, `pruneEvents` …). `npm run deps`
+ * (scripts/table-owners.mjs) refuses a write anywhere else under src/, naming the file, the table
+ * and its owner. Migrations (src/platform/db/migrations/) make the tables and are not checked, as
+ * the SQL-in-query-files rule does not check them. The `satisfies` makes a table added to schema.ts
+ * without an owner a type error.
+ */
+export const TABLE_OWNERS = {
+  users: 'src/identity/',
+  sessions: 'src/identity/',
+  refresh_tokens: 'src/identity/',
+  audit_log: 'src/identity/',
+  // The webhook event outbox the audit writer fills; the webhooks module fans it out and prunes it
+  // through the core's named changes.
+  webhook_events: 'src/identity/',
+  identities: 'src/identity/',
+  signing_keys: 'src/identity/tokens/',
+  throttle_counters: 'src/identity/budgets/',
+  one_time_links: 'src/identity/links/',
+  // Second factors and passkeys: the factor machinery of the identity core.
+  mfa_totp: 'src/identity/factors/',
+  mfa_recovery_codes: 'src/identity/factors/',
+  mfa_tokens: 'src/identity/factors/',
+  passkeys: 'src/identity/factors/',
+  webauthn_challenges: 'src/identity/factors/',
+  // Kept by the users_scale migration's triggers only: no code writes them.
+  user_counts: 'src/platform/db/migrations/',
+  user_login_days: 'src/platform/db/migrations/',
+  module_overrides: 'src/kernel/',
+  outbox: 'src/platform/mail/',
+  generated_passwords: 'src/modules/auth/',
+  invitations: 'src/modules/invitations/',
+  id_token_uses: 'src/modules/providers/',
+  idp_providers: 'src/modules/providers/',
+  idp_flows: 'src/modules/providers/',
+  app_secrets: 'src/modules/oauth/',
+  oauth_clients: 'src/modules/oauth/',
+  oauth_resources: 'src/modules/oauth/',
+  oauth_consents: 'src/modules/oauth/',
+  oauth_models: 'src/modules/oauth/',
+  oauth_session_links: 'src/modules/oauth/',
+  webhook_endpoints: 'src/modules/webhooks/',
+  webhook_deliveries: 'src/modules/webhooks/',
+} as const satisfies Record<keyof DB, string>;
+
+/**
+ * TEMPORARY — writes that still sit outside their owner while the branches consolidating those
+ * tables are under way (`identities` into src/identity/identities.queries.ts; second factors and
+ * passkeys into src/identity/factors/). The lead empties this list when they merge; nothing else
+ * may be listed here, and each entry names the file and the tables it may still write.
+ */
+export const PENDING_MERGE: ReadonlyArray<{ file: string; tables: ReadonlyArray<keyof DB> }> = [
+  {
+    file: 'src/modules/mfa/mfa.queries.ts',
+    tables: ['mfa_totp', 'mfa_recovery_codes', 'mfa_tokens', 'passkeys', 'webauthn_challenges'],
+  },
+  { file: 'src/modules/passkeys/passkeys.queries.ts', tables: ['passkeys', 'webauthn_challenges'] },
+  // endMfaTokensOfUser (a credential event ends half-finished second-factor sign-ins).
+  { file: 'src/identity/links/credential-events.queries.ts', tables: ['mfa_tokens'] },
+];
