@@ -1,11 +1,12 @@
 // The identity core: what every feature needs to know who someone is and to let them in, below the
 // features and importing none (docs/architecture.md, "The dependency rule"). Features import it
-// through this file only. The session opener itself is not here: every way in ends in
-// completeSignIn.
+// through this file only. The session opener itself is not here: every way in ends in signIn
+// (sign-in/), and the second-factor machinery every way in asks is in factors/.
 export * from './audit.queries.ts';
 export * from './email.ts';
 export { enabledSubscriptions } from './events.queries.ts';
 export { subscribes, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events.ts';
+export * from './factors/index.ts';
 export {
   enrollmentGrantOf,
   enrollmentOnly,
@@ -33,6 +34,6 @@ export {
   revokeUserSessions,
   type SessionAuthentication,
 } from './sessions.ts';
-export { completeSignIn, type SignInRecord } from './sign-in.ts';
+export * from './sign-in/index.ts';
 export * from './user.schemas.ts';
 export * from './users.queries.ts';
