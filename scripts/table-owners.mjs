@@ -4,8 +4,8 @@
 // (`insertInto`, `replaceInto`, `updateTable`, `deleteFrom`, `mergeInto`) or SQL text (`insert
 // into`, `update … set`, `delete from`, `truncate`) naming a table of schema.ts; a builder whose
 // table is not a literal is refused too (the check could not name its table). Migrations make the
-// tables and are not checked. The map must list exactly the tables of schema.ts' `DB`, and each
-// entry of its temporary PENDING_MERGE list must still be needed. Exit status 1 on any violation.
+// tables and are not checked. The map must list exactly the tables of schema.ts' `DB`; nothing is
+// exempt. Exit status 1 on any violation.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -15,7 +15,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const MAP = 'src/platform/db/table-owners.ts';
 const SCHEMA = 'src/platform/db/schema.ts';
 const NOT_CHECKED = 'src/platform/db/migrations/';
-const { TABLE_OWNERS, PENDING_MERGE } = await import(pathToFileURL(join(root, MAP)).href);
+const { TABLE_OWNERS } = await import(pathToFileURL(join(root, MAP)).href);
 
 const errors = [];
 const error = (rule, line) => errors.push(`  error ${rule}: ${line}`);
@@ -75,8 +75,6 @@ function tsFiles(dir) {
   });
 }
 
-const pending = new Map(PENDING_MERGE.map((p) => [p.file, new Set(p.tables)]));
-const pendingUsed = new Set();
 let writes = 0;
 const files = tsFiles('src');
 for (const file of files) {
@@ -84,21 +82,11 @@ for (const file of files) {
     writes++;
     const owner = TABLE_OWNERS[w.table];
     if (file.startsWith(owner)) continue;
-    if (pending.get(file)?.has(w.table)) {
-      pendingUsed.add(`${file} ${w.table}`);
-      continue;
-    }
     error('table-owner', `${file}:${w.line} writes ${w.table} (${w.how}); only ${owner} may (${MAP})`);
   }
 }
-for (const [file, list] of pending) {
-  for (const table of list) {
-    if (!pendingUsed.has(`${file} ${table}`))
-      error('pending-merge', `${file} no longer writes ${table}: take it off PENDING_MERGE in ${MAP}`);
-  }
-}
 
-const summary = `${tables.size} tables, ${writes} writes in ${files.length} files checked, ${pendingUsed.size} pending merge`;
+const summary = `${tables.size} tables, ${writes} writes in ${files.length} files checked`;
 if (errors.length > 0) {
   process.stdout.write(
     `\n${errors.join('\n')}\n\nx ${errors.length} table-ownership violations. ${summary}.\n`,

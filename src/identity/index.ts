@@ -1,7 +1,7 @@
 // The identity core: what every feature needs to know who someone is and to let them in, below the
 // features and importing none (docs/architecture.md, "The dependency rule"). Features import it
-// through this file only. The session opener itself is not here: every way in ends in
-// completeSignIn.
+// through this file only. The session opener itself is not here: every way in ends in signIn
+// (sign-in/), and the second-factor machinery every way in asks is in factors/.
 export * from './audit.queries.ts';
 export * from './email.ts';
 export {
@@ -12,6 +12,7 @@ export {
   pruneEvents,
 } from './events.queries.ts';
 export { subscribes, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events.ts';
+export * from './factors/index.ts';
 export * from './identities.queries.ts';
 export {
   enrollmentGrantOf,
@@ -45,7 +46,7 @@ export {
   revokeUserSessions,
   type SessionAuthentication,
 } from './sessions.ts';
-export { completeSignIn, type SignInRecord } from './sign-in.ts';
+export * from './sign-in/index.ts';
 export * from './user.schemas.ts';
 export * from './user-changes.queries.ts';
 export * from './users.queries.ts';

@@ -47,7 +47,7 @@ export interface EnrollmentGrant {
 }
 
 /**
- * The mark completeSignIn leaves on the answer of an enrolment-only sign-in: the endpoint layer
+ * The mark signIn leaves on the answer of an enrolment-only sign-in: the endpoint layer
  * (src/http/endpoint.ts) answers 403 `mfa_enrollment_required` with the grant instead of the tokens,
  * after the caller's transaction committed the session. A symbol: JSON never carries it.
  */

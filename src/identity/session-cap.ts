@@ -10,7 +10,7 @@ export const SESSION_LIMIT_REASON = 'session_limit';
 
 /**
  * OWASP ASVS 5.0 7.1.2, docs/auth.md ("How many sessions"): one account holds at most
- * SESSIONS_PER_USER_MAX live sessions. Called by completeSignIn once the new session is open, in
+ * SESSIONS_PER_USER_MAX live sessions. Called by signIn once the new session is open, in
  * its transaction: when the user now holds more, the oldest (by opening) end — never the new one,
  * which is the newest — each audited as `session.revoke` with reason `session_limit`, and with them
  * the OAuth grants that end with their browser session (revokeSession). Returns how many ended.

@@ -72,7 +72,7 @@ export const FEDERATED_LOGIN: SessionAuthentication = Object.freeze({ amr: Objec
 /**
  * Opens a new session for a user and returns its first token pair, and nothing else: no login is
  * recorded, nothing audited. Not exported from identity/index.ts: every sign-in goes through
- * completeSignIn (sign-in.ts); tests import this file directly to make a session fixture.
+ * signIn (sign-in/sign-in.ts); tests import this file directly to make a session fixture.
  */
 export async function openSession(
   ctx: AppContext,
@@ -119,7 +119,7 @@ export async function startSession(
 /**
  * Opens an enrolment-only session (REQUIRE_MFA, src/identity/require-mfa.ts): no refresh token, it
  * lives ENROLLMENT_TTL_S, and its access token is issued for ENROLLMENT_AUDIENCE (the signer decides
- * that from the same rule). Not exported from identity/index.ts: completeSignIn calls it.
+ * that from the same rule). Not exported from identity/index.ts: openSignInSession (sign-in/) calls it.
  */
 export async function startEnrollmentSession(
   ctx: AppContext,
@@ -154,7 +154,7 @@ export interface AppSessionOwner {
 /**
  * Opens the session of an OAuth grant: listed and revoked like any other, but it holds no Gatehouse
  * token (docs/api.md §17: OAuth clients never get tokens that `/api/v1` accepts); the provider's
- * tokens live while it does. Not exported from identity/index.ts: completeSignIn calls it.
+ * tokens live while it does. Not exported from identity/index.ts: openSignInSession (sign-in/) calls it.
  */
 export async function startAppSession(
   ctx: AppContext,

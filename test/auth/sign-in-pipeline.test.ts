@@ -10,7 +10,7 @@ import { authHeaders, createUser } from '../helpers/users.ts';
 import { type InviteResponseBody, invite, setPassword, tokenOf } from '../invitations/helpers.ts';
 import { type OidcHarness, startOidcProvider } from '../support/oidc-provider.ts';
 
-// One way in (docs/architecture.md): every sign-in ends in completeSignIn. These pin what each way
+// One way in (docs/architecture.md): every sign-in ends in signIn. These pin what each way
 // in records through it — the audit entries' `details` as stored text (key order included), and
 // whether the sign-in counts as a login (`last_login_at`) — so that moving the ways in onto the one
 // pipeline changed nothing they write.

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { v7 as uuidv7 } from 'uuid';
+import { recoveryCodeHash } from '../../src/identity/factors/second-factors.ts';
 import { secretsKey } from '../../src/identity/tokens/secrets-key.ts';
-import { recoveryCodeHash } from '../../src/modules/mfa/factors.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { enableTotp, loginMfa, passwordStep, userWithSession } from './helpers.ts';

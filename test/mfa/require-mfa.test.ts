@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { completeSignIn, PASSWORD_LOGIN } from '../../src/identity/index.ts';
+import { PASSWORD_LOGIN, signIn } from '../../src/identity/index.ts';
 import { startService } from '../../src/kernel/server.ts';
 import { ConfigError, loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -174,29 +174,40 @@ for (const dialect of DIALECTS) {
       assert.equal(claimsOf(json<{ access_token: string }>(res).access_token).aud, t.ctx.config.publicUrl);
     });
 
-    /* oauth-sign-in-without-factor: every way in ends in completeSignIn; one factor for an OAuth
+    /* oauth-sign-in-without-factor: every way in ends in signIn; one factor for an OAuth
        client's grant opens nothing (403), and a provider's or an e-mail code's one factor is
        enrolment-only like the password's. */
-    it('completeSignIn: one factor opens an enrolment-only session for every way in, and none for an OAuth client', async () => {
+    it('signIn: one factor opens an enrolment-only session for every way in, and none for an OAuth client', async () => {
       const admin = await createUser(t, { role: 'admin', password: PASSWORD });
       for (const amr of [['pwd'], ['fed'], ['otp']]) {
-        const answer = await t.ctx.db
+        const { tokens: answer } = await t.ctx.db
           .transaction()
-          .execute((trx) => completeSignIn(t.ctx, trx, admin, LOCAL, amr, { method: 'test' }));
+          .execute((trx) =>
+            signIn(t.ctx, trx, { user: admin, client: LOCAL, amr, details: { method: 'test' } }),
+          );
         assert.equal(answer.access_token, '', `${amr}: no access token in the answer`);
         assert.equal(answer.refresh_token, '', `${amr}: no refresh token in the answer`);
       }
       await assert.rejects(
         t.ctx.db.transaction().execute((trx) =>
-          completeSignIn(t.ctx, trx, admin, LOCAL, PASSWORD_LOGIN.amr, { method: 'oauth' }, null, {
-            app: { clientId: 'some-client', parentId: null, authTime: Date.now() },
+          signIn(t.ctx, trx, {
+            user: admin,
+            client: LOCAL,
+            amr: PASSWORD_LOGIN.amr,
+            details: { method: 'oauth' },
+            opening: { oauthGrant: { clientId: 'some-client', parentId: null, authTime: Date.now() } },
           }),
         ),
         (err: Error & { code?: string }) => err.code === 'mfa_enrollment_required',
       );
-      const full = await t.ctx.db
-        .transaction()
-        .execute((trx) => completeSignIn(t.ctx, trx, admin, LOCAL, ['fed', 'otp'], { method: 'test' }));
+      const { tokens: full } = await t.ctx.db.transaction().execute((trx) =>
+        signIn(t.ctx, trx, {
+          user: admin,
+          client: LOCAL,
+          amr: ['fed', 'otp'],
+          details: { method: 'test' },
+        }),
+      );
       assert.notEqual(full.refresh_token, '');
     });
   });

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generateHOTP } from '@oslojs/otp';
-import { currentStep, matchingStep, newTotpSecret, TOTP_PERIOD_S } from '../../src/modules/mfa/totp.ts';
+import { currentStep, matchingStep, newTotpSecret, TOTP_PERIOD_S } from '../../src/identity/factors/totp.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { enableTotp, loginMfa, passwordStep, totpCode, userWithSession } from './helpers.ts';
 
 /*
  * totp-window-unbounded: OWASP ASVS 5.0 6.5.5 (a TOTP lives at most 30 seconds) held only by
- * reading src/modules/mfa/totp.ts; the replay tests never showed how old or how early a code may
+ * reading src/identity/factors/totp.ts; the replay tests never showed how old or how early a code may
  * be. Now pinned: 30-second steps, and a code is accepted for its own step and one step of clock
  * drift either side (RFC 6238 §5.2), never two. Judged at a given moment, no wall clock read.
  */

@@ -103,7 +103,7 @@ for (const dialect of DIALECTS) {
       assert.equal(signedIn.statusCode, 200, signedIn.body);
       const access = json<{ access_token: string }>(signedIn).access_token;
       assert.deepEqual(claimsOf(access).amr, ['pwd', 'hwk']);
-      // One login.success, written by the auth module's completeSignIn, names the session it opened.
+      // One login.success, written by the sign-in pipeline (signIn), names the session it opened.
       const success = await t.ctx.db
         .selectFrom('audit_log')
         .select('details')

@@ -3,8 +3,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { newRecoveryCodes, newTotpSecret } from '../../src/identity/factors/totp.ts';
 import { newOpaqueToken } from '../../src/identity/tokens/opaque-tokens.ts';
-import { newRecoveryCodes, newTotpSecret } from '../../src/modules/mfa/totp.ts';
 import { newSignInCode } from '../../src/modules/passwordless/email-signin.ts';
 
 /*
@@ -51,8 +51,8 @@ describe('generators of secrets', () => {
   it('each secret generator draws from node:crypto', () => {
     const generators: Array<[string, string, 'randomBytes' | 'randomInt', RegExp]> = [
       ['src/identity/tokens/opaque-tokens.ts', 'newOpaqueToken', 'randomBytes', /\brandomBytes\(32\)/],
-      ['src/modules/mfa/totp.ts', 'newTotpSecret', 'randomBytes', /\brandomBytes\(SECRET_BYTES\)/],
-      ['src/modules/mfa/totp.ts', 'newRecoveryCodes', 'randomInt', /\brandomInt\(32\)/],
+      ['src/identity/factors/totp.ts', 'newTotpSecret', 'randomBytes', /\brandomBytes\(SECRET_BYTES\)/],
+      ['src/identity/factors/totp.ts', 'newRecoveryCodes', 'randomInt', /\brandomInt\(32\)/],
       [
         'src/modules/passwordless/email-signin.ts',
         'newSignInCode',

@@ -21,14 +21,3 @@ export async function endLiveLinksOfUser(db: Db, userId: string, now: number): P
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
-
-/** Marks every unused `mfa_token` of a user as used (a half-finished sign-in cannot be completed). */
-export async function endMfaTokensOfUser(db: Db, userId: string, now: number): Promise<number> {
-  const result = await db
-    .updateTable('mfa_tokens')
-    .set({ used_at: now })
-    .where('user_id', '=', userId)
-    .where('used_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
-}

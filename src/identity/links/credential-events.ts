@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
-import { endLiveLinksOfUser, endMfaTokensOfUser } from './credential-events.queries.ts';
+import { endMfaTokensOfUser } from '../factors/mfa-tokens.queries.ts';
+import { endLiveLinksOfUser } from './credential-events.queries.ts';
 
 /** How many of each one credential event ended. */
 export interface EndedLinks {

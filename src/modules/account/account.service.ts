@@ -4,7 +4,6 @@ import type { AuthContext } from '../../http/guard.ts';
 import type { LoginThrottle } from '../../identity/budgets/throttle.ts';
 import {
   type ClientInfo,
-  completeSignIn,
   isMultiFactor,
   iso,
   listIdentities,
@@ -12,6 +11,7 @@ import {
   revokeUserSessions,
   secondFactorRequired,
   setPasswordHash,
+  signIn,
   type TokenResponse,
   toPublicUser,
 } from '../../identity/index.ts';
@@ -74,27 +74,14 @@ export async function changePassword(
     // continues it with the password proven again; it keeps the session's methods rather than
     // fall to an enrolment-only `["pwd"]`. Elsewhere a password change opens `["pwd"]`, as always.
     const carried = secondFactorRequired(ctx.config.requireMfa, user.role) && isMultiFactor(auth.claims.amr);
-    return completeSignIn(
-      ctx,
-      trx,
-      changed,
+    const { tokens } = await signIn(ctx, trx, {
+      user: changed,
       client,
-      carried ? [...(auth.claims.amr ?? [])] : PASSWORD_LOGIN.amr,
-      { method: 'password_change' },
-      null,
-      {
-        recordLogin: false,
-        audit: () => [
-          {
-            action: 'password.change',
-            actor: { type: 'user', id: user.id },
-            target: { type: 'user', id: user.id },
-            client,
-            details: { sessions_revoked: revoked },
-          },
-        ],
-      },
-    );
+      amr: carried ? [...(auth.claims.amr ?? [])] : PASSWORD_LOGIN.amr,
+      details: { method: 'password_change' },
+      opening: { passwordChange: { sessionsRevoked: revoked } },
+    });
+    return tokens;
   });
 }
 

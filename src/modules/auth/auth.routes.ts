@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { requireAuth } from '../../http/guard.ts';
-import { createLoginThrottle } from '../../identity/budgets/throttle.ts';
 import { clientInfo, TokenResponse, toPublicUser } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { JwksResponse, LoginBody, LogoutBody, RefreshBody, VerifyTokenResponse } from './auth.schemas.ts';
@@ -11,9 +10,6 @@ import { refresh } from './refresh.service.ts';
 
 /** The auth module (docs/api.md §5): login, logout, refresh, token verification and the public keys. */
 export function authEndpoints(ctx: AppContext): Endpoint[] {
-  const throttle = createLoginThrottle(ctx.db, {
-    failuresPerAddressPerMin: ctx.config.loginFailuresPerAddressPerMin,
-  });
   return [
     endpoint({
       group: 'auth',
@@ -24,7 +20,7 @@ export function authEndpoints(ctx: AppContext): Endpoint[] {
       issuesTokens: true,
       summary: 'Log in with email and password; returns an access and a refresh token',
       schema: { body: LoginBody, response: { 200: TokenResponse } },
-      handler: (req) => login(ctx, throttle, req.body, clientInfo(req)),
+      handler: (req) => login(ctx, req.body, clientInfo(req)),
     }),
     endpoint({
       group: 'auth',

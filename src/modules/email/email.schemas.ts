@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { FreshProofFields } from '../mfa/index.ts';
+import { FreshProofFields } from '../../identity/index.ts';
 import { EmailInput, PasswordInput } from '../recovery/index.ts';
 
 export { EmptyBody, LinkTokenParams, MessageResponse, UserEnvelope } from '../recovery/index.ts';

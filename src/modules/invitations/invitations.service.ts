@@ -2,7 +2,6 @@ import { ApiError } from '../../http/errors.ts';
 import {
   activateInvitedUser,
   type ClientInfo,
-  completeSignIn,
   findUserById,
   insertUser,
   iso,
@@ -10,6 +9,7 @@ import {
   normalizeEmail,
   PASSWORD_LOGIN,
   recordAudit,
+  signIn,
   type TokenResponse,
   toPublicUser,
   updateUser,
@@ -177,18 +177,14 @@ export async function acceptInvitation(
     const user = await findUserById(trx, invitation.user_id);
     if (!user) throw used();
     // The acceptance entry covers the session it opens: no separate login.success, no login counted.
-    return completeSignIn(ctx, trx, user, client, PASSWORD_LOGIN.amr, { method: 'invitation' }, null, {
-      recordLogin: false,
-      audit: () => [
-        {
-          action: 'invitation.accept',
-          actor: { type: 'user', id: user.id },
-          target: { type: 'invitation', id: invitation.id },
-          client,
-          details: { user_id: user.id },
-        },
-      ],
+    const { tokens } = await signIn(ctx, trx, {
+      user,
+      client,
+      amr: PASSWORD_LOGIN.amr,
+      details: { method: 'invitation' },
+      opening: { invitation: { id: invitation.id } },
     });
+    return tokens;
   });
 }
 

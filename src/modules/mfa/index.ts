@@ -1,24 +1,7 @@
 // What other features use of this one: they import it from here, never from its inner files
-// (docs/architecture.md, "The dependency rule").
-export {
-  dropRecoveryCodesWithoutFactors,
-  endSessionsForFirstFactor,
-  holdsSecondFactor,
-  issueMfaToken,
-  liveMfaTokenUser,
-  mfaRequired,
-  recoveryCodesForNewFactor,
-  type SecondFactorMethod,
-  secondFactors,
-} from './factors.ts';
-export {
-  CurrentPasswordBody,
-  FreshProofBody,
-  FreshProofFields,
-  MfaStatus,
-  PasskeyProof,
-  WebauthnResponse,
-} from './mfa.schemas.ts';
+// (docs/architecture.md, "The dependency rule"). The factors themselves (the census, mfa_tokens,
+// codes, passkey assertions, the proofs' schemas) are the identity core's: src/identity/factors/.
+export { MfaStatus } from './mfa.schemas.ts';
 export { mfaStatus, resetUserMfaByEmail } from './mfa.service.ts';
 export { checkFactorModuleOff } from './module-in-use.ts';
 export { confirmCurrentPassword, type FreshProof, requireFreshProof } from './reauth.ts';

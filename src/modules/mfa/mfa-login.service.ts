@@ -1,22 +1,26 @@
 import { ApiError } from '../../http/errors.ts';
 import {
-  createLoginThrottle,
-  type LoginThrottle,
-  type ThrottleTicket,
-} from '../../identity/budgets/throttle.ts';
+  consumeMfaToken,
+  countMfaTokenTry,
+  findMfaToken,
+} from '../../identity/factors/mfa-tokens.queries.ts';
+import { deleteExpiredMfaState } from '../../identity/factors/second-factors.queries.ts';
 import {
   type ClientInfo,
-  completeSignIn,
   findUserById,
-  recordAudit,
+  MFA_TOKEN_MAX_TRIES,
+  refuseSignIn,
+  refuseWhilePasskeysOff,
+  type SignedIn,
+  type SignInWay,
+  signIn,
+  spendCode,
   type TokenResponse,
+  withLoginAttempt,
 } from '../../identity/index.ts';
 import { hashOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { countLogin } from '../core/index.ts';
-import { refuseWhilePasskeysOff } from '../passkeys/index.ts';
-import { MFA_TOKEN_MAX_TRIES, spendCode } from './factors.ts';
-import { consumeMfaToken, countMfaTokenTry, deleteExpiredMfaState, findMfaToken } from './mfa.queries.ts';
 
 /** A second factor presented to `POST /login/mfa`: a code, or a passkey assertion checked by `verifyPasskey`. */
 export type PresentedFactor =
@@ -39,31 +43,13 @@ class Rollback extends Error {
 const tokenInvalid = () =>
   new ApiError('mfa_token_invalid', { detail: 'The mfa_token is unknown, used, expired or out of tries' });
 
-/** The login throttle of docs/api.md §5 (the password check's own: one budget for passwords and codes). */
-export function loginThrottle(ctx: AppContext): LoginThrottle {
-  return createLoginThrottle(ctx.db, { failuresPerAddressPerMin: ctx.config.loginFailuresPerAddressPerMin });
-}
-
-/** Reserves one attempt of an account's login throttle; spent: 429 (counted in the metrics). */
-export async function reserveLogin(
-  ctx: AppContext,
-  email: string,
-  ip: string | null,
-): Promise<ThrottleTicket> {
-  try {
-    return await loginThrottle(ctx).reserve(email, ip);
-  } catch (err) {
-    if (err instanceof ApiError && err.code === 'rate_limited') countLogin(ctx, 'rate_limited');
-    throw err;
-  }
-}
-
 /**
  * POST /login/mfa (docs/api.md §13). Order: the token is looked up (unknown: 401); the login throttle
  * reserves this attempt (spent: 429, before anything else is said); one conditional write counts a
  * try on the token (dead or out of tries: 401); then the factor is checked and, when good, spent in
  * the same transaction that consumes the token and opens the session. A wrong factor keeps both
- * counts; a completed sign-in gives them back and clears the account's failures.
+ * counts; a completed sign-in gives them back and clears the account's failures. Every refusal
+ * that judged no factor gives the attempt back (withLoginAttempt).
  */
 export async function completeMfaLogin(
   ctx: AppContext,
@@ -76,59 +62,45 @@ export async function completeMfaLogin(
   const row = await findMfaToken(ctx.db, hashOpaqueToken(mfaToken));
   const user = row ? await findUserById(ctx.db, row.user_id) : undefined;
   if (!row || !user) throw tokenInvalid();
-  const throttle = loginThrottle(ctx);
-  const ticket = await reserveLogin(ctx, user.email, client.ip);
-  const now = Date.now();
-  if (!(await countMfaTokenTry(ctx.db, row.id, now, MFA_TOKEN_MAX_TRIES))) {
-    // Not a check of a secret: the attempt does not count.
-    await throttle.release(ticket);
-    throw tokenInvalid();
-  }
-  if (user.status !== 'active') {
-    await throttle.release(ticket);
-    throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
-  }
-
   const method = factor.kind === 'code' ? 'mfa_code' : 'passkey';
-  // The assertion's own writes (challenge, counter) are single conditional writes of their own.
-  const passkeyProved = factor.kind === 'passkey' ? await factor.verify(user.id) : null;
-  let outcome: TokenResponse | 'token_gone' | null;
-  try {
-    outcome = await ctx.db.transaction().execute(async (trx) => {
-      // Consumed first and rolled back with everything else when the factor fails: the token keeps
-      // its remaining tries, and a spent recovery code never outlives a sign-in that did not happen.
-      if (!(await consumeMfaToken(trx, row.id, Date.now()))) throw new Rollback('token_gone');
-      const proved = factor.kind === 'code' ? await spendCode(ctx, trx, user.id, factor.code) : passkeyProved;
-      if (proved === null) throw new Rollback(null);
-      // The account's failures clear and the address gets this attempt back.
-      await throttle.succeed(ticket, trx);
-      return completeSignIn(ctx, trx, user, client, signInAmr(row.first_factor, proved), { method });
-    });
-  } catch (err) {
-    if (!(err instanceof Rollback)) throw err;
-    outcome = err.outcome;
-  }
-  if (outcome === 'token_gone') {
-    await throttle.release(ticket);
-    throw tokenInvalid();
-  }
-  if (outcome === null) {
-    await recordAudit(ctx.db, {
-      action: 'login.failure',
-      outcome: 'failure',
-      actor: { type: 'anonymous' },
-      target: { type: 'user', id: user.id },
-      client,
-      details: { method, reason: factor.kind === 'code' ? 'mfa_code_invalid' : 'passkey_invalid' },
-    });
-    countLogin(ctx, 'failure');
-    if (factor.kind === 'code') {
-      throw new ApiError('mfa_code_invalid', { detail: 'The code is not correct, or was already used' });
+  const way: SignInWay = { method, count: countLogin };
+  const outcome = await withLoginAttempt(ctx, { way, client, account: user.email }, async (attempt) => {
+    // Not a check of a secret: the attempt does not count (given back).
+    if (!(await countMfaTokenTry(ctx.db, row.id, Date.now(), MFA_TOKEN_MAX_TRIES))) throw tokenInvalid();
+    if (user.status !== 'active') {
+      throw new ApiError('account_disabled', { detail: 'This account has been disabled' });
     }
-    throw new ApiError('passkey_invalid', { detail: 'The passkey could not be verified' });
-  }
-  countLogin(ctx, 'success');
-  return outcome;
+    // The assertion's own writes (challenge, counter) are single conditional writes of their own.
+    const passkeyProved = factor.kind === 'passkey' ? await factor.verify(user.id) : null;
+    let signedIn: SignedIn | 'token_gone' | null;
+    try {
+      signedIn = await ctx.db.transaction().execute(async (trx) => {
+        // Consumed first and rolled back with everything else when the factor fails: the token keeps
+        // its remaining tries, and a spent recovery code never outlives a sign-in that did not happen.
+        if (!(await consumeMfaToken(trx, row.id, Date.now()))) throw new Rollback('token_gone');
+        const proved =
+          factor.kind === 'code' ? await spendCode(ctx, trx, user.id, factor.code) : passkeyProved;
+        if (proved === null) throw new Rollback(null);
+        const amr = signInAmr(row.first_factor, proved);
+        return signIn(ctx, trx, { user, client, amr, details: { method }, attempt });
+      });
+    } catch (err) {
+      if (!(err instanceof Rollback)) throw err;
+      signedIn = err.outcome;
+    }
+    if (signedIn === 'token_gone') throw tokenInvalid();
+    if (signedIn === null) {
+      const reason = factor.kind === 'code' ? 'mfa_code_invalid' : 'passkey_invalid';
+      const error =
+        factor.kind === 'code'
+          ? new ApiError('mfa_code_invalid', { detail: 'The code is not correct, or was already used' })
+          : new ApiError('passkey_invalid', { detail: 'The passkey could not be verified' });
+      // A wrong factor is a wrong guess: the reservation stays.
+      throw await refuseSignIn(attempt, { user, reason, wrongGuess: true }, error);
+    }
+    return signedIn;
+  });
+  return outcome.tokens;
 }
 
 /** Housekeeping (the `mfa.prune` job): MFA tokens, WebAuthn challenges and pending TOTP enrolments past their end. */

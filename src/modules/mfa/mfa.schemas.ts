@@ -1,40 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 
-const Code = Type.String({ minLength: 1, maxLength: 64 });
-const Password = Type.String({ minLength: 1, maxLength: 256 });
+import { Code, PasskeyProof } from '../../identity/factors/proof.schemas.ts';
 
 export const CodeBody = Type.Object({ code: Code }, { additionalProperties: false });
 export type CodeBody = Static<typeof CodeBody>;
-export const CurrentPasswordBody = Type.Object(
-  { current_password: Password },
-  { additionalProperties: false },
-);
-export type CurrentPasswordBody = Static<typeof CurrentPasswordBody>;
-
-/** A WebAuthn response JSON (validated by @simplewebauthn/server; only its outer shape here). */
-export const WebauthnResponse = Type.Object({}, { additionalProperties: true, maxProperties: 16 });
-export type WebauthnResponse = Static<typeof WebauthnResponse>;
-export const PasskeyProof = Type.Object(
-  { challenge_id: Type.String({ minLength: 1, maxLength: 64 }), response: WebauthnResponse },
-  { additionalProperties: false },
-);
-export type PasskeyProof = Static<typeof PasskeyProof>;
-
-/**
- * A fresh proof (docs/api.md §16): one of the current password, a TOTP or recovery code, or a passkey
- * assertion. Every field is optional here so that a body without a proof (or no body) reaches the
- * service and answers 401 `reauthentication_required` rather than a 400.
- */
-export const FreshProofFields = {
-  current_password: Type.Optional(Password),
-  code: Type.Optional(Code),
-  passkey: Type.Optional(PasskeyProof),
-};
-export const FreshProofBody = Type.Union([
-  Type.Object(FreshProofFields, { additionalProperties: false }),
-  Type.Null(),
-]);
-export type FreshProofBody = Static<typeof FreshProofBody>;
 
 export const LoginMfaBody = Type.Union([
   Type.Object(

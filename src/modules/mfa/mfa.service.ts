@@ -1,24 +1,6 @@
 import { ApiError } from '../../http/errors.ts';
 import type { AuthContext } from '../../http/guard.ts';
 import {
-  type AuditEvent,
-  type ClientInfo,
-  findUserByEmail,
-  findUserById,
-  recordAudit,
-  revokeUserSessions,
-} from '../../identity/index.ts';
-import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
-import type { AppContext } from '../../kernel/context.ts';
-import type { UserRow } from '../../platform/db/schema.ts';
-import {
-  recoveryCodesForNewFactor,
-  regenerateRecoveryCodes,
-  requireSecretsKey,
-  secondFactors,
-  totpContext,
-} from './factors.ts';
-import {
   confirmTotp,
   countPasskeys,
   countRecoveryCodes,
@@ -27,7 +9,30 @@ import {
   deleteUserPasskeys,
   findTotp,
   upsertPendingTotp,
-} from './mfa.queries.ts';
+} from '../../identity/factors/second-factors.queries.ts';
+import {
+  matchingStep,
+  newTotpSecret,
+  otpauthUrl,
+  qrSvg,
+  totpSecretText,
+} from '../../identity/factors/totp.ts';
+import {
+  type AuditEvent,
+  type ClientInfo,
+  findUserByEmail,
+  findUserById,
+  recordAudit,
+  recoveryCodesForNewFactor,
+  regenerateRecoveryCodes,
+  requireSecretsKey,
+  revokeUserSessions,
+  secondFactors,
+  totpContext,
+} from '../../identity/index.ts';
+import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { UserRow } from '../../platform/db/schema.ts';
 import {
   confirmCurrentPassword,
   type FreshProof,
@@ -36,7 +41,6 @@ import {
   reserveLoginAttempt,
 } from './reauth.ts';
 import { queueSecurityNotice } from './security-notices.ts';
-import { matchingStep, newTotpSecret, otpauthUrl, qrSvg, totpSecretText } from './totp.ts';
 
 /** A pending enrolment lives 10 minutes (docs/api.md §13). */
 const PENDING_TTL_MS = 10 * 60_000;

@@ -1,10 +1,14 @@
 import type { Kysely, Transaction } from 'kysely';
 import { ApiError } from '../../http/errors.ts';
+import {
+  activeAdminFactors,
+  canSignIn,
+  countAccountsWithFactors,
+  type FactorModules,
+} from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import type { ModuleName } from '../../kernel/module-state.ts';
 import type { DB } from '../../platform/db/schema.ts';
-import { canSignIn, type FactorModules } from './factor-access.ts';
-import { activeAdminFactors, countAccountsWithFactors } from './factor-census.queries.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -14,8 +18,8 @@ const FACTORS = { mfa: 'a second factor (TOTP or a passkey)', passkeys: 'a passk
  * docs/api.md §16 "A sign-in method never silently disappears": switching `mfa` or `passkeys` off
  * while accounts hold its factors answers 409 `module_in_use` naming how many, unless `force`;
  * `force` is refused too when no active admin could sign in afterwards (by the rule of
- * factor-access.ts: with the module off, an admin whose every factor needs it cannot). Runs in the
- * toggle's transaction, so the count and the switch are one decision. Returns how many accounts
+ * src/identity/factors/census.ts: with the module off, an admin whose every factor needs it
+ * cannot). Runs in the toggle's transaction, so the count and the switch are one decision. Returns how many accounts
  * hold such factors (0 when it is not such a switch), for the audit entry.
  */
 export async function checkFactorModuleOff(

@@ -2,31 +2,38 @@ import type { Transaction } from 'kysely';
 import { ApiError } from '../../http/errors.ts';
 import { verifyUserPassword } from '../../identity/budgets/password-attempt.ts';
 import type { ThrottleTicket } from '../../identity/budgets/throttle.ts';
-import type { ClientInfo } from '../../identity/index.ts';
-import { recordAudit } from '../../identity/index.ts';
+import {
+  type CheckedAssertion,
+  type ClientInfo,
+  checkAssertion,
+  type FreshProofBody,
+  loginThrottle,
+  type PasskeyProof,
+  recordAssertion,
+  recordAudit,
+  refuseWhilePasskeysOff,
+  spendCode,
+} from '../../identity/index.ts';
 import { secretsKey } from '../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
-import {
-  type CheckedAssertion,
-  checkAssertion,
-  recordAssertion,
-  refuseWhilePasskeysOff,
-} from '../passkeys/index.ts';
-import { spendCode } from './factors.ts';
-import type { FreshProofBody, PasskeyProof } from './mfa.schemas.ts';
-import { loginThrottle, reserveLogin } from './mfa-login.service.ts';
+import { countLogin } from '../core/index.ts';
 
 /**
  * Reserves one attempt of the caller's login throttle before a secret is checked (docs/api.md §13:
  * wrong codes and wrong current passwords count like failed logins). Spent: 429.
  */
-export function reserveLoginAttempt(
+export async function reserveLoginAttempt(
   ctx: AppContext,
   user: UserRow,
   client: ClientInfo,
 ): Promise<ThrottleTicket> {
-  return reserveLogin(ctx, user.email, client.ip);
+  try {
+    return await loginThrottle(ctx).reserve(user.email, client.ip);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'rate_limited') countLogin(ctx, 'rate_limited');
+    throw err;
+  }
 }
 
 /** Gives a reserved attempt back (the secret was right, or was never checked). */

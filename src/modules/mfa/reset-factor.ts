@@ -1,11 +1,17 @@
 import { ApiError } from '../../http/errors.ts';
 import type { ThrottleTicket } from '../../identity/budgets/throttle.ts';
-import type { ClientInfo } from '../../identity/index.ts';
+import {
+  type ClientInfo,
+  checkAssertion,
+  mfaRequired,
+  type PasskeyProof,
+  recordAssertion,
+  refuseWhilePasskeysOff,
+  secondFactors,
+  spendCode,
+} from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import type { Db, UserRow } from '../../platform/db/schema.ts';
-import { checkAssertion, recordAssertion, refuseWhilePasskeysOff } from '../passkeys/index.ts';
-import { mfaRequired, secondFactors, spendCode } from './factors.ts';
-import type { PasskeyProof } from './mfa.schemas.ts';
 import { releaseLoginAttempt, reserveLoginAttempt } from './reauth.ts';
 
 /**

@@ -3,11 +3,11 @@ import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import {
   type ClientInfo,
-  completeSignIn,
   detachSession,
   endSession,
   findUserById,
   isSessionLive,
+  signIn,
 } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { sha256 } from './adapter.ts';
@@ -16,7 +16,7 @@ import { findSessionLink, upsertSessionLink } from './models.queries.ts';
 
 /*
  * One session model (docs/api.md §17, "Sessions are one"; docs/oauth.md, "Sessions"):
- * - a grant's id IS the id of its Gatehouse session, opened through completeSignIn with the client;
+ * - a grant's id IS the id of its Gatehouse session, opened through signIn with the client;
  *   the adapter finds a grant only while that session lives, so every way a session ends (logout
  *   everywhere, password reset or change, revocation, disable, delete, second-factor reset) ends
  *   the grant, and with it its tokens: the library checks the grant on every refresh, userinfo
@@ -129,9 +129,12 @@ export async function openGrant(ctx: AppContext, provider: Provider, o: GrantOpe
   const clientName = (await clientPolicy(ctx, o.clientId))?.name ?? o.clientId;
   const details = { method: 'oauth', client_id: o.clientId, client_name: clientName };
   const { sessionId } = await ctx.db.transaction().execute((trx) =>
-    completeSignIn(ctx, trx, user, o.client, amr, details, null, {
-      recordLogin: false,
-      app: { clientId: o.clientId, parentId: o.parentId, authTime: o.loginTs * 1000 },
+    signIn(ctx, trx, {
+      user,
+      client: o.client,
+      amr,
+      details,
+      opening: { oauthGrant: { clientId: o.clientId, parentId: o.parentId, authTime: o.loginTs * 1000 } },
     }),
   );
   return new provider.Grant({ jti: sessionId, accountId: o.accountId, clientId: o.clientId });

@@ -123,7 +123,7 @@ async function askedFor(ctx: AppContext, d: InteractionDetails, client: PublicCl
 }
 
 /**
- * Ends the login step with the Gatehouse session the hosted sign-in opened (completeSignIn, through
+ * Ends the login step with the Gatehouse session the hosted sign-in opened (signIn, through
  * /api/v1/login in cookie mode): the account, its `amr` and `auth_time`. A request that asked for a
  * fresh sign-in (`prompt=login`, `max_age`) needs a session authenticated since: otherwise 401
  * `reauthentication_required`, and the page signs out and in again.

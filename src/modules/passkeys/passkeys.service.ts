@@ -7,11 +7,28 @@ import { v7 as uuidv7 } from 'uuid';
 import { ApiError } from '../../http/errors.ts';
 import type { AuthContext } from '../../http/guard.ts';
 import {
+  consumeChallenge,
+  deletePasskey,
+  findPasskeyByCredential,
+  insertPasskey,
+  listPasskeys,
+} from '../../identity/factors/passkeys.queries.ts';
+import {
   type ClientInfo,
-  completeSignIn,
+  dropRecoveryCodesWithoutFactors,
+  endSessionsForFirstFactor,
   findUserById,
+  holdsSecondFactor,
+  type PasskeyProof,
   recordAudit,
+  recoveryCodesForNewFactor,
+  refuseSignIn,
+  type SignInWay,
+  signIn,
+  storeChallenge,
   type TokenResponse,
+  verifyAssertion,
+  withLoginAttempt,
 } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
@@ -20,23 +37,10 @@ import { singleLine } from '../../platform/mail/templates.ts';
 import { countLogin } from '../core/index.ts';
 import {
   confirmCurrentPassword,
-  dropRecoveryCodesWithoutFactors,
-  endSessionsForFirstFactor,
   type FreshProof,
-  holdsSecondFactor,
-  type PasskeyProof,
   queueSecurityNotice,
-  recoveryCodesForNewFactor,
   requireFreshProof,
 } from '../mfa/index.ts';
-import { storeChallenge, verifyAssertion } from './passkey-factor.ts';
-import {
-  consumeChallenge,
-  deletePasskey,
-  findPasskeyByCredential,
-  insertPasskey,
-  listPasskeys,
-} from './passkeys.queries.ts';
 
 /** A passkey as the API shows it (never key material). */
 export function toPublicPasskey(p: PasskeysTable) {
@@ -204,51 +208,49 @@ export async function passkeyList(ctx: AppContext, userId: string) {
   return { data: (await listPasskeys(ctx.db, userId)).map(toPublicPasskey) };
 }
 
+/** The passkey sign-in as a way in. */
+const PASSKEY_WAY: SignInWay = { method: 'passkey', count: countLogin };
+
 /** POST /login/passkey: a user-verifying passkey is a complete sign-in (amr `[hwk|swk, user]`). */
 export async function loginWithPasskey(
   ctx: AppContext,
   proof: PasskeyProof,
   client: ClientInfo,
 ): Promise<TokenResponse> {
-  const verified = await verifyAssertion(ctx, proof, 'login', true);
-  const user = verified ? await findUserById(ctx.db, verified.passkey.user_id) : undefined;
-  // One refusal: audited as a failed passkey sign-in and counted, then the error.
-  const refuse = async (reason: string, error: ApiError): Promise<never> => {
-    await recordAudit(ctx.db, {
-      action: 'login.failure',
-      outcome: 'failure',
-      actor: { type: 'anonymous' },
-      target: user ? { type: 'user', id: user.id } : null,
-      client,
-      details: { method: 'passkey', reason },
-    });
-    countLogin(ctx, 'failure');
-    throw error;
-  };
-  if (!verified || !user || user.status === 'invited') return refuse('passkey_invalid', signInInvalid());
-  if (user.status === 'disabled') {
-    return refuse(
-      'account_disabled',
-      new ApiError('account_disabled', { detail: 'This account has been disabled' }),
-    );
-  }
-  if (ctx.config.requireVerifiedEmail && user.email_verified !== 1) {
-    // REQUIRE_VERIFIED_EMAIL (docs/api.md §16): a passkey is no way around the unproven address,
-    // as the password login is not. Said only after the assertion verified (no oracle).
-    return refuse(
-      'email_not_verified',
-      new ApiError('email_not_verified', {
-        detail:
-          'Confirm your e-mail address first (POST /api/v1/email/verification sends a new link; a password-reset link proves it too)',
+  const outcome = await withLoginAttempt(ctx, { way: PASSKEY_WAY, client }, async (attempt) => {
+    const verified = await verifyAssertion(ctx, proof, 'login', true);
+    const user = verified ? await findUserById(ctx.db, verified.passkey.user_id) : undefined;
+    // Every refusal is audited as a failed passkey sign-in and counted (a passkey spends no login budget).
+    const refuse = (reason: string, error: ApiError) =>
+      refuseSignIn(attempt, { user, reason, wrongGuess: false }, error);
+    if (!verified || !user || user.status === 'invited')
+      throw await refuse('passkey_invalid', signInInvalid());
+    if (user.status === 'disabled') {
+      throw await refuse(
+        'account_disabled',
+        new ApiError('account_disabled', { detail: 'This account has been disabled' }),
+      );
+    }
+    if (ctx.config.requireVerifiedEmail && user.email_verified !== 1) {
+      // REQUIRE_VERIFIED_EMAIL (docs/api.md §16): a passkey is no way around the unproven address,
+      // as the password login is not. Said only after the assertion verified (no oracle).
+      throw await refuse(
+        'email_not_verified',
+        new ApiError('email_not_verified', {
+          detail:
+            'Confirm your e-mail address first (POST /api/v1/email/verification sends a new link; a password-reset link proves it too)',
+        }),
+      );
+    }
+    return ctx.db.transaction().execute((trx) =>
+      signIn(ctx, trx, {
+        user,
+        client,
+        amr: [verified.amr, 'user'],
+        details: { method: 'passkey', passkey_id: verified.passkey.id },
+        attempt,
       }),
     );
-  }
-  const tokens = await ctx.db.transaction().execute((trx) =>
-    completeSignIn(ctx, trx, user, client, [verified.amr, 'user'], {
-      method: 'passkey',
-      passkey_id: verified.passkey.id,
-    }),
-  );
-  countLogin(ctx, 'success');
-  return tokens;
+  });
+  return outcome.tokens;
 }

@@ -1,16 +1,17 @@
 import { ApiError } from '../../http/errors.ts';
 import {
-  createLoginThrottle,
-  type LoginThrottle,
-  type ThrottleTicket,
-} from '../../identity/budgets/throttle.ts';
-import {
+  type AuditEvent,
   type ClientInfo,
-  completeSignIn,
   findUserByEmail,
+  type LoginAttempt,
+  mfaRequired,
   proveMailbox,
-  recordAudit,
+  refuseSignIn,
+  type SignInOutcome,
+  type SignInWay,
+  signIn,
   type TokenResponse,
+  withLoginAttempt,
 } from '../../identity/index.ts';
 import {
   consumeLink,
@@ -23,7 +24,6 @@ import {
 import type { AppContext } from '../../kernel/context.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { countLogin } from '../core/index.ts';
-import { issueMfaToken, mfaRequired, secondFactors } from '../mfa/index.ts';
 import { CODE_MAX_TRIES, codeMatches, signInKey, signInRefused } from './email-signin.ts';
 import { emailOr400 } from './request.service.ts';
 
@@ -44,6 +44,10 @@ export function verifyEmailSignIn(
   return 'token' in input ? verifyLink(ctx, input.token, client) : verifyCode(ctx, input, client);
 }
 
+/** The e-mail sign-in as a way in: a code or a link, each its `method`. */
+const CODE_WAY: SignInWay = { method: 'email_code', count: countLogin };
+const LINK_WAY: SignInWay = { method: 'email_link', count: countLogin };
+
 /**
  * A code. Order: the address's shape (400); the account's login throttle reserves this attempt
  * (spent: 429, before anything is looked at); then the live pair of the address, if any; one
@@ -59,25 +63,20 @@ async function verifyCode(
 ): Promise<TokenResponse> {
   const email = emailOr400(input.email);
   const key = signInKey(ctx);
-  const throttle = loginThrottle(ctx);
-  let ticket: ThrottleTicket;
-  try {
-    ticket = await throttle.reserve(email, client.ip);
-  } catch (err) {
-    if (err instanceof ApiError && err.code === 'rate_limited') countLogin(ctx, 'rate_limited');
-    throw err;
-  }
-  const user = await findUserByEmail(ctx.db, email);
-  const link = user ? await liveCodeLinkOfUser(ctx.db, user, 'email_signin') : undefined;
-  const tryNumber = link ? await reserveCodeTry(ctx.db, link, CODE_MAX_TRIES) : null;
-  if (!user || !link || tryNumber === null || link.code_hash === null) {
-    return refuse(ctx, user, client, 'code', email);
-  }
-  if (!codeMatches(key, user.id, input.code.trim(), link.code_hash)) {
-    if (tryNumber >= CODE_MAX_TRIES) await endLink(ctx.db, link);
-    return refuse(ctx, user, client, 'code', email);
-  }
-  return finish(ctx, user, link, client, { throttle, ticket, method: 'email_code' });
+  const outcome = await withLoginAttempt(ctx, { way: CODE_WAY, client, account: email }, async (attempt) => {
+    const user = await findUserByEmail(ctx.db, email);
+    const link = user ? await liveCodeLinkOfUser(ctx.db, user, 'email_signin') : undefined;
+    const tryNumber = link ? await reserveCodeTry(ctx.db, link, CODE_MAX_TRIES) : null;
+    if (!user || !link || tryNumber === null || link.code_hash === null) {
+      throw await refuse(attempt, user, email);
+    }
+    if (!codeMatches(key, user.id, input.code.trim(), link.code_hash)) {
+      if (tryNumber >= CODE_MAX_TRIES) await endLink(ctx.db, link);
+      throw await refuse(attempt, user, email);
+    }
+    return finish(ctx, attempt, user, link);
+  });
+  return answer(outcome);
 }
 
 /**
@@ -86,50 +85,50 @@ async function verifyCode(
  * here (this endpoint signs in; it is not a link page).
  */
 async function verifyLink(ctx: AppContext, token: string, client: ClientInfo): Promise<TokenResponse> {
-  let live: { link: LinkRow; user: UserRow };
-  try {
-    live = await peekLinkReserved(ctx.db, token, ['email_signin'], client.ip);
-  } catch (err) {
-    if (err instanceof ApiError && err.code === 'link_invalid') return refuse(ctx, undefined, client, 'link');
-    throw err;
-  }
-  return finish(ctx, live.user, live.link, client, { method: 'email_link' });
+  const outcome = await withLoginAttempt(ctx, { way: LINK_WAY, client }, async (attempt) => {
+    let live: { link: LinkRow; user: UserRow };
+    try {
+      live = await peekLinkReserved(ctx.db, token, ['email_signin'], client.ip);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'link_invalid') throw await refuse(attempt, undefined);
+      throw err;
+    }
+    return finish(ctx, attempt, live.user, live.link);
+  });
+  return answer(outcome);
+}
+
+/** Second factors are asked the way POST /login asks them: 403 `mfa_required` with an `mfa_token`. */
+function answer(outcome: SignInOutcome): TokenResponse {
+  if (outcome.kind === 'second_factor_due') throw mfaRequired(outcome.methods, outcome.mfaToken);
+  return outcome.tokens;
 }
 
 /**
- * The pair was right. Second factors are asked the way POST /login asks them: 403 `mfa_required`
- * with an `mfa_token` whose first factor is `otp`. Either way the pair is used up (both halves) and
- * the mailbox proven in one transaction; without a second factor the session opens there too, through
- * completeSignIn, with `amr: ["otp"]`. Of two concurrent uses exactly one wins; the other is a 401.
+ * The pair was right. Either way the pair is used up (both halves) and the mailbox proven in one
+ * transaction, with signIn: the session opens there too, with `amr: ["otp"]`, or, when the account
+ * has second factors, an `mfa_token` whose first factor is `otp` is issued. Of two concurrent uses
+ * exactly one wins; the other is a 401. An account whose every factor is switched off: 403
+ * `second_factor_unavailable`, its attempt given back, nothing used up.
  */
 async function finish(
   ctx: AppContext,
+  attempt: LoginAttempt,
   user: UserRow,
   link: LinkRow,
-  client: ClientInfo,
-  how: { method: 'email_code' | 'email_link'; throttle?: LoginThrottle; ticket?: ThrottleTicket },
-): Promise<TokenResponse> {
-  const { throttle, ticket, method } = how;
-  let methods: Awaited<ReturnType<typeof secondFactors>>;
+): Promise<SignInOutcome> {
+  const { client, way } = attempt;
   try {
-    methods = await secondFactors(ctx, ctx.db, user.id);
-  } catch (err) {
-    // 403 second_factor_unavailable (docs/api.md §16): no wrong guess, the attempt is given back.
-    if (ticket && throttle) await throttle.release(ticket);
-    throw err;
-  }
-  let outcome: TokenResponse | { mfaToken: string };
-  try {
-    outcome = await ctx.db.transaction().execute(async (trx) => {
+    return await ctx.db.transaction().execute(async (trx) => {
       const now = Date.now();
       await consumeLink(trx, link, now).catch(() => {
         throw new PairGone();
       });
       if (!(await proveMailbox(trx, user.id, link.email, now))) throw new PairGone();
-      const proven: UserRow = { ...user, email_verified: 1 };
       // The address was proven just now: audited, and so `email.verified` (docs/api.md §19).
+      const events: AuditEvent[] = [];
       if (user.email_verified !== 1) {
-        await recordAudit(trx, {
+        events.push({
           action: 'email.verify',
           actor: { type: 'user', id: user.id },
           target: { type: 'user', id: user.id },
@@ -137,58 +136,32 @@ async function finish(
           details: { via: 'email_signin', link_id: link.id },
         });
       }
-      if (methods.length > 0) {
-        await recordAudit(trx, {
-          action: 'login.mfa_required',
-          actor: { type: 'anonymous' },
-          target: { type: 'user', id: user.id },
-          client,
-          details: { method, methods },
-        });
-        return { mfaToken: await issueMfaToken(trx, user.id, 'otp') };
-      }
-      if (ticket && throttle) await throttle.succeed(ticket, trx);
-      return completeSignIn(ctx, trx, proven, client, EMAIL_OTP_AMR, { method, link_id: link.id });
+      return signIn(ctx, trx, {
+        user: { ...user, email_verified: 1 },
+        client,
+        amr: EMAIL_OTP_AMR,
+        details: { method: way.method, link_id: link.id },
+        attempt,
+        events,
+        secondFactor: { firstFactor: 'otp', details: { method: way.method } },
+      });
     });
   } catch (err) {
     if (!(err instanceof PairGone)) throw err;
-    return refuse(ctx, user, client, method === 'email_code' ? 'code' : 'link');
+    throw await refuse(attempt, user);
   }
-  if ('mfaToken' in outcome) {
-    // A right code alone clears nothing (as a right password): the counts clear when the sign-in
-    // completes. It was no wrong guess, so its attempt is given back.
-    if (ticket && throttle) await throttle.release(ticket);
-    throw mfaRequired(methods, outcome.mfaToken);
-  }
-  countLogin(ctx, 'success');
-  return outcome;
 }
 
-/** Audits the failure and throws the one 401 (a code's throttle reservation stays: it is the count). */
-async function refuse(
-  ctx: AppContext,
-  user: UserRow | undefined,
-  client: ClientInfo,
-  half: 'code' | 'link',
-  email?: string,
-): Promise<never> {
-  await recordAudit(ctx.db, {
-    action: 'login.failure',
-    outcome: 'failure',
-    actor: { type: 'anonymous' },
-    target: user ? { type: 'user', id: user.id } : null,
-    client,
-    details: {
-      method: half === 'code' ? 'email_code' : 'email_link',
-      ...(email !== undefined && { email }),
+/** Audits the failure and answers the one 401 (a code's throttle reservation stays: it is the count). */
+function refuse(attempt: LoginAttempt, user: UserRow | undefined, email?: string): Promise<ApiError> {
+  return refuseSignIn(
+    attempt,
+    {
+      user,
       reason: 'invalid_credentials',
+      wrongGuess: true,
+      ...(email !== undefined && { details: { email } }),
     },
-  });
-  countLogin(ctx, 'failure');
-  throw signInRefused();
-}
-
-/** The login throttle of docs/api.md §5: codes and passwords share the account's budget. */
-function loginThrottle(ctx: AppContext): LoginThrottle {
-  return createLoginThrottle(ctx.db, { failuresPerAddressPerMin: ctx.config.loginFailuresPerAddressPerMin });
+    signInRefused(),
+  );
 }

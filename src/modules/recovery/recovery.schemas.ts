@@ -1,6 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { UserSchema } from '../../identity/index.ts';
-import { PasskeyProof } from '../mfa/index.ts';
+import { PasskeyProof, UserSchema } from '../../identity/index.ts';
 
 /** Long enough for any address normalizeEmail accepts (which then decides). */
 export const EmailInput = Type.String({ minLength: 1, maxLength: 320 });

@@ -11,6 +11,7 @@ import {
   proveMailbox,
   recordAudit,
   revokeUserSessions,
+  secondFactors,
   toPublicUser,
 } from '../../identity/index.ts';
 import { forgotBudget, mailBudget } from '../../identity/links/budgets.ts';
@@ -23,7 +24,7 @@ import type { AppContext } from '../../kernel/context.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { enqueueNotice } from '../../platform/mail/notices.ts';
 import { resendInvitation } from '../invitations/index.ts';
-import { prepareResetFactor, refuseUnservedResetFactor, secondFactors } from '../mfa/index.ts';
+import { prepareResetFactor, refuseUnservedResetFactor } from '../mfa/index.ts';
 import type { MessageResponse, ResetBody, ResetView, UserEnvelope } from './recovery.schemas.ts';
 import { mailResetLink } from './reset-links.ts';
 

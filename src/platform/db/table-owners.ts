@@ -47,19 +47,3 @@ export const TABLE_OWNERS = {
   webhook_endpoints: 'src/modules/webhooks/',
   webhook_deliveries: 'src/modules/webhooks/',
 } as const satisfies Record<keyof DB, string>;
-
-/**
- * TEMPORARY — writes that still sit outside their owner while the branches consolidating those
- * tables are under way (`identities` into src/identity/identities.queries.ts; second factors and
- * passkeys into src/identity/factors/). The lead empties this list when they merge; nothing else
- * may be listed here, and each entry names the file and the tables it may still write.
- */
-export const PENDING_MERGE: ReadonlyArray<{ file: string; tables: ReadonlyArray<keyof DB> }> = [
-  {
-    file: 'src/modules/mfa/mfa.queries.ts',
-    tables: ['mfa_totp', 'mfa_recovery_codes', 'mfa_tokens', 'passkeys', 'webauthn_challenges'],
-  },
-  { file: 'src/modules/passkeys/passkeys.queries.ts', tables: ['passkeys', 'webauthn_challenges'] },
-  // endMfaTokensOfUser (a credential event ends half-finished second-factor sign-ins).
-  { file: 'src/identity/links/credential-events.queries.ts', tables: ['mfa_tokens'] },
-];

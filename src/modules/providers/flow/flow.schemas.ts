@@ -40,7 +40,7 @@ export const IdentityList = Type.Object({ data: Type.Array(IdentitySchema) });
 export const IdentityParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 /** `DELETE /idp/identities/<id>` and `GET /idp/<name>/link` take a fresh proof of docs/api.md §16. */
-export { FreshProofBody } from '../../mfa/index.ts';
+export { FreshProofBody } from '../../../identity/index.ts';
 
 /** `GET /idp/<name>/link`: where the page sends the browser next (no token in it). */
 export const LinkResponse = Type.Object({ authorization_url: Type.String() });

@@ -2,18 +2,19 @@ import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client'
 import { ApiError } from '../../../http/errors.ts';
 import {
   type ClientInfo,
-  completeSignIn,
   enrollmentGrantOf,
   enrollmentRequired,
-  recordAudit,
-  recordAudits,
+  type LoginAttempt,
+  refuseSignIn,
+  type SignInWay,
+  signIn,
+  withLoginAttempt,
 } from '../../../identity/index.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../../identity/tokens/opaque-tokens.ts';
 import { secretsKey } from '../../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../../kernel/context.ts';
 import { isUniqueViolation } from '../../../platform/db/dialect.ts';
 import { countLogin } from '../../core/index.ts';
-import { issueMfaToken, secondFactors } from '../../mfa/index.ts';
 import { findLinkOrCreate } from '../upstream/identity-mapping.ts';
 import { notFound, type Provider, requireProvider } from '../upstream/providers.service.ts';
 import { reserveIdToken } from '../upstream/replay.ts';
@@ -25,6 +26,9 @@ import { linkToAccount } from './link.service.ts';
 export const FLOW_TTL_MS = 10 * 60_000;
 
 export type FlowPurpose = 'sign_in' | 'link';
+
+/** A provider's sign-in as a way in (its entries name the provider beside `method`). */
+const PROVIDER_WAY: SignInWay = { method: 'idp', count: countLogin };
 
 /** The start's answer: where to send the browser, and the cookie that binds the flow to it. */
 export interface Started {
@@ -105,17 +109,31 @@ const spent = () =>
 /**
  * The callback (docs/api.md §18): the browser's flow is taken out once (a missing, spent, expired or
  * foreign one: `link_invalid`), the code is exchanged with the stored state, nonce and PKCE verifier,
- * the identity is verified and mapped by the rules of §16, and the sign-in ends in `completeSignIn`
- * with amr `fed` — or, when the account has second factors, in a pending step kept server-side.
- * Any refusal lands on the sign-in page with its code; nothing is signed in.
+ * the identity is verified and mapped by the rules of §16, and the sign-in ends in `signIn` with
+ * amr `fed` — or, when the account has second factors, in a pending step kept server-side.
+ * Any refusal lands on the sign-in page with its code (audited and counted: refuseSignIn); nothing
+ * is signed in.
  */
-export async function finishFlow(
+export function finishFlow(
   ctx: AppContext,
   name: string,
   callback: URL | Request,
   browserToken: string | undefined,
   client: ClientInfo,
 ): Promise<Landing> {
+  return withLoginAttempt(ctx, { way: PROVIDER_WAY, client }, (attempt) =>
+    landFlow(ctx, attempt, name, callback, browserToken),
+  );
+}
+
+async function landFlow(
+  ctx: AppContext,
+  attempt: LoginAttempt,
+  name: string,
+  callback: URL | Request,
+  browserToken: string | undefined,
+): Promise<Landing> {
+  const { client } = attempt;
   let provider: Provider | null = null;
   try {
     if (!browserToken) throw spent();
@@ -138,34 +156,28 @@ export async function finishFlow(
       await linkToAccount(ctx, provider, upstream, flow, client);
       return { kind: 'linked', returnTo: flow.return_to };
     }
-    return await signIn(ctx, provider, upstream, flow.return_to, client);
+    return await signInWithProvider(ctx, attempt, provider, upstream, flow.return_to);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status >= 500) {
       ctx.log.warn({ err, provider: name }, 'provider callback failed');
     }
     const code = err instanceof ApiError ? err.code : 'internal_error';
     if (err instanceof ApiError && err.status < 500) {
-      await recordAudit(ctx.db, {
-        action: 'login.failure',
-        outcome: 'failure',
-        actor: { type: 'anonymous' },
-        target: null,
-        client,
-        details: { method: 'idp', provider: name, reason: code, detail: err.detail ?? null },
-      });
-      countLogin(ctx, 'failure');
+      const refusal = { reason: code, details: { provider: name }, after: { detail: err.detail ?? null } };
+      await refuseSignIn(attempt, { ...refusal, wrongGuess: false }, err);
     }
     return { kind: 'refused', code };
   }
 }
 
-async function signIn(
+async function signInWithProvider(
   ctx: AppContext,
+  attempt: LoginAttempt,
   provider: Provider,
   upstream: Awaited<ReturnType<typeof exchange>>,
   returnTo: string,
-  client: ClientInfo,
 ): Promise<Landing> {
+  const { client } = attempt;
   const { identity, idToken } = upstream;
   const seen = { userId: null as string | null };
   const policy = {
@@ -173,34 +185,30 @@ async function signIn(
     linkAdmins: provider.linkAdmins,
     autoProvision: provider.autoProvision,
   };
-  const attempt = () =>
+  const tryOnce = () =>
     ctx.db.transaction().execute(async (trx): Promise<Landing> => {
       // "An ID token signs in once" (docs/api.md §16), as at POST /idp/verify.
       if (idToken !== null) await reserveIdToken(trx, idToken, identity.expiresAt);
       const { user, created, events } = await findLinkOrCreate(ctx, trx, identity, policy, client, seen);
       const { issuer, subject } = identity;
-      const methods = await secondFactors(ctx, trx, user.id);
-      if (methods.length > 0) {
-        events.push({
-          action: 'login.mfa_required',
-          actor: { type: 'anonymous' },
-          target: { type: 'user', id: user.id },
-          client,
-          details: { method: 'idp', provider: provider.name, issuer, subject, methods },
-        });
-        await recordAudits(trx, events);
-        const mfaToken = await issueMfaToken(trx, user.id, 'fed');
+      const outcome = await signIn(ctx, trx, {
+        user,
+        client,
+        amr: ['fed'],
+        details: { method: 'idp', provider: provider.name, issuer, subject, created },
+        attempt,
+        events,
+        secondFactor: {
+          firstFactor: 'fed',
+          details: { method: 'idp', provider: provider.name, issuer, subject },
+        },
+      });
+      if (outcome.kind === 'second_factor_due') {
+        const { mfaToken, methods } = outcome;
         const browserToken = await storeSecondFactor(ctx, trx, provider.name, mfaToken, methods, returnTo);
         return { kind: 'second_factor', browserToken, returnTo };
       }
-      await recordAudits(trx, events);
-      const tokens = await completeSignIn(ctx, trx, user, client, ['fed'], {
-        method: 'idp',
-        provider: provider.name,
-        issuer,
-        subject,
-        created,
-      });
+      const { tokens } = outcome;
       // REQUIRE_MFA (docs/mfa.md): a browser landing has no way to carry an enrolment-only token;
       // nothing is signed in, and the sign-in page says why (the transaction rolls back).
       if (enrollmentGrantOf(tokens) !== null) throw enrollmentRequired();
@@ -211,16 +219,13 @@ async function signIn(
         returnTo,
       };
     });
-  let landing: Landing;
   try {
-    landing = await attempt();
+    return await tryOnce();
   } catch (err) {
     // Two first sign-ins of one identity at once: the loser finds what the winner committed.
     if (!isUniqueViolation(err)) throw err;
-    landing = await attempt();
+    return await tryOnce();
   }
-  if (landing.kind === 'signed_in') countLogin(ctx, 'success');
-  return landing;
 }
 
 /** The pending second factor, kept server-side: the sealed mfa_token under a second cookie's hash. */

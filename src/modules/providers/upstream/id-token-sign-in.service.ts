@@ -1,21 +1,23 @@
 import type { Transaction } from 'kysely';
 import { ApiError } from '../../../http/errors.ts';
 import {
-  type AuditEvent,
   type ClientInfo,
-  completeSignIn,
   FEDERATED_LOGIN,
   hasCompatibilityCharacters,
-  recordAudit,
-  recordAudits,
+  mfaRequired,
+  type Refusal,
+  refuseSignIn,
+  type SignInOutcome,
+  type SignInWay,
+  signIn,
   type TokenResponse,
+  withLoginAttempt,
 } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.ts';
 import type { HealthCheck } from '../../../kernel/health-check.ts';
 import { isUniqueViolation } from '../../../platform/db/dialect.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import { countLogin } from '../../core/index.ts';
-import { issueMfaToken, mfaRequired, type SecondFactorMethod, secondFactors } from '../../mfa/index.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
 import { findLinkOrCreate, type MappingPolicy } from './identity-mapping.ts';
 import { LinkRefused } from './linking.ts';
@@ -31,10 +33,11 @@ export type IdpConfig = { enabled: false } | ({ enabled: true; client_id: string
 /** `POST /api/v1/idp/verify`'s answer: a token response, and whether the account was created. */
 export type IdTokenSignIn = TokenResponse & { created: boolean };
 
-/** A verified sign-in of an account with second factors: committed, and answered 403 `mfa_required`. */
-interface SecondFactorDue {
-  mfa: { methods: SecondFactorMethod[]; token: string };
-}
+/** The ID token's sign-in as a way in. */
+const ID_TOKEN_WAY: SignInWay = { method: 'idp', count: countLogin };
+
+/** A sign-in's outcome and whether it created the account (a second factor due is committed, answered 403). */
+type Mapped = SignInOutcome & { created: boolean };
 
 /** The provider settings a front end needs to start a sign-in, from the cached discovery document. */
 export async function idpConfig(ctx: AppContext): Promise<IdpConfig> {
@@ -79,59 +82,53 @@ export async function signInWithIdToken(
   }
   const source = await verifySource(ctx, provider);
   const seen: Attempt = { identity: null, userId: null };
-  let result: IdTokenSignIn | SecondFactorDue;
-  try {
-    let identity = await verifyIdToken(source.client, input.idToken, input.nonce);
-    seen.identity = identity;
-    if (input.accessToken !== undefined) {
-      identity = await source.completeClaims(identity, input.accessToken);
-      seen.identity = identity;
-    }
-    source.refine(identity, input.idToken);
-    if (identity.email !== null && hasCompatibilityCharacters(identity.email)) {
-      // Refused, never folded: `\u212Aate@…` must not become `kate@…` (docs/api.md §5).
-      throw new ApiError('validation_failed', {
-        detail:
-          "The identity provider's e-mail address contains compatibility characters (NFKC would change it); it is refused, not folded",
-      });
-    }
-    const attempt = () =>
-      ctx.db.transaction().execute(async (trx) => {
-        // First write of the sign-in: the token's one use (docs/api.md §16), undone if it is refused.
-        await reserveIdToken(trx, input.idToken, identity.expiresAt);
-        return mapAndOpen(ctx, trx, identity, source.policy, client, seen);
-      });
+  const result = await withLoginAttempt(ctx, { way: ID_TOKEN_WAY, client }, async (attempt) => {
     try {
-      result = await attempt();
+      let identity = await verifyIdToken(source.client, input.idToken, input.nonce);
+      seen.identity = identity;
+      if (input.accessToken !== undefined) {
+        identity = await source.completeClaims(identity, input.accessToken);
+        seen.identity = identity;
+      }
+      source.refine(identity, input.idToken);
+      if (identity.email !== null && hasCompatibilityCharacters(identity.email)) {
+        // Refused, never folded: `\u212Aate@…` must not become `kate@…` (docs/api.md §5).
+        throw new ApiError('validation_failed', {
+          detail:
+            "The identity provider's e-mail address contains compatibility characters (NFKC would change it); it is refused, not folded",
+        });
+      }
+      const tryOnce = () =>
+        ctx.db.transaction().execute(async (trx) => {
+          // First write of the sign-in: the token's one use (docs/api.md §16), undone if it is refused.
+          await reserveIdToken(trx, input.idToken, identity.expiresAt);
+          return mapAndOpen(ctx, trx, identity, source.policy, client, seen);
+        });
+      try {
+        return await tryOnce();
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        return await tryOnce();
+      }
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      result = await attempt();
+      if (err instanceof ApiError && err.status < 500)
+        throw await refuseSignIn(attempt, signInRefusal(err, seen), err);
+      throw err;
     }
-  } catch (err) {
-    if (err instanceof ApiError && err.status < 500) {
-      await recordAudit(ctx.db, signInRefusal(err, seen, client));
-      countLogin(ctx, 'failure');
-    }
-    throw err;
-  }
-  if ('mfa' in result) throw mfaRequired(result.mfa.methods, result.mfa.token);
-  countLogin(ctx, 'success');
-  ctx.log.info({ user_id: result.user.id, created: result.created }, 'identity provider sign-in');
-  return result;
+  });
+  if (result.kind === 'second_factor_due') throw mfaRequired(result.methods, result.mfaToken);
+  ctx.log.info({ user_id: result.tokens.user.id, created: result.created }, 'identity provider sign-in');
+  return { ...result.tokens, created: result.created };
 }
 
-/** The `login.failure` entry of a refused sign-in; issuer and subject only from a verified token. */
-function signInRefusal(err: ApiError, seen: Attempt, client: ClientInfo): AuditEvent {
+/** What the `login.failure` entry of a refused sign-in says; issuer and subject only from a verified token. */
+function signInRefusal(err: ApiError, seen: Attempt): Refusal {
   const { identity } = seen;
   return {
-    action: 'login.failure',
-    outcome: 'failure',
-    actor: { type: 'anonymous' },
-    target: seen.userId ? { type: 'user', id: seen.userId } : null,
-    client,
-    details: {
-      method: 'idp',
-      reason: err.code,
+    user: seen.userId ? { id: seen.userId } : null,
+    reason: err.code,
+    wrongGuess: false,
+    after: {
       detail: err.detail ?? null,
       ...(err instanceof LinkRefused && { link_refusal: err.refusal }),
       ...(identity && { issuer: identity.issuer, subject: identity.subject, email: identity.email }),
@@ -146,38 +143,20 @@ async function mapAndOpen(
   policy: MappingPolicy,
   client: ClientInfo,
   seen: Attempt,
-): Promise<IdTokenSignIn | SecondFactorDue> {
+): Promise<Mapped> {
   const { issuer, subject } = identity;
   const { user, created, events } = await findLinkOrCreate(ctx, trx, identity, policy, client, seen);
-
   // An account with second factors: the link (or update) commits, and the sign-in continues at
-  // POST /login/mfa with an mfa_token whose first factor is `fed` (docs/api.md §13).
-  const methods = await secondFactors(ctx, trx, user.id);
-  if (methods.length > 0) {
-    events.push({
-      action: 'login.mfa_required',
-      actor: { type: 'anonymous' },
-      target: { type: 'user', id: user.id },
-      client,
-      details: { method: 'idp', issuer, subject, methods },
-    });
-    await recordAudits(trx, events);
-    return { mfa: { methods, token: await issueMfaToken(trx, user.id, 'fed') } };
-  }
-
-  // This sign-in's entries (provisioning, linking, then login.success) in one statement; its
-  // login.success names no amr, as it always has.
-  const tokens = await completeSignIn(ctx, trx, user, client, FEDERATED_LOGIN.amr, { method: 'idp' }, null, {
-    audit: (sessionId) => [
-      ...events,
-      {
-        action: 'login.success',
-        actor: { type: 'user', id: user.id },
-        target: { type: 'user', id: user.id },
-        client,
-        details: { method: 'idp', session_id: sessionId, issuer, subject, created },
-      },
-    ],
+  // POST /login/mfa with an mfa_token whose first factor is `fed` (docs/api.md §13). Otherwise this
+  // sign-in's entries (provisioning, linking, then login.success) go in one statement.
+  const outcome = await signIn(ctx, trx, {
+    user,
+    client,
+    amr: FEDERATED_LOGIN.amr,
+    details: { method: 'idp' },
+    events,
+    secondFactor: { firstFactor: 'fed', details: { method: 'idp', issuer, subject } },
+    opening: { idToken: { issuer, subject, created } },
   });
-  return { ...tokens, created };
+  return { ...outcome, created };
 }

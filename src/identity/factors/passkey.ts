@@ -3,13 +3,13 @@ import { v7 as uuidv7 } from 'uuid';
 import { ApiError } from '../../http/errors.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import type { Db, PasskeysTable, WebauthnChallengesTable } from '../../platform/db/schema.ts';
-import type { PasskeyProof } from '../mfa/index.ts';
 import {
   consumeChallenge,
   findPasskeyByCredential,
   insertChallenge,
   recordPasskeyUse,
 } from './passkeys.queries.ts';
+import type { PasskeyProof } from './proof.schemas.ts';
 
 /** docs/api.md §13: a challenge lives 5 minutes. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;

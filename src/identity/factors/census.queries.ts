@@ -3,7 +3,7 @@ import type { DB } from '../../platform/db/schema.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-/** What one account holds, whatever the module switches say (src/modules/mfa/factor-access.ts). */
+/** What one account holds, whatever the module switches say (census.ts). */
 export interface HeldFactors {
   totp: boolean;
   passkeys: number;

@@ -1,32 +1,25 @@
 import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { ApiError } from '../../http/errors.ts';
-import { revokeUserSessions } from '../../identity/index.ts';
-import { hashOpaqueToken, newOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
-import { type SecretsKey, secretsKey } from '../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import type { DB } from '../../platform/db/schema.ts';
-import { type SecondFactorMethod, secondFactorUnavailable, usableSecondFactors } from './factor-access.ts';
-import { findHeldFactors } from './factor-census.queries.ts';
+import { revokeUserSessions } from '../sessions.ts';
+import { type SecretsKey, secretsKey } from '../tokens/secrets-key.ts';
+import { findHeldFactors } from './census.queries.ts';
+import { type SecondFactorMethod, secondFactorUnavailable, usableSecondFactors } from './census.ts';
 import {
   acceptTotpStep,
   consumeRecoveryCode,
   countRecoveryCodes,
   deleteRecoveryCodes,
-  findMfaToken,
   findTotp,
-  insertMfaToken,
   replaceRecoveryCodes,
-} from './mfa.queries.ts';
+} from './second-factors.queries.ts';
 import { matchingStep, newRecoveryCodes, normalizeRecoveryCode } from './totp.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-export type { SecondFactorMethod } from './factor-access.ts';
-
-/** docs/api.md §13: an mfa_token lives 5 minutes and allows 5 tries. */
-export const MFA_TOKEN_TTL_MS = 5 * 60_000;
-export const MFA_TOKEN_MAX_TRIES = 5;
+export type { SecondFactorMethod } from './census.ts';
 
 /**
  * The one answer to "what second factors does this user have?" — login, identity-provider sign-in
@@ -41,31 +34,6 @@ export async function secondFactors(ctx: AppContext, db: Db, userId: string): Pr
   const methods = usableSecondFactors(held, on);
   if (methods === null) throw secondFactorUnavailable();
   return methods;
-}
-
-/** Issues an mfa_token for a sign-in whose first factor (`pwd`, `fed`) succeeded; stored as a hash. */
-export async function issueMfaToken(db: Db, userId: string, firstFactor: string): Promise<string> {
-  const token = newOpaqueToken();
-  const now = Date.now();
-  await insertMfaToken(db, {
-    id: uuidv7(),
-    token_hash: hashOpaqueToken(token),
-    user_id: userId,
-    first_factor: firstFactor,
-    created_at: now,
-    expires_at: now + MFA_TOKEN_TTL_MS,
-    tries: 0,
-    used_at: null,
-  });
-  return token;
-}
-
-/** The 403 `mfa_required` answer with its extension members. */
-export function mfaRequired(methods: SecondFactorMethod[], mfaToken?: string): ApiError {
-  return new ApiError('mfa_required', {
-    detail: 'A second factor is required to complete this sign-in',
-    extensions: { ...(mfaToken !== undefined && { mfa_token: mfaToken }), methods },
-  });
 }
 
 /** The key, or 503 when the module was switched on where no key can be had (docs/api.md §9 `unavailable`). */
@@ -171,18 +139,6 @@ export async function endSessionsForFirstFactor(
 ): Promise<number> {
   if (hadFactor) return 0;
   return revokeUserSessions(trx, userId, 'mfa_enabled', keepSessionId);
-}
-
-/** The user of a live mfa_token (unknown, used, expired or out of tries: 401 `mfa_token_invalid`). */
-export async function liveMfaTokenUser(db: Db, mfaToken: string): Promise<string> {
-  const token = await findMfaToken(db, hashOpaqueToken(mfaToken));
-  const now = Date.now();
-  if (!token || token.used_at !== null || token.expires_at <= now || token.tries >= MFA_TOKEN_MAX_TRIES) {
-    throw new ApiError('mfa_token_invalid', {
-      detail: 'The mfa_token is unknown, used, expired or out of tries',
-    });
-  }
-  return token.user_id;
 }
 
 /**

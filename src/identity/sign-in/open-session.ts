@@ -1,24 +1,30 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { AppContext } from '../kernel/context.ts';
-import type { DB, UserRow } from '../platform/db/schema.ts';
-import { type AuditEvent, recordAudits } from './audit.queries.ts';
-import { ENROLLMENT_GRANT, type EnrollmentGrant, enrollmentOnly, enrollmentRequired } from './require-mfa.ts';
-import { endSessionsOverCap } from './session-cap.ts';
-import { recordLogin } from './sessions.queries.ts';
+import type { AppContext } from '../../kernel/context.ts';
+import type { DB, UserRow } from '../../platform/db/schema.ts';
+import { type AuditEvent, recordAudits } from '../audit.queries.ts';
+import {
+  ENROLLMENT_GRANT,
+  type EnrollmentGrant,
+  enrollmentOnly,
+  enrollmentRequired,
+} from '../require-mfa.ts';
+import { endSessionsOverCap } from '../session-cap.ts';
+import { recordLogin } from '../sessions.queries.ts';
 import {
   type AppSessionOwner,
   type ClientInfo,
   startAppSession,
   startEnrollmentSession,
   startSession,
-} from './sessions.ts';
-import { type TokenResponse, toPublicUser } from './user.schemas.ts';
+} from '../sessions.ts';
+import { type TokenResponse, toPublicUser } from '../user.schemas.ts';
 
 /**
  * What a way in records besides the session, when it is not a plain login. The defaults are the
- * login's: `last_login_at` (and the password's new hash) written, one `login.success` entry.
+ * login's: `last_login_at` (and the password's new hash) written, one `login.success` entry. signIn
+ * (sign-in.ts) fills it from the named opening; nothing else calls openSignInSession.
  */
-export interface SignInRecord {
+export interface SessionRecord {
   /**
    * false: the session opens without counting as a login (`last_login_at` stays as it was).
    * Invitation acceptance and a password change open a session this way.
@@ -30,56 +36,35 @@ export interface SignInRecord {
    * or the identity provider's `user.create`/`identity.link`/`login.success`). [] writes none.
    */
   audit?: (sessionId: string) => readonly AuditEvent[];
+  /** Entries written before `login.success`, in the same statement (provisioning, linking). */
+  events?: readonly AuditEvent[];
   /**
    * A sign-in into an OAuth client (docs/api.md §17, "Sessions are one"): the session is the
    * grant's, names the client, and holds no Gatehouse token; `authTime` (epoch ms) is when the
-   * browser session it came from authenticated. The answer is the new session's id.
+   * browser session it came from authenticated.
    */
   app?: AppSessionOwner & { authTime: number };
 }
 
 /**
- * The one way in: every sign-in ends here once its last factor passed — password (`POST /login`),
- * second factor (`POST /login/mfa`), passkey (`POST /login/passkey`), external provider (idp),
- * invitation acceptance, password change, and a sign-in into an OAuth client (`record.app`: the
- * grant's session, docs/api.md §17) — in the caller's transaction. The login is recorded (with
- * the password's new hash when it was rehashed), a session opens with `amr` and `auth_time` now
- * (docs/api.md §13: `auth_time` is when the sign-in completed), and `login.success` is audited
- * naming that session, with `details` saying how (`method` and anything of its own) and `amr` and
- * `session_id` added. A way in that records or audits differently says so in `record`.
- * Features cannot open a session any other way: the session opener is not exported from
- * identity/index.ts, and the dependency rule keeps features out of identity's inner files.
+ * The session a sign-in opens, once its last factor passed, in the caller's transaction. The login
+ * is recorded (with the password's new hash when it was rehashed), a session opens with `amr` and
+ * `auth_time` now (docs/api.md §13: `auth_time` is when the sign-in completed), and `login.success`
+ * is audited naming that session, with `details` saying how (`method` and anything of its own) and
+ * `amr` and `session_id` added. A way in that records or audits differently says so in `record`.
+ * Features cannot open a session any other way: neither this nor the session opener is exported
+ * from identity/index.ts, and the dependency rule keeps features out of identity's inner files.
  */
-export async function completeSignIn(
+export async function openSignInSession(
   ctx: AppContext,
   trx: Kysely<DB> | Transaction<DB>,
   user: UserRow,
   client: ClientInfo,
   amr: readonly string[],
   details: { method: string } & Record<string, unknown>,
-  newHash?: string | null,
-  record?: SignInRecord & { app?: undefined },
-): Promise<TokenResponse>;
-export async function completeSignIn(
-  ctx: AppContext,
-  trx: Kysely<DB> | Transaction<DB>,
-  user: UserRow,
-  client: ClientInfo,
-  amr: readonly string[],
-  details: { method: string } & Record<string, unknown>,
-  newHash: null,
-  record: SignInRecord & { app: NonNullable<SignInRecord['app']> },
-): Promise<{ sessionId: string }>;
-export async function completeSignIn(
-  ctx: AppContext,
-  trx: Kysely<DB> | Transaction<DB>,
-  user: UserRow,
-  client: ClientInfo,
-  amr: readonly string[],
-  details: { method: string } & Record<string, unknown>,
-  newHash: string | null = null,
-  record: SignInRecord = {},
-): Promise<TokenResponse | { sessionId: string }> {
+  newHash: string | null,
+  record: SessionRecord,
+): Promise<{ sessionId: string; tokens: TokenResponse | null }> {
   const at = Date.now();
   const login = record.recordLogin ?? true;
   if (login) await recordLogin(trx, user.id, at, newHash);
@@ -109,6 +94,7 @@ export async function completeSignIn(
   const entries: readonly AuditEvent[] = record.audit
     ? record.audit(session.sessionId)
     : [
+        ...(record.events ?? []),
         {
           action: 'login.success',
           actor: { type: 'user', id: user.id },
@@ -125,7 +111,7 @@ export async function completeSignIn(
         },
       ];
   await recordAudits(trx, entries);
-  return session.tokens ?? { sessionId: session.sessionId };
+  return session;
 }
 
 /**

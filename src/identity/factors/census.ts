@@ -1,5 +1,5 @@
 import { ApiError } from '../../http/errors.ts';
-import type { HeldFactors } from './factor-census.queries.ts';
+import type { HeldFactors } from './census.queries.ts';
 
 /** What `methods` lists (docs/api.md §13), in this order. */
 export type SecondFactorMethod = 'totp' | 'recovery_code' | 'passkey';
