@@ -1,4 +1,4 @@
-import type { AppContext } from '../kernel/context.ts';
+import type { AppContext } from '../kernel/context.types.ts';
 import type { Config } from '../platform/config.ts';
 import { CliError, defineCommand } from './command.ts';
 import { withDatabase } from './database.ts';

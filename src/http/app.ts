@@ -6,9 +6,9 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
-import type { AppContext } from '../kernel/context.ts';
+import type { AppContext } from '../kernel/context.types.ts';
 import type { ModuleName } from '../kernel/module-state.ts';
-import { documentation, loadModules } from '../kernel/registry.ts';
+import { documentation, type LoadedModule, loadModules } from '../kernel/registry.ts';
 import { installRequestMetrics } from '../modules/core/metrics.ts';
 import { lazyChildLogger } from '../platform/logger.ts';
 import { VERSION } from '../platform/version.ts';
@@ -56,7 +56,7 @@ const SECURITY_HEADERS = securityHeaders({
 });
 
 /** Builds the Fastify app on a context: plugins, every module's endpoints, the index. Never listens. */
-export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+export async function buildApp(ctx: AppContext, loaded?: LoadedModule[]): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
@@ -163,7 +163,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   installBrowserSession(app, ctx);
   // A page opened on another loopback name than PUBLIC_URL's goes there (docs/pages.md, "One address").
   installPublicOrigin(app, ctx);
-  const modules = loadModules(ctx);
+  const modules = loaded ?? loadModules(ctx);
   const allEndpoints = modules.flatMap((m) => m.endpoints.map((e) => ({ module: m.info.name, endpoint: e })));
   const routeTable = allEndpoints.map(({ endpoint: e }) => ({
     method: e.method,

@@ -1,53 +1,17 @@
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { createPasswordHasher, type PasswordHasher } from '../identity/passwords/passwords.ts';
 import { type AccessTokens, createAccessTokens } from '../identity/tokens/access-tokens.ts';
 import { createSessionReader, type SessionReader } from '../identity/tokens/session-cache.ts';
 import { createKeyStore, type KeyStore } from '../identity/tokens/signing-keys.ts';
-import { createOidcClient, type OidcClient } from '../modules/idp/oidc-client.ts';
 import { MAX_RESOURCE_TTL_S } from '../modules/oauth/index.ts';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
-import type { DB } from '../platform/db/schema.ts';
 import { createMailTransport, type MailTransport } from '../platform/mail/mailer.ts';
 import { createOutbox, type Outbox } from '../platform/mail/outbox.ts';
-import type { HealthCheck } from './health-check.ts';
-import { createModuleState, followModuleNotifications, type ModuleState } from './module-state.ts';
-import { MODULES, moduleHealthChecks } from './registry.ts';
+import type { AppContext } from './context.types.ts';
+import { createModuleState, followModuleNotifications } from './module-state.ts';
+import { MODULES } from './registry.ts';
 import { createScheduler, type Scheduler } from './scheduler.ts';
-
-export type { HealthCheck } from './health-check.ts';
-
-/**
- * Everything a module needs, built once per process (or per test app): config, database,
- * services. Modules receive it when their endpoints are declared; nothing reads globals.
- */
-export interface AppContext {
-  readonly config: Config;
-  readonly database: Database;
-  readonly db: Kysely<DB>;
-  readonly log: Logger;
-  readonly modules: ModuleState;
-  readonly keys: KeyStore;
-  readonly accessTokens: AccessTokens;
-  readonly passwords: PasswordHasher;
-  /** The session and user behind a verified token (the guard's read; cached on PostgreSQL). */
-  readonly sessions: SessionReader;
-  /** Mail goes out only through the outbox; its worker is started by startService. */
-  readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
-  /** The external OpenID provider (docs/api.md §7); null when OIDC_ISSUER is not set. */
-  readonly oidc: OidcClient | null;
-  readonly startedAt: number;
-  /** Optional dependency checks (mailer, idp); each reports `disabled` until its module wires it. */
-  readonly healthChecks: Map<string, () => Promise<HealthCheck>>;
-  /**
-   * The one scheduler of background jobs (src/kernel/scheduler.ts): the modules' jobs, started with the
-   * service (`startJobs` in registry.ts), each reported in `/health/detailed`.
-   */
-  readonly jobs: Scheduler;
-  /** Called on shutdown, in reverse order of registration (timers, workers, listeners). */
-  readonly closers: Array<() => Promise<void> | void>;
-}
 
 /** Builds the context on an open, migrated database. */
 export async function createContext(config: Config, database: Database, log: Logger): Promise<AppContext> {
@@ -70,9 +34,6 @@ export async function createContext(config: Config, database: Database, log: Log
     ttlS: config.accessTokenTtlS,
     requireMfa: config.requireMfa,
   });
-  const { issuer, clientId } = config.oidc;
-  const oidc =
-    issuer !== null && clientId !== null ? createOidcClient({ ...config.oidc, issuer, clientId }, log) : null;
   const transport = createMailTransport({
     ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
     ...(config.smtpCa ? { smtpCa: config.smtpCa } : {}),
@@ -104,14 +65,11 @@ export async function createContext(config: Config, database: Database, log: Log
       log,
     }),
     mail: { transport, outbox },
-    oidc,
     startedAt: Date.now(),
     healthChecks: new Map([['mailer', () => outbox.health()]]),
     jobs: createScheduler(log),
     closers: [],
   };
-  // The modules' own checks (the identity provider's), after the mailer, in module order.
-  for (const [name, check] of moduleHealthChecks()) ctx.healthChecks.set(name, () => check(ctx));
   ctx.closers.push(
     () => ctx.sessions.close(),
     () => transport.close(),

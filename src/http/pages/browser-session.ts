@@ -8,7 +8,7 @@ import type {
   preValidationHookHandler,
   RouteOptions,
 } from 'fastify';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../errors.ts';
 import { warnAddressOnce } from './public-origin.ts';
 

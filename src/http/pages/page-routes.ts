@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
 import type { ModuleName } from '../../kernel/module-state.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';

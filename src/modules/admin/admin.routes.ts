@@ -1,7 +1,7 @@
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { ApiError } from '../../http/errors.ts';
 import { clientInfo, recordAudit } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
 import { quoted } from '../../platform/quoted.ts';
 import { requestActor } from '../audit/index.ts';

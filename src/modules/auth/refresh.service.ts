@@ -11,7 +11,7 @@ import {
 } from '../../identity/index.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
 import { openSuccessor, type Successor, sealSuccessor } from '../../identity/tokens/successor-box.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { findRefreshTokenForRotation, markRotated, touchSession } from './auth.queries.ts';
 

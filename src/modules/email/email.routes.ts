@@ -2,7 +2,7 @@ import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { ApiError } from '../../http/errors.ts';
 import { bearerToken, createAuthenticator, requireAuth } from '../../http/guard.ts';
 import { clientInfo, enrollmentRequired } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import {
   ChangeBody,
   EmailLinkView,

@@ -19,7 +19,7 @@ import {
   linkUrl,
   peekLinkReserved,
 } from '../../identity/links/one-time-links.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { type LinkMailKind, renderLinkMail } from '../../platform/mail/link-mails.ts';

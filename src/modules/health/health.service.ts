@@ -1,4 +1,5 @@
-import type { AppContext, HealthCheck } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import type { HealthCheck } from '../../kernel/health-check.ts';
 import { migrationStatus } from '../../platform/db/database.ts';
 
 const CHECK_TIMEOUT_MS = 2000;

@@ -10,7 +10,7 @@ import {
   normalizeEmail,
   updateUser,
 } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
 import type { VerifiedIdentity } from './id-token.ts';
 import { findIdentity, insertIdentity, updateIdentityEmail } from './idp.queries.ts';

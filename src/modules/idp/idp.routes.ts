@@ -1,13 +1,15 @@
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { ApiError } from '../../http/errors.ts';
 import { clientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import type { ModuleDirectory } from '../../kernel/module.ts';
 import { ConfigResponse, VerifyBody, VerifyResponse } from './idp.schemas.ts';
 import { type IdTokenSource, idpConfig, signInWithIdToken } from './idp.service.ts';
+import type { IdpState } from './oidc-client.ts';
 import { idTokenSource } from './sources.ts';
 
 /** idp.config and idp.verify (docs/api.md §7): sign-in through an external OpenID Connect provider. */
-export function idpEndpoints(ctx: AppContext): Endpoint[] {
+export function idpEndpoints(ctx: AppContext, _modules: ModuleDirectory, { seed }: IdpState): Endpoint[] {
   return [
     endpoint({
       group: 'idp',
@@ -17,7 +19,7 @@ export function idpEndpoints(ctx: AppContext): Endpoint[] {
       access: 'public',
       summary: "The identity provider's endpoints a front end needs to start a sign-in",
       schema: { response: { 200: ConfigResponse } },
-      handler: () => idpConfig(ctx),
+      handler: () => idpConfig(seed),
     }),
     endpoint({
       group: 'idp',
@@ -48,6 +50,7 @@ export function idpEndpoints(ctx: AppContext): Endpoint[] {
         }
         return signInWithIdToken(
           ctx,
+          seed,
           { idToken: req.body.id_token, nonce: req.body.nonce },
           clientInfo(req),
           source,

@@ -9,7 +9,7 @@ import {
   recordAudit,
   recordAudits,
 } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { countLogin } from '../core/index.ts';
@@ -41,10 +41,10 @@ interface SecondFactorDue {
 }
 
 /** The provider settings a front end needs to start a sign-in, from the cached discovery document. */
-export async function idpConfig(ctx: AppContext): Promise<IdpConfig> {
-  if (!ctx.oidc) return { enabled: false };
-  const doc = await ctx.oidc.discovery();
-  return { enabled: true, ...doc, client_id: ctx.oidc.settings.clientId };
+export async function idpConfig(seed: OidcClient | null): Promise<IdpConfig> {
+  if (!seed) return { enabled: false };
+  const doc = await seed.discovery();
+  return { enabled: true, ...doc, client_id: seed.settings.clientId };
 }
 
 /** What a refused sign-in's audit entry can name, filled in as the sign-in learns it. */
@@ -61,16 +61,17 @@ interface Attempt {
  */
 export async function signInWithIdToken(
   ctx: AppContext,
+  seed: OidcClient | null,
   input: { idToken: string; nonce?: string | undefined },
   client: ClientInfo,
   source: IdTokenSource | null = null,
 ): Promise<VerifyResponse> {
-  if (!source && !ctx.oidc) {
+  if (!source && !seed) {
     throw new ApiError('idp_not_configured', {
       detail: 'No identity provider is configured (OIDC_ISSUER, OIDC_CLIENT_ID)',
     });
   }
-  const oidc = source?.client ?? (ctx.oidc as OidcClient);
+  const oidc = source?.client ?? (seed as OidcClient);
   const policy = source?.policy ?? ctx.config.oidc;
   const seen: Attempt = { identity: null, userId: null };
   let result: VerifyResponse | SecondFactorDue;

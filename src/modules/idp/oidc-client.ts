@@ -39,6 +39,24 @@ export function providerUnavailable(reason: string, cause?: unknown): ApiError {
   });
 }
 
+/**
+ * The idp module's state (its `start`): the seed's provider, `OIDC_ISSUER` with `OIDC_CLIENT_ID`,
+ * or null when none is configured (docs/api.md §7).
+ */
+export interface IdpState {
+  readonly seed: OidcClient | null;
+}
+
+export function startIdp(config: Config, log: Logger): IdpState {
+  const { issuer, clientId } = config.oidc;
+  return {
+    seed:
+      issuer !== null && clientId !== null
+        ? createOidcClient({ ...config.oidc, issuer, clientId }, log)
+        : null,
+  };
+}
+
 /** Builds the client; nothing is fetched until first use, and failures are never cached. */
 export function createOidcClient(settings: OidcSettings, log: Logger): OidcClient {
   const ttlMs = settings.cacheTtlS * 1000;

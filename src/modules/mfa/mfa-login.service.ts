@@ -12,7 +12,7 @@ import {
   type TokenResponse,
 } from '../../identity/index.ts';
 import { hashOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { countLogin } from '../core/index.ts';
 import { refuseWhilePasskeysOff } from '../passkeys/index.ts';
 import { MFA_TOKEN_MAX_TRIES, spendCode } from './factors.ts';

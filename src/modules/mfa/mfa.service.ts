@@ -9,7 +9,7 @@ import {
   revokeUserSessions,
 } from '../../identity/index.ts';
 import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import {
   recoveryCodesForNewFactor,

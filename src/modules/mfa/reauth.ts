@@ -5,7 +5,7 @@ import type { ThrottleTicket } from '../../identity/budgets/throttle.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import { recordAudit } from '../../identity/index.ts';
 import { secretsKey } from '../../identity/tokens/secrets-key.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
 import {
   type CheckedAssertion,

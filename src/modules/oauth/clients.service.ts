@@ -3,7 +3,7 @@ import type { AdapterPayload } from 'oidc-provider';
 import { ApiError } from '../../http/errors.ts';
 import { revokeClientSessions } from '../../identity/index.ts';
 import { secretsKey } from '../../identity/tokens/secrets-key.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import {
   type ClientRow,
   deleteClientRow,

@@ -3,7 +3,7 @@ import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { requireAuth } from '../../http/guard.ts';
 import { createPageRenderer, loadPageAssets, usableModules } from '../../http/pages/index.ts';
 import { clientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
 import { ASSET_PATH } from '../pages/index.ts';
 import { finishConsent, finishLogin, interactionView } from './interactions.service.ts';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { deleteExpiredModels } from './models.queries.ts';
 import { authorizationServer } from './provider.ts';
 

@@ -9,7 +9,7 @@ import {
   pageModules,
   usableModules,
 } from '../../http/pages/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
 import type { ModuleName } from '../../kernel/module-state.ts';
 

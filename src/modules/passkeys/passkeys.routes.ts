@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { createAuthenticator, optionalCaller, requireAuth } from '../../http/guard.ts';
 import { clientInfo, TokenResponse } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { CurrentPasswordBody, FreshProofBody } from '../mfa/index.ts';
 import { authenticationOptions } from './authentication-options.ts';
 import {

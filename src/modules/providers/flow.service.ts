@@ -10,7 +10,7 @@ import {
 } from '../../identity/index.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
 import { secretsKey } from '../../identity/tokens/secrets-key.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import { countLogin } from '../core/index.ts';
 import { findLinkOrCreate, reserveIdToken } from '../idp/index.ts';

@@ -1,5 +1,5 @@
 import { ApiError } from '../../http/errors.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleName } from '../../kernel/module-state.ts';
 import type { Db } from '../../platform/db/schema.ts';
 import { countActiveAdmins, countProviderOnlyAccounts } from './providers.queries.ts';

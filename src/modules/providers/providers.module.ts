@@ -2,6 +2,12 @@ import { defineModule } from '../../kernel/module.ts';
 import { providerEndpoints } from './providers.routes.ts';
 import { pruneFlows } from './prune.ts';
 
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    providers: true;
+  }
+}
+
 export const providersModule = defineModule({
   name: 'providers',
   required: false,

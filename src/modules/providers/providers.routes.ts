@@ -5,7 +5,7 @@ import { requireAuth } from '../../http/guard.ts';
 import { ownCookieValue } from '../../http/pages/index.ts';
 import { reserveOrThrow } from '../../identity/budgets/attempt-budget.ts';
 import { clientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { provideIdTokenSources } from '../idp/index.ts';
 import { finishFlow, startFlow, takeSecondFactor } from './flow.service.ts';
 import {

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { IdTokenSource } from '../idp/index.ts';
 import { assertAllowedDomain } from './link.service.ts';
 import { notFound, requireProvider } from './providers.service.ts';

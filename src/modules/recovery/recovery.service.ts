@@ -18,7 +18,7 @@ import { deleteLinksExpiredBefore } from '../../identity/links/one-time-links.qu
 import { consumeLink, linkInvalid, peekLinkReserved } from '../../identity/links/one-time-links.ts';
 import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
 import { afterAnswer } from '../../kernel/after-answer.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { enqueueNotice } from '../../platform/mail/notices.ts';
 import { resendInvitation } from '../invitations/index.ts';

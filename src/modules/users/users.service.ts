@@ -18,7 +18,7 @@ import {
 } from '../../identity/index.ts';
 import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
 import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { Db, UserRow, UserUpdate } from '../../platform/db/schema.ts';
 import type { CreateBody, UpdateBody } from './users.schemas.ts';
