@@ -10,18 +10,19 @@ import type { AppContext } from '../kernel/context.types.ts';
 import type { ModuleName } from '../kernel/module-state.ts';
 import { documentation, type LoadedModule, loadModules } from '../kernel/registry.ts';
 import { installRequestMetrics } from '../modules/core/metrics.ts';
+import { ApiError } from '../platform/api-error.ts';
+import { recordRoutes } from '../platform/log-url.ts';
 import { lazyChildLogger } from '../platform/logger.ts';
 import { VERSION } from '../platform/version.ts';
 import { registerDocs } from './docs.ts';
 import type { Endpoint } from './endpoint.ts';
-import { ApiError, installErrorHandlers } from './errors.ts';
+import { installErrorHandlers } from './errors.ts';
 import { FORM_POST_ROUTE, formFields } from './form-body.ts';
 import { createAuthenticator, guardFor } from './guard.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './http-errors.ts';
 import { IndexResponse } from './index.schemas.ts';
 import { parseJsonBody } from './json-body.ts';
 import { registerLoadShedding } from './load-shedding.ts';
-import { recordRoutes } from './log-url.ts';
 import { installBrowserSession } from './pages/browser-session.ts';
 import { installPublicOrigin } from './pages/public-origin.ts';
 import { ProblemSchema } from './problem.schemas.ts';
@@ -85,7 +86,7 @@ export async function buildApp(ctx: AppContext, loaded?: LoadedModule[]): Promis
     schemaController: { compilersFactory: { buildSerializer: sharedSerializerFactory() } },
   });
   app.server.headersTimeout = ctx.config.headersTimeoutMs;
-  // Before any route: the patterns, for the log test's sweep of every token route (src/http/log-url.ts).
+  // Before any route: the patterns, for the log test's sweep of every token route (src/platform/log-url.ts).
   recordRoutes(app);
 
   app.setValidatorCompiler(createValidatorCompiler());

@@ -11,7 +11,7 @@ import type {
   RouteGenericInterface,
 } from 'fastify';
 import { enrollmentGrantOf } from '../identity/require-mfa.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../platform/api-error.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

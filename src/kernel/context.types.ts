@@ -7,9 +7,9 @@ import type { KeyStore } from '../identity/tokens/signing-keys.ts';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
 import type { DB } from '../platform/db/schema.ts';
+import type { HealthCheck } from '../platform/health-check.ts';
 import type { MailTransport } from '../platform/mail/mailer.ts';
 import type { Outbox } from '../platform/mail/outbox.ts';
-import type { HealthCheck } from './health-check.ts';
 import type { ModuleState } from './module-state.ts';
 import type { Scheduler } from './scheduler.ts';
 

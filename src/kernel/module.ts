@@ -1,8 +1,8 @@
 import type { Endpoint } from '../http/endpoint.ts';
 import type { ApiForm, Config } from '../platform/config.ts';
 import type { DialectName } from '../platform/db/dialect.ts';
+import type { HealthCheck } from '../platform/health-check.ts';
 import type { AppContext } from './context.types.ts';
-import type { HealthCheck } from './health-check.ts';
 import type { ModuleName } from './module-names.ts';
 import type { ModuleCatalog } from './module-state.ts';
 import type { Job } from './scheduler.ts';

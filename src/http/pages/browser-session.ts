@@ -9,7 +9,7 @@ import type {
   RouteOptions,
 } from 'fastify';
 import type { AppContext } from '../../kernel/context.types.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { warnAddressOnce } from './public-origin.ts';
 
 /**

@@ -1,4 +1,3 @@
-import { ApiError } from '../../http/errors.ts';
 import type { AuthContext } from '../../http/guard.ts';
 import { verifyUserPassword } from '../../identity/budgets/password-attempt.ts';
 import type { LoginThrottle, ThrottleTicket } from '../../identity/budgets/throttle.ts';
@@ -18,6 +17,7 @@ import {
 import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
 import { HashCapacityError } from '../../identity/passwords/passwords.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { countLogin } from '../core/index.ts';
 import { issueMfaToken, mfaRequired, secondFactors } from '../mfa/index.ts';

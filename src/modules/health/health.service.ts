@@ -1,6 +1,6 @@
 import type { AppContext } from '../../kernel/context.types.ts';
-import type { HealthCheck } from '../../kernel/health-check.ts';
 import { migrationStatus } from '../../platform/db/database.ts';
+import type { HealthCheck } from '../../platform/health-check.ts';
 
 const CHECK_TIMEOUT_MS = 2000;
 

@@ -1,6 +1,5 @@
 import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError } from '../../http/errors.ts';
 import type { AuditEvent, ClientInfo } from '../../identity/index.ts';
 import {
   findUserByEmail,
@@ -11,6 +10,7 @@ import {
   updateUser,
 } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
 import type { VerifiedIdentity } from './id-token.ts';
 import { findIdentity, insertIdentity, updateIdentityEmail } from './idp.queries.ts';

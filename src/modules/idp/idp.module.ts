@@ -1,5 +1,5 @@
-import type { HealthCheck } from '../../kernel/health-check.ts';
 import { defineModule } from '../../kernel/module.ts';
+import type { HealthCheck } from '../../platform/health-check.ts';
 import { idpEndpoints } from './idp.routes.ts';
 import { startIdp } from './oidc-client.ts';
 import { pruneIdTokenUses } from './replay.ts';

@@ -1,8 +1,8 @@
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
-import { ApiError } from '../../http/errors.ts';
 import { clientInfo } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { ConfigResponse, VerifyBody, VerifyResponse } from './idp.schemas.ts';
 import { type IdTokenSource, idpConfig, signInWithIdToken } from './idp.service.ts';
 import type { IdpState } from './oidc-client.ts';

@@ -1,5 +1,4 @@
 import type { Transaction } from 'kysely';
-import { ApiError } from '../../http/errors.ts';
 import {
   type AuditEvent,
   type ClientInfo,
@@ -10,6 +9,7 @@ import {
   recordAudits,
 } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { countLogin } from '../core/index.ts';

@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { Db, UserOrigin, UserRow } from '../../platform/db/schema.ts';
 import { hasIdentities } from './idp.queries.ts';
 

@@ -1,8 +1,8 @@
 import { createRemoteJWKSet, type JWTVerifyGetKey, errors as joseErrors } from 'jose';
 import type { Logger } from 'pino';
-import { ApiError } from '../../http/errors.ts';
-import type { HealthCheck } from '../../kernel/health-check.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { Config } from '../../platform/config.ts';
+import type { HealthCheck } from '../../platform/health-check.ts';
 
 /** The part of the provider's discovery document Gatehouse uses (OpenID Connect Discovery 1.0 §3). */
 export interface Discovery {

@@ -1,4 +1,3 @@
-import { ApiError } from '../../http/errors.ts';
 import {
   type ClientInfo,
   completeSignIn,
@@ -18,6 +17,7 @@ import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts
 import { HashCapacityError } from '../../identity/passwords/passwords.ts';
 import { hashOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { renderInvitationMail } from '../../platform/mail/templates.ts';

@@ -1,10 +1,10 @@
 import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError } from '../../http/errors.ts';
 import { revokeUserSessions } from '../../identity/index.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
 import { type SecretsKey, secretsKey } from '../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { type SecondFactorMethod, secondFactorUnavailable, usableSecondFactors } from './factor-access.ts';
 import { findHeldFactors } from './factor-census.queries.ts';

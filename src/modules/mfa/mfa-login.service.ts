@@ -1,4 +1,3 @@
-import { ApiError } from '../../http/errors.ts';
 import {
   createLoginThrottle,
   type LoginThrottle,
@@ -13,6 +12,7 @@ import {
 } from '../../identity/index.ts';
 import { hashOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { countLogin } from '../core/index.ts';
 import { refuseWhilePasskeysOff } from '../passkeys/index.ts';
 import { MFA_TOKEN_MAX_TRIES, spendCode } from './factors.ts';

@@ -1,11 +1,11 @@
 import type { Transaction } from 'kysely';
-import { ApiError } from '../../http/errors.ts';
 import { verifyUserPassword } from '../../identity/budgets/password-attempt.ts';
 import type { ThrottleTicket } from '../../identity/budgets/throttle.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import { recordAudit } from '../../identity/index.ts';
 import { secretsKey } from '../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
 import {
   type CheckedAssertion,

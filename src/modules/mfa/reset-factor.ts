@@ -1,7 +1,7 @@
-import { ApiError } from '../../http/errors.ts';
 import type { ThrottleTicket } from '../../identity/budgets/throttle.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { Db, UserRow } from '../../platform/db/schema.ts';
 import { checkAssertion, recordAssertion, refuseWhilePasskeysOff } from '../passkeys/index.ts';
 import { mfaRequired, secondFactors, spendCode } from './factors.ts';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
-import { ApiError } from '../../http/errors.ts';
 import { revokeClientSessions } from '../../identity/index.ts';
 import { secretsKey } from '../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import {
   type ClientRow,
   deleteClientRow,

@@ -1,6 +1,6 @@
-import { ApiError } from '../../http/errors.ts';
 import { type AuditActor, type ClientInfo, recordAudit } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { authorizationServer } from './provider.ts';
 import { SINGLE_USE } from './registration-policies.ts';
 

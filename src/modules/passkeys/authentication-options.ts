@@ -1,8 +1,8 @@
 import { generateAuthenticationOptions } from '@simplewebauthn/server';
-import { ApiError } from '../../http/errors.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import { peekLinkReserved } from '../../identity/links/one-time-links.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { liveMfaTokenUser } from '../mfa/index.ts';
 import { storeChallenge } from './passkey-factor.ts';
 import { listPasskeys } from './passkeys.queries.ts';

@@ -1,4 +1,3 @@
-import { ApiError } from '../../http/errors.ts';
 import {
   createLoginThrottle,
   type LoginThrottle,
@@ -20,6 +19,7 @@ import {
   reserveCodeTry,
 } from '../../identity/links/one-time-links.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { countLogin } from '../core/index.ts';
 import { issueMfaToken, mfaRequired, secondFactors } from '../mfa/index.ts';

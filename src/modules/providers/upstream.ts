@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
-import { ApiError } from '../../http/errors.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { VerifiedIdentity } from '../idp/index.ts';
 import { createOidcClient, type OidcClient, providerUnavailable, verifyIdToken } from '../idp/index.ts';
 import { appleClientSecret, GITHUB_API } from './presets.ts';
