@@ -1,4 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { PasskeyProof, WebauthnResponse } from '../passkeys/index.ts';
+
+// The passkey's proof is the passkeys module's (its factor check takes it); mfa's bodies embed it.
+export { PasskeyProof, WebauthnResponse };
 
 const Code = Type.String({ minLength: 1, maxLength: 64 });
 const Password = Type.String({ minLength: 1, maxLength: 256 });
@@ -10,15 +14,6 @@ export const CurrentPasswordBody = Type.Object(
   { additionalProperties: false },
 );
 export type CurrentPasswordBody = Static<typeof CurrentPasswordBody>;
-
-/** A WebAuthn response JSON (validated by @simplewebauthn/server; only its outer shape here). */
-export const WebauthnResponse = Type.Object({}, { additionalProperties: true, maxProperties: 16 });
-export type WebauthnResponse = Static<typeof WebauthnResponse>;
-export const PasskeyProof = Type.Object(
-  { challenge_id: Type.String({ minLength: 1, maxLength: 64 }), response: WebauthnResponse },
-  { additionalProperties: false },
-);
-export type PasskeyProof = Static<typeof PasskeyProof>;
 
 /**
  * A fresh proof (docs/api.md §16): one of the current password, a TOTP or recovery code, or a passkey

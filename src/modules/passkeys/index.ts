@@ -7,3 +7,4 @@ export {
   recordAssertion,
   refuseWhilePasskeysOff,
 } from './passkey-factor.ts';
+export { PasskeyProof, WebauthnResponse } from './passkey-proof.schemas.ts';

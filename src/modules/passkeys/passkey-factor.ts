@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import type { Db, PasskeysTable, WebauthnChallengesTable } from '../../platform/db/schema.ts';
-import type { PasskeyProof } from '../mfa/index.ts';
+import type { PasskeyProof } from './passkey-proof.schemas.ts';
 import {
   consumeChallenge,
   findPasskeyByCredential,

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { PasskeyProof, WebauthnResponse } from '../mfa/index.ts';
+import { PasskeyProof, WebauthnResponse } from './passkey-proof.schemas.ts';
 
 export { PasskeyProof };
 
