@@ -254,7 +254,7 @@ export async function providerClientMetadata(
     id_token_signed_response_alg: 'RS256',
     // ID tokens always say when the person signed in (OIDC Core 2, `require_auth_time`).
     require_auth_time: true,
-    // The OpenID scopes it may ask for; an API's scopes are granted per resource (provider.ts).
+    // The OpenID scopes it may ask for; an API's scopes are granted per resource (authorization-server.ts).
     // None: the library wants the property absent rather than empty; a client without OpenID
     // scopes is one of client credentials, which asks for an API's scopes only.
     ...(oidcScopes.length > 0 ? { scope: oidcScopes.join(' ') } : {}),

@@ -5,5 +5,5 @@ export { createClient, deleteClient, listClients } from './clients.service.ts';
 export { isLiveInteraction } from './interaction-live.ts';
 export { passToAuthorizationServer } from './mount.ts';
 export { MAX_RESOURCE_TTL_S } from './oauth.schemas.ts';
-export { INTERACTION_PATH, OAUTH_ROUTES } from './provider.ts';
+export { INTERACTION_PATH, OAUTH_ROUTES } from './authorization-server.ts';
 export { createRegistrationToken } from './registration-tokens.service.ts';

@@ -7,7 +7,7 @@ import { ApiError } from '../../platform/api-error.ts';
 import { clientPolicy, OIDC_SCOPES, type PublicClient } from './clients.service.ts';
 import { recordConsent } from './consents.service.ts';
 import { openGrant } from './grant-sessions.ts';
-import { authorizationServer } from './provider.ts';
+import { authorizationServer } from './authorization-server.ts';
 import { resourceByIdentifier } from './resources.service.ts';
 
 type Raw = { req: IncomingMessage; res: ServerResponse };

@@ -30,7 +30,7 @@ import {
   ResourceSchema,
   ResourceUpdateBody,
 } from './oauth.schemas.ts';
-import { OAUTH_ROUTES } from './provider.ts';
+import { OAUTH_ROUTES } from './authorization-server.ts';
 import { registrationHandoff } from './registration-route.ts';
 import { createRegistrationToken } from './registration-tokens.service.ts';
 import { createResource, deleteResource, listResources, updateResource } from './resources.service.ts';
