@@ -4,10 +4,10 @@ import type { AuthContext } from '../../http/guard.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
+import { authorizationServer } from './authorization-server.ts';
 import { clientPolicy, OIDC_SCOPES, type PublicClient } from './clients.service.ts';
 import { recordConsent } from './consents.service.ts';
 import { openGrant } from './grant-sessions.ts';
-import { authorizationServer } from './authorization-server.ts';
 import { resourceByIdentifier } from './resources.service.ts';
 
 type Raw = { req: IncomingMessage; res: ServerResponse };

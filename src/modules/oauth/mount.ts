@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { clientInfo } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
-import { rememberRequestClient } from './grant-sessions.ts';
 import { authorizationServer } from './authorization-server.ts';
+import { rememberRequestClient } from './grant-sessions.ts';
 
 /**
  * The library's pages get a CSP of their own: nothing loads, and `script-src` starts empty so
