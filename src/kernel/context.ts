@@ -1,17 +1,17 @@
 import type { Logger } from 'pino';
-import { createPasswordHasher, type PasswordHasher } from '../identity/passwords/passwords.ts';
-import { type AccessTokens, createAccessTokens } from '../identity/tokens/access-tokens.ts';
-import { createSessionReader, type SessionReader } from '../identity/tokens/session-cache.ts';
-import { createKeyStore, type KeyStore } from '../identity/tokens/signing-keys.ts';
+import { createPasswordHasher } from '../identity/passwords/passwords.ts';
+import { createAccessTokens } from '../identity/tokens/access-tokens.ts';
+import { createSessionReader } from '../identity/tokens/session-cache.ts';
+import { createKeyStore } from '../identity/tokens/signing-keys.ts';
 import { MAX_RESOURCE_TTL_S } from '../modules/oauth/index.ts';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
-import { createMailTransport, type MailTransport } from '../platform/mail/mailer.ts';
-import { createOutbox, type Outbox } from '../platform/mail/outbox.ts';
+import { createMailTransport } from '../platform/mail/mailer.ts';
+import { createOutbox } from '../platform/mail/outbox.ts';
 import type { AppContext } from './context.types.ts';
 import { createModuleState, followModuleNotifications } from './module-state.ts';
 import { MODULES } from './registry.ts';
-import { createScheduler, type Scheduler } from './scheduler.ts';
+import { createScheduler } from './scheduler.ts';
 
 /** Builds the context on an open, migrated database. */
 export async function createContext(config: Config, database: Database, log: Logger): Promise<AppContext> {

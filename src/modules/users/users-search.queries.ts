@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DialectName } from '../../platform/db/dialect.ts';
 import { SHORT_GRAMS_SOURCE } from '../../platform/db/migrations/20261121016000_users_scale.ts';
-import type { DB, Role, UserRow, UserStatus } from '../../platform/db/schema.ts';
+import type { DB, Role, UserStatus } from '../../platform/db/schema.ts';
 import type { RankedRow, SearchTerm } from './users-search.types.ts';
 import {
   atQueryCandidates,
