@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
 import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { AppContext } from '../src/kernel/context.ts';
+import type { AppContext } from '../src/kernel/context.types.ts';
 import { loadCursorCodec } from '../src/modules/users/list/cursors.ts';
 import { listUsers } from '../src/modules/users/list/users-list.service.ts';
 import { searchUsers } from '../src/modules/users/search/users-search.service.ts';

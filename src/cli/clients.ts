@@ -1,4 +1,4 @@
-import type { AppContext } from '../kernel/context.ts';
+import type { AppContext } from '../kernel/context.types.ts';
 import type { Config } from '../platform/config.ts';
 import { CliError, defineCommand } from './command.ts';
 import { withDatabase } from './database.ts';
@@ -30,7 +30,7 @@ async function asCli<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    const { ApiError } = await import('../http/errors.ts');
+    const { ApiError } = await import('../platform/api-error.ts');
     if (err instanceof ApiError) throw new CliError(err.detail ?? err.code);
     throw err;
   }

@@ -1,4 +1,4 @@
-import type { AppContext } from '../kernel/context.ts';
+import type { AppContext } from '../kernel/context.types.ts';
 import type { Config } from '../platform/config.ts';
 import { CliError, defineCommand } from './command.ts';
 import { withDatabase } from './database.ts';
@@ -14,7 +14,7 @@ async function withContext(config: Config, fn: (ctx: AppContext) => Promise<void
   await withDatabase(config, async (database) => {
     const { createLogger } = await import('../platform/logger.ts');
     const { closeContext, createContext } = await import('../kernel/context.ts');
-    const { ApiError } = await import('../http/errors.ts');
+    const { ApiError } = await import('../platform/api-error.ts');
     const ctx = await createContext(config, database, createLogger('silent'));
     try {
       await fn(ctx);

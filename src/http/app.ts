@@ -6,22 +6,23 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
-import type { AppContext } from '../kernel/context.ts';
+import type { AppContext } from '../kernel/context.types.ts';
 import type { ModuleName } from '../kernel/module-state.ts';
-import { documentation, loadModules } from '../kernel/registry.ts';
+import { documentation, type LoadedModule, loadModules } from '../kernel/registry.ts';
 import { installRequestMetrics } from '../modules/core/metrics.ts';
+import { ApiError } from '../platform/api-error.ts';
+import { recordRoutes } from '../platform/log-url.ts';
 import { lazyChildLogger } from '../platform/logger.ts';
 import { VERSION } from '../platform/version.ts';
 import { registerDocs } from './docs.ts';
 import type { Endpoint } from './endpoint.ts';
-import { ApiError, installErrorHandlers } from './errors.ts';
+import { installErrorHandlers } from './errors.ts';
 import { FORM_POST_ROUTE, formFields } from './form-body.ts';
 import { createAuthenticator, guardFor } from './guard.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './http-errors.ts';
 import { IndexResponse } from './index.schemas.ts';
 import { parseJsonBody } from './json-body.ts';
 import { registerLoadShedding } from './load-shedding.ts';
-import { recordRoutes } from './log-url.ts';
 import { installBrowserSession } from './pages/browser-session.ts';
 import { installPublicOrigin } from './pages/public-origin.ts';
 import { ProblemSchema } from './problem.schemas.ts';
@@ -56,7 +57,7 @@ const SECURITY_HEADERS = securityHeaders({
 });
 
 /** Builds the Fastify app on a context: plugins, every module's endpoints, the index. Never listens. */
-export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+export async function buildApp(ctx: AppContext, loaded?: LoadedModule[]): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
@@ -85,7 +86,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildSerializer: sharedSerializerFactory() } },
   });
   app.server.headersTimeout = ctx.config.headersTimeoutMs;
-  // Before any route: the patterns, for the log test's sweep of every token route (src/http/log-url.ts).
+  // Before any route: the patterns, for the log test's sweep of every token route (src/platform/log-url.ts).
   recordRoutes(app);
 
   app.setValidatorCompiler(createValidatorCompiler());
@@ -163,7 +164,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   installBrowserSession(app, ctx);
   // A page opened on another loopback name than PUBLIC_URL's goes there (docs/pages.md, "One address").
   installPublicOrigin(app, ctx);
-  const modules = loadModules(ctx);
+  const modules = loaded ?? loadModules(ctx);
   const allEndpoints = modules.flatMap((m) => m.endpoints.map((e) => ({ module: m.info.name, endpoint: e })));
   const routeTable = allEndpoints.map(({ endpoint: e }) => ({
     method: e.method,

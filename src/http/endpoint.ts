@@ -11,7 +11,7 @@ import type {
   RouteGenericInterface,
 } from 'fastify';
 import { enrollmentGrantOf } from '../identity/require-mfa.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../platform/api-error.ts';
 
 // OPTIONS: the authorization server's CORS preflights, answered by oidc-provider (docs/api.md §17).
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';

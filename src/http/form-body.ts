@@ -1,4 +1,4 @@
-import { ApiError } from './errors.ts';
+import { ApiError } from '../platform/api-error.ts';
 
 /**
  * The one route that reads an `application/x-www-form-urlencoded` body: a provider's callback, which

@@ -2,10 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ENROLLMENT_AUDIENCE, enrollmentOnly, enrollmentRequired } from '../identity/require-mfa.ts';
 import type { AccessClaims, AccessTokens } from '../identity/tokens/access-tokens.ts';
 import type { SessionReader } from '../identity/tokens/session-cache.ts';
+import { ApiError } from '../platform/api-error.ts';
 import type { RequireMfa } from '../platform/config.ts';
 import type { SessionRow, UserRow } from '../platform/db/schema.ts';
 import type { Access } from './endpoint.ts';
-import { ApiError } from './errors.ts';
 
 /** Who is calling: set on the request by the guard for every non-public endpoint. */
 export interface AuthContext {

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, BASELINE_HEADERS, problemBody, sendProblem, toApiError } from './errors.ts';
+import { ApiError, problemBody } from '../platform/api-error.ts';
+import { BASELINE_HEADERS, sendProblem, toApiError } from './errors.ts';
 import { newRequestId } from './request-id.ts';
 
 /**

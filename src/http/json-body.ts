@@ -1,4 +1,4 @@
-import { ApiError } from './errors.ts';
+import { ApiError } from '../platform/api-error.ts';
 
 /**
  * Parses a JSON request body. Like Fastify's own parser it refuses prototype-poisoning keys

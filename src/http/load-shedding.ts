@@ -2,8 +2,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../platform/api-error.ts';
 import type { Config } from '../platform/config.ts';
-import { ApiError } from './errors.ts';
 
 /** Liveness keeps answering under pressure: a busy process is alive, and restarting it would only add load. */
 const EXEMPT = new Set(['/health']);

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { ERROR_CODES } from './errors.ts';
+import { ERROR_CODES } from '../platform/error-codes.ts';
 
 /** The problem+json body of docs/api.md §9, as OpenAPI documents every error response. */
 export const ProblemSchema = Type.Object({

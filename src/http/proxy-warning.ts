@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../kernel/context.ts';
+import type { AppContext } from '../kernel/context.types.ts';
 
 /**
  * With TRUST_PROXY=false behind a proxy, every client has the proxy's address: the per-address login

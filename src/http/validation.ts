@@ -1,7 +1,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../platform/api-error.ts';
 
 const COMMON: Options = {
   allErrors: false,

@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../platform/api-error.ts';
 import type { RequireMfa } from '../platform/config.ts';
 import type { Role } from '../platform/db/schema.ts';
 

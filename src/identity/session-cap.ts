@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { AppContext } from '../kernel/context.ts';
+import type { AppContext } from '../kernel/context.types.ts';
 import type { DB } from '../platform/db/schema.ts';
 import { recordAudit } from './audit.queries.ts';
 import { countUserLiveSessions, oldestUserLiveSessions } from './session-cap.queries.ts';

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { AppContext } from '../kernel/context.ts';
+import type { AppContext } from '../kernel/context.types.ts';
 import type { DB, SessionRow, UserRow } from '../platform/db/schema.ts';
 import { type AuditEvent, recordAudit } from './audit.queries.ts';
 import { ENROLLMENT_AUDIENCE, ENROLLMENT_TTL_S, type EnrollmentGrant } from './require-mfa.ts';

@@ -1,4 +1,4 @@
-import type { AppContext } from './context.ts';
+import type { AppContext } from './context.types.ts';
 
 const pending = new WeakMap<AppContext, Set<Promise<void>>>();
 const holds = new WeakMap<AppContext, { gate: Promise<void>; release: () => void }>();

@@ -1,50 +1,17 @@
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { createPasswordHasher, type PasswordHasher } from '../identity/passwords/passwords.ts';
-import { type AccessTokens, createAccessTokens } from '../identity/tokens/access-tokens.ts';
-import { createSessionReader, type SessionReader } from '../identity/tokens/session-cache.ts';
-import { createKeyStore, type KeyStore } from '../identity/tokens/signing-keys.ts';
+import { createPasswordHasher } from '../identity/passwords/passwords.ts';
+import { createAccessTokens } from '../identity/tokens/access-tokens.ts';
+import { createSessionReader } from '../identity/tokens/session-cache.ts';
+import { createKeyStore } from '../identity/tokens/signing-keys.ts';
 import { MAX_RESOURCE_TTL_S } from '../modules/oauth/index.ts';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
-import type { DB } from '../platform/db/schema.ts';
-import { createMailTransport, type MailTransport } from '../platform/mail/mailer.ts';
-import { createOutbox, type Outbox } from '../platform/mail/outbox.ts';
-import type { HealthCheck } from './health-check.ts';
-import { createModuleState, followModuleNotifications, type ModuleState } from './module-state.ts';
-import { MODULES, moduleHealthChecks } from './registry.ts';
-import { createScheduler, type Scheduler } from './scheduler.ts';
-
-export type { HealthCheck } from './health-check.ts';
-
-/**
- * Everything a module needs, built once per process (or per test app): config, database,
- * services. Modules receive it when their endpoints are declared; nothing reads globals.
- */
-export interface AppContext {
-  readonly config: Config;
-  readonly database: Database;
-  readonly db: Kysely<DB>;
-  readonly log: Logger;
-  readonly modules: ModuleState;
-  readonly keys: KeyStore;
-  readonly accessTokens: AccessTokens;
-  readonly passwords: PasswordHasher;
-  /** The session and user behind a verified token (the guard's read; cached on PostgreSQL). */
-  readonly sessions: SessionReader;
-  /** Mail goes out only through the outbox; its worker is started by startService. */
-  readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
-  readonly startedAt: number;
-  /** Optional dependency checks (mailer, idp); each reports `disabled` until its module wires it. */
-  readonly healthChecks: Map<string, () => Promise<HealthCheck>>;
-  /**
-   * The one scheduler of background jobs (src/kernel/scheduler.ts): the modules' jobs, started with the
-   * service (`startJobs` in registry.ts), each reported in `/health/detailed`.
-   */
-  readonly jobs: Scheduler;
-  /** Called on shutdown, in reverse order of registration (timers, workers, listeners). */
-  readonly closers: Array<() => Promise<void> | void>;
-}
+import { createMailTransport } from '../platform/mail/mailer.ts';
+import { createOutbox } from '../platform/mail/outbox.ts';
+import type { AppContext } from './context.types.ts';
+import { createModuleState, followModuleNotifications } from './module-state.ts';
+import { MODULES } from './registry.ts';
+import { createScheduler } from './scheduler.ts';
 
 /** Builds the context on an open, migrated database. */
 export async function createContext(config: Config, database: Database, log: Logger): Promise<AppContext> {
@@ -103,8 +70,6 @@ export async function createContext(config: Config, database: Database, log: Log
     jobs: createScheduler(log),
     closers: [],
   };
-  // The modules' own checks (the identity provider's), after the mailer, in module order.
-  for (const [name, check] of moduleHealthChecks()) ctx.healthChecks.set(name, () => check(ctx));
   ctx.closers.push(
     () => ctx.sessions.close(),
     () => transport.close(),

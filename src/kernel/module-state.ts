@@ -4,13 +4,13 @@ import type { ApiForm } from '../platform/config.ts';
 import { dialectOf } from '../platform/db/dialect.ts';
 import { startListener } from '../platform/db/notifications.ts';
 import type { DB } from '../platform/db/schema.ts';
+import type { ModuleName } from './module-names.ts';
 import { notify, readModuleOverrides, upsertModuleOverride } from './module-state.queries.ts';
-import type { ModuleName } from './registry.ts';
 
 /** The PostgreSQL channel a module toggle is announced on (payload: the module's name). */
 export const MODULES_CHANNEL = 'gatehouse_modules';
 
-// The names come from the module list (registry.ts); the state only needs them as a type.
+// The names are declared by the modules (module-names.ts); the state only needs them as a type.
 export type { ModuleName };
 
 /** What the state needs of a module: its name, whether it is required, the forms it starts on in. */

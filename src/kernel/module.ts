@@ -1,9 +1,11 @@
 import type { Endpoint } from '../http/endpoint.ts';
 import type { ApiForm, Config } from '../platform/config.ts';
 import type { DialectName } from '../platform/db/dialect.ts';
-import type { AppContext } from './context.ts';
-import type { HealthCheck } from './health-check.ts';
-import type { ModuleCatalog, ModuleName } from './module-state.ts';
+import type { HealthCheck } from '../platform/health-check.ts';
+import type { AppContext } from './context.types.ts';
+import type { ModuleName } from './module-names.ts';
+import type { ModuleCatalog } from './module-state.ts';
+import type { Job } from './scheduler.ts';
 
 /** What a module's endpoint factory may ask of the registry (complete once the app is built). */
 export interface ModuleDirectory {
@@ -13,8 +15,8 @@ export interface ModuleDirectory {
   unavailable(name: ModuleName): string | null;
 }
 
-/** A background job of a module; the service's one scheduler runs it (src/kernel/scheduler.ts). */
-export interface ModuleJob {
+/** What the scheduler and `/health/detailed` know of a job: everything but the work. */
+export interface ModuleJobInfo {
   /** `<module>.<what>`, e.g. `auth.prune`: the name in `/health/detailed`. */
   readonly name: string;
   /** For the log line `<what> failed`. */
@@ -22,7 +24,12 @@ export interface ModuleJob {
   readonly everyMs: number;
   /** The first run (default: one period after the start). */
   readonly firstAfterMs?: number;
-  readonly run: (ctx: AppContext) => Promise<unknown>;
+}
+
+/** A background job of a module; the service's one scheduler runs it (src/kernel/scheduler.ts). */
+export interface ModuleJob<S = undefined> extends ModuleJobInfo {
+  /** Gets the context and the module's state (what its `start` returned). */
+  readonly run: (ctx: AppContext, state: S) => Promise<unknown>;
 }
 
 /** What a module needs to be switched on. */
@@ -37,8 +44,8 @@ export interface ModulePreconditions {
   prepare?(ctx: AppContext): void;
 }
 
-/** One module, declared once in its folder (`<module>/<module>.module.ts`) and listed in registry.ts. */
-export interface ModuleDefinition<N extends string = string> {
+/** A module's declaration as written in `<module>/<module>.module.ts`; `S` is its state. */
+export interface ModuleSpec<N extends ModuleName, S> {
   /** The name in the module list, the switches and `/health/detailed` (docs/api.md §2). */
   readonly name: N;
   /** A required module is on in every form and cannot be switched off. */
@@ -47,18 +54,61 @@ export interface ModuleDefinition<N extends string = string> {
   /** The forms (`API_FORM`) in which an optional module starts enabled; a new module: `['FULL']` or none. */
   readonly forms: readonly ApiForm[];
   /**
-   * Declares the endpoints. It only declares: no timers (→ `jobs`), no checks of the configuration
-   * (→ `preconditions`). Called once per app, whether the module is on or off.
+   * The module's own state for one context (a cache, a client, a built server), made once when the
+   * app is built, whether the module is on or off; its endpoints, jobs and health checks receive it.
+   * Without `start` the state is `undefined`. It starts no timer (→ `jobs`).
    */
-  readonly endpoints: (ctx: AppContext, modules: ModuleDirectory) => Endpoint[];
+  readonly start?: (ctx: AppContext) => S;
+  /**
+   * Declares the endpoints. It only declares: no timers (→ `jobs`), no checks of the configuration
+   * (→ `preconditions`), no start-up work (→ `start`). Called once per app, whether the module is on or off.
+   */
+  readonly endpoints: (ctx: AppContext, modules: ModuleDirectory, state: S) => Endpoint[];
   /** Background jobs, started with the service whatever the module's switch. */
-  readonly jobs?: readonly ModuleJob[];
+  readonly jobs?: readonly ModuleJob<S>[];
   /** Extra entries of `/health/detailed` `checks` (each reports `disabled` while it has nothing to check). */
-  readonly healthChecks?: Readonly<Record<string, (ctx: AppContext) => Promise<HealthCheck>>>;
+  readonly healthChecks?: Readonly<Record<string, (ctx: AppContext, state: S) => Promise<HealthCheck>>>;
   readonly preconditions?: ModulePreconditions;
 }
 
-/** Declares a module; the name's literal type becomes part of `ModuleName` once registry.ts lists it. */
-export function defineModule<const N extends string>(definition: ModuleDefinition<N>): ModuleDefinition<N> {
-  return definition;
+/** One module started for one context: its state bound into its endpoints, jobs and health checks. */
+export interface StartedModule {
+  endpoints(modules: ModuleDirectory): Endpoint[];
+  readonly jobs: readonly Job[];
+  readonly healthChecks: ReadonlyArray<[string, () => Promise<HealthCheck>]>;
+}
+
+/** One module, declared once in its folder (`<module>/<module>.module.ts`) and listed in registry.ts. */
+export interface ModuleDefinition<N extends ModuleName = ModuleName> {
+  readonly name: N;
+  readonly required: boolean;
+  readonly description: string;
+  readonly forms: readonly ApiForm[];
+  readonly jobs: readonly ModuleJobInfo[];
+  readonly preconditions?: ModulePreconditions;
+  /** Makes the module's state for one context (its `start`) and binds it. */
+  start(ctx: AppContext): StartedModule;
+}
+
+/**
+ * Declares a module. Its name must be declared in `ModuleNames` (src/kernel/module-names.ts) by the
+ * same file; registry.ts then lists it. The state's type stays inside the declaration: what the
+ * registry holds is the same for every module.
+ */
+export function defineModule<const N extends ModuleName, S = undefined>(
+  spec: ModuleSpec<N, S>,
+): ModuleDefinition<N> {
+  const { start, endpoints, jobs = [], healthChecks = {}, ...info } = spec;
+  return {
+    ...info,
+    jobs: jobs.map(({ run: _run, ...job }) => job),
+    start(ctx) {
+      const state = start === undefined ? (undefined as S) : start(ctx);
+      return {
+        endpoints: (modules) => endpoints(ctx, modules, state),
+        jobs: jobs.map((job) => ({ ...job, run: () => job.run(ctx, state) })),
+        healthChecks: Object.entries(healthChecks).map(([name, check]) => [name, () => check(ctx, state)]),
+      };
+    },
+  };
 }

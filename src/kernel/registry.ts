@@ -22,11 +22,13 @@ import { userAdminModule } from '../modules/user-admin/user-admin.module.ts';
 import { usersModule } from '../modules/users/users.module.ts';
 import { webhooksModule } from '../modules/webhooks/webhooks.module.ts';
 import { ConfigError } from '../platform/config.ts';
-import type { AppContext } from './context.ts';
-import type { HealthCheck } from './health-check.ts';
+import type { AppContext } from './context.types.ts';
 import type { ModuleDefinition, ModuleDirectory } from './module.ts';
+import type { ModuleName } from './module-names.ts';
 import type { ModuleCatalog } from './module-state.ts';
+import type { Job } from './scheduler.ts';
 
+export type { ModuleName } from './module-names.ts';
 export type { ModuleCatalog } from './module-state.ts';
 
 /**
@@ -60,8 +62,12 @@ export const MODULES = [
   consoleModule,
 ] as const;
 
-/** A module's name: derived from the list, so a module is named the moment it is listed. */
-export type ModuleName = (typeof MODULES)[number]['name'];
+/**
+ * Every name a module declares (`ModuleNames`, src/kernel/module-names.ts) is listed above: a name
+ * declared but not listed makes this line fail to compile, naming it.
+ */
+type Unlisted = Exclude<ModuleName, (typeof MODULES)[number]['name']>;
+export const EVERY_MODULE_LISTED: [Unlisted] extends [never] ? true : Unlisted = true;
 
 /** The names in module order. */
 export const MODULE_NAMES: readonly ModuleName[] = MODULES.map((m) => m.name);
@@ -69,10 +75,11 @@ export const MODULE_NAMES: readonly ModuleName[] = MODULES.map((m) => m.name);
 /** A module as the registry holds it. */
 export type AnyModule = ModuleDefinition<ModuleName>;
 
-/** A module with its endpoints instantiated for one app. */
+/** A module started for one app: its endpoints instantiated, its jobs bound to its state. */
 export interface LoadedModule {
   info: AnyModule;
   endpoints: Endpoint[];
+  jobs: readonly Job[];
 }
 
 /** The module of that name (a name not listed: undefined). */
@@ -81,10 +88,12 @@ export function findModule(name: string): AnyModule | undefined {
 }
 
 /**
- * Instantiates every module's endpoints in the order of docs/api.md §2. First each enabled module's
- * preconditions: unmet, the start stops with the one line naming the setting (the start has checked
- * this before opening the database already; this catches an app built another way, e.g. tests);
- * met, its `prepare` runs. No timers start here: the jobs run from the scheduler (`startJobs`).
+ * Starts every module for one app and instantiates its endpoints, in the order of docs/api.md §2.
+ * First each enabled module's preconditions: unmet, the start stops with the one line naming the
+ * setting (the start has checked this before opening the database already; this catches an app
+ * built another way, e.g. tests); met, its `prepare` runs. Then every module's `start` makes its
+ * state, and its health checks join the context's (after the mailer, in module order). No timers
+ * start here: the jobs run from the scheduler (`startJobs`).
  */
 export function loadModules(ctx: AppContext): LoadedModule[] {
   const all: readonly AnyModule[] = MODULES;
@@ -105,20 +114,17 @@ export function loadModules(ctx: AppContext): LoadedModule[] {
       })),
     unavailable: (name) => findModule(name)?.preconditions?.unmet(ctx.config, ctx.database.dialect) ?? null,
   };
-  loaded = all.map((info) => ({ info, endpoints: info.endpoints(ctx, directory) }));
+  const started = all.map((info) => ({ info, started: info.start(ctx) }));
+  for (const { started: s } of started) {
+    for (const [name, check] of s.healthChecks) ctx.healthChecks.set(name, check);
+  }
+  loaded = started.map(({ info, started: s }) => ({ info, endpoints: s.endpoints(directory), jobs: s.jobs }));
   return loaded;
 }
 
-/** Starts every module's background jobs on the context's scheduler, whatever the module's switch. */
-export function startJobs(ctx: AppContext): void {
-  for (const m of MODULES as readonly AnyModule[]) {
-    for (const job of m.jobs ?? []) ctx.jobs.start({ ...job, run: () => job.run(ctx) });
-  }
-}
-
-/** The modules' entries of `/health/detailed` `checks`, in module order. */
-export function moduleHealthChecks(): Array<[string, (ctx: AppContext) => Promise<HealthCheck>]> {
-  return (MODULES as readonly AnyModule[]).flatMap((m) => Object.entries(m.healthChecks ?? {}));
+/** Starts the loaded modules' background jobs on the context's scheduler, whatever the module's switch. */
+export function startJobs(ctx: AppContext, modules: readonly LoadedModule[]): void {
+  for (const m of modules) for (const job of m.jobs) ctx.jobs.start(job);
 }
 
 /** The index `documentation` of docs/api.md §3: enabled modules' listed endpoints, groups sorted by name. */

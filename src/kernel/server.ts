@@ -6,9 +6,10 @@ import { startWebhookWorker } from '../modules/webhooks/delivery.ts';
 import { type Config, ConfigError } from '../platform/config.ts';
 import { checkConnection } from '../platform/db/connection-check.ts';
 import { migrateAtStart, openDatabase } from '../platform/db/database.ts';
-import { type AppContext, closeContext, createContext } from './context.ts';
+import { closeContext, createContext } from './context.ts';
+import type { AppContext } from './context.types.ts';
 import { checkPreconditionsBeforeOpen, checkPreconditionsWithSwitches } from './module-availability.ts';
-import { startJobs } from './registry.ts';
+import { loadModules, startJobs } from './registry.ts';
 
 /** A running service's parts, for main.ts and the end-to-end tests. */
 export interface Service {
@@ -51,9 +52,10 @@ export async function startService(config: Config, log: Logger): Promise<Service
       );
     }
     await ensureFirstAdmin(ctx);
-    const app = await buildApp(ctx);
+    const modules = loadModules(ctx);
+    const app = await buildApp(ctx, modules);
     // The background jobs of every module (the module switches' refresh among them), from now on.
-    startJobs(ctx);
+    startJobs(ctx, modules);
     // Closed before the database (closers run newest first); pending mail goes out from here on.
     ctx.closers.push(ctx.mail.outbox.start());
     // Webhook deliveries (docs/api.md §19): pending ones go out from here on, while the module is on.

@@ -5,7 +5,7 @@ import pino, {
   type LogFn,
   type Logger,
 } from 'pino';
-import { type LoggableRequest, loggableUrl } from '../http/log-url.ts';
+import { type LoggableRequest, loggableUrl } from './log-url.ts';
 
 /** Paths pino blanks in every log line: credentials and token material, wherever they appear. */
 export const REDACT_PATHS = [
@@ -33,7 +33,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       serializers: {
         // Never the request line as sent: the route's path with token segments as `:token` and the
-        // query's parameter names only (docs/api.md §16, src/http/log-url.ts).
+        // query's parameter names only (docs/api.md §16, src/platform/log-url.ts).
         req: (req: LoggableRequest & { ip?: string }) => ({
           method: req.method,
           url: loggableUrl(req),

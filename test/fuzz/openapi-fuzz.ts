@@ -2,7 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { ERROR_CODES } from '../../src/http/errors.ts';
+import { ERROR_CODES } from '../../src/platform/error-codes.ts';
 
 /*
  * Property-based fuzzing over the service's own OpenAPI document: arbitraries are built from each

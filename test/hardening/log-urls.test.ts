@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
-import { loggableUrl, recordedRoutes, recordRoutes } from '../../src/http/log-url.ts';
 import { MODULE_NAMES } from '../../src/kernel/registry.ts';
+import { loggableUrl, recordedRoutes, recordRoutes } from '../../src/platform/log-url.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
@@ -12,7 +12,7 @@ import { authHeaders, firstAdmin } from '../helpers/users.ts';
  * docs/api.md §16 "No token in a log line": at trace level, every route with a path parameter is
  * called with a recognizable token in each parameter and in the query string, with every method
  * (so the 405s too) and with a trailing slash (a 404); the token must appear in no log line. The
- * routes come from the app itself (its onRoute record, src/http/log-url.ts), not from a hand list, so a
+ * routes come from the app itself (its onRoute record, src/platform/log-url.ts), not from a hand list, so a
  * route added later is swept without anyone remembering.
  */
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { AppContext } from '../../src/kernel/context.ts';
+import type { AppContext } from '../../src/kernel/context.types.ts';
 import { startService } from '../../src/kernel/server.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { ERROR_CODES } from '../../src/http/errors.ts';
+import { ERROR_CODES } from '../../src/platform/error-codes.ts';
 import type { TestApp } from './app.ts';
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import type { AppContext } from '../../src/kernel/context.ts';
+import type { AppContext } from '../../src/kernel/context.types.ts';
 import { flowCookie, secondFactorCookie } from '../../src/modules/providers/flow/flow-http.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createPrivateKey, sign as cryptoSign, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createLocalJWKSet, importJWK, type JWK, jwtVerify, SignJWT } from 'jose';
-import { ApiError } from '../../src/http/errors.ts';
 import { createAccessTokens } from '../../src/identity/tokens/access-tokens.ts';
+import { ApiError } from '../../src/platform/api-error.ts';
 import { buildTestApp, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 
 // Access tokens are signed with node:crypto (bench: jose's WebCrypto jobs queued behind argon2 on

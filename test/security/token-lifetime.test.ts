@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it, mock } from 'node:test';
-import { ApiError } from '../../src/http/errors.ts';
 import { revokeSession, updateUser } from '../../src/identity/index.ts';
 import { createAccessTokens } from '../../src/identity/tokens/access-tokens.ts';
+import { ApiError } from '../../src/platform/api-error.ts';
 import { buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser, sessionFor } from '../helpers/users.ts';

@@ -8,8 +8,8 @@ import type {
   preValidationHookHandler,
   RouteOptions,
 } from 'fastify';
-import type { AppContext } from '../../kernel/context.ts';
-import { ApiError } from '../errors.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { warnAddressOnce } from './public-origin.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
 import type { ModuleName } from '../../kernel/module-state.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { type Endpoint, endpoint } from '../endpoint.ts';
-import { ApiError } from '../errors.ts';
 import type { Asset, PageAssets } from './assets.ts';
 
 const AssetParams = Type.Object({

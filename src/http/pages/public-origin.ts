@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 
 /*
  * One origin for the hosted pages (docs/pages.md, "One address"): cookies, the CSRF check (`Origin`

@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { Db } from '../../platform/db/schema.ts';
 import { readCounter, releaseCounter, reserveCounter } from './throttle.queries.ts';
 

@@ -1,5 +1,5 @@
-import { ApiError } from '../../http/errors.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { isVerifiableHash } from '../passwords/passwords.ts';
 import { createLoginThrottle } from './throttle.ts';

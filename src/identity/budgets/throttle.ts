@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Kysely, Transaction } from 'kysely';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { groupCommit } from '../../platform/db/group-commit.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { type Budget, type Reservation, release, reserveAttempt } from './attempt-budget.ts';

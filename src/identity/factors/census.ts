@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { HeldFactors } from './census.queries.ts';
 
 /** What `methods` lists (docs/api.md §13), in this order. */

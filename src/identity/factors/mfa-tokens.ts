@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../tokens/opaque-tokens.ts';
 import type { SecondFactorMethod } from './census.ts';

@@ -1,7 +1,7 @@
 import { type AuthenticationResponseJSON, verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError } from '../../http/errors.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { Db, PasskeysTable, WebauthnChallengesTable } from '../../platform/db/schema.ts';
 import {
   consumeChallenge,

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError } from '../../http/errors.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { revokeUserSessions } from '../sessions.ts';
 import { type SecretsKey, secretsKey } from '../tokens/secrets-key.ts';

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { DB, LinkPurpose, UserRow } from '../../platform/db/schema.ts';
 import { release, reserveOrThrow } from '../budgets/attempt-budget.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../tokens/opaque-tokens.ts';

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
-import { ApiError } from '../../http/errors.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
 import { recordAudit } from '../audit.queries.ts';
 import { createLoginThrottle, type LoginThrottle, type ThrottleTicket } from '../budgets/throttle.ts';

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
 import { type AuditEvent, recordAudits } from '../audit.queries.ts';
 import type { SecondFactorMethod } from '../factors/census.ts';

@@ -1,7 +1,7 @@
 import { sign as cryptoSign } from 'node:crypto';
 import { errors, type JWTHeaderParameters, jwtVerify } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { RequireMfa } from '../../platform/config.ts';
 import type { Role } from '../../platform/db/schema.ts';
 import { ENROLLMENT_AUDIENCE, enrollmentOnly } from '../require-mfa.ts';

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 
 /**
  * The key that seals second-factor secrets at rest (AES-256-GCM) and keys the recovery-code hashes.

@@ -2,7 +2,7 @@ import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { requireAuth } from '../../http/guard.ts';
 import { createLoginThrottle } from '../../identity/budgets/throttle.ts';
 import { clientInfo, TokenResponse } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { ChangePasswordBody, ProfileResponse } from './account.schemas.ts';
 import { changePassword, profile } from './account.service.ts';
 

@@ -1,5 +1,4 @@
 import type { Static } from '@sinclair/typebox';
-import { ApiError } from '../../http/errors.ts';
 import type { AuthContext } from '../../http/guard.ts';
 import type { LoginThrottle } from '../../identity/budgets/throttle.ts';
 import {
@@ -17,7 +16,8 @@ import {
 } from '../../identity/index.ts';
 import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
 import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { invalidCredentials } from '../auth/index.ts';
 import { mfaStatus } from '../mfa/index.ts';
 import { liveSessions } from '../sessions/index.ts';

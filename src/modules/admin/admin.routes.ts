@@ -1,8 +1,8 @@
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
-import { ApiError } from '../../http/errors.ts';
 import { clientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { quoted } from '../../platform/quoted.ts';
 import { requestActor } from '../audit/index.ts';
 import { ModuleList, ModuleObject, ModuleParams, ToggleBody } from './admin.schemas.ts';

@@ -1,7 +1,7 @@
-import { ApiError } from '../../http/errors.ts';
 import { type AuditEvent, recordAudit } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleName } from '../../kernel/module-state.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { checkFactorModuleOff } from '../mfa/index.ts';
 import { checkPasswordlessOff } from '../passwordless/index.ts';
 import { checkProvidersOff } from '../providers/index.ts';

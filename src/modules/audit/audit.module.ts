@@ -2,6 +2,12 @@ import { defineModule } from '../../kernel/module.ts';
 import { auditEndpoints } from './audit.routes.ts';
 import { pruneExpiredAudit } from './audit.service.ts';
 
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    audit: true;
+  }
+}
+
 /** The optional `audit` module reads the trail; recording is always on, and so is its retention. */
 export const auditModule = defineModule({
   name: 'audit',

@@ -1,5 +1,5 @@
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { AuditPage, AuditQuery } from './audit.schemas.ts';
 import { auditPage } from './audit.service.ts';
 

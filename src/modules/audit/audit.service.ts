@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../../http/errors.ts';
 import { type AuditActor, type AuditRow, pruneAudit } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { type AuditFilter, type AuditPosition, emailsOfUsers, listAudit } from './audit.queries.ts';
 import type { AuditEntry, AuditPage } from './audit.schemas.ts';
 

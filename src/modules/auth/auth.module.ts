@@ -3,6 +3,12 @@ import { defineModule } from '../../kernel/module.ts';
 import { authEndpoints } from './auth.routes.ts';
 import { pruneAuthState } from './auth.service.ts';
 
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    auth: true;
+  }
+}
+
 export const authModule = defineModule({
   name: 'auth',
   required: true,

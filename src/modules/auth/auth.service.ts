@@ -1,4 +1,3 @@
-import { ApiError } from '../../http/errors.ts';
 import type { AuthContext } from '../../http/guard.ts';
 import { verifyUserPassword } from '../../identity/budgets/password-attempt.ts';
 import type { LoginThrottle } from '../../identity/budgets/throttle.ts';
@@ -20,7 +19,8 @@ import {
 } from '../../identity/index.ts';
 import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
 import { HashCapacityError } from '../../identity/passwords/passwords.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { countLogin } from '../core/index.ts';
 import { replaceGeneratedPassword } from './generated-password.ts';
 

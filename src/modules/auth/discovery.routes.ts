@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { passToAuthorizationServer } from '../oauth/index.ts';
 
 const Metadata = Type.Object({}, { additionalProperties: true });

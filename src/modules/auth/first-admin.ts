@@ -13,7 +13,7 @@ import {
 } from '../../identity/index.ts';
 import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
 import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { ConfigError } from '../../platform/config.ts';
 import { deleteGeneratedPassword, insertGeneratedPassword } from './generated-password.queries.ts';
 

@@ -1,8 +1,8 @@
-import { ApiError } from '../../http/errors.ts';
 import { type ClientInfo, recordAudit, revokeUserSessions, setPasswordHash } from '../../identity/index.ts';
 import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
 import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { deleteGeneratedPassword, isGeneratedPassword } from './generated-password.queries.ts';
 

@@ -1,5 +1,4 @@
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError } from '../../http/errors.ts';
 import {
   type ClientInfo,
   idleWindowS,
@@ -13,7 +12,8 @@ import {
 } from '../../identity/index.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
 import { openSuccessor, type Successor, sealSuccessor } from '../../identity/tokens/successor-box.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { findRefreshTokenForRotation } from './auth.queries.ts';
 

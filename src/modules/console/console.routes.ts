@@ -8,7 +8,7 @@ import {
   pageModules,
   usableModules,
 } from '../../http/pages/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
 import { linkedIdentities } from '../account/index.ts';
 import { getUser, IdParams } from '../users/index.ts';

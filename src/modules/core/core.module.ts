@@ -1,6 +1,12 @@
 import { defineModule } from '../../kernel/module.ts';
 import { coreEndpoints } from './core.routes.ts';
 
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    core: true;
+  }
+}
+
 // Toggles made by other instances arrive within the 5 s of docs/api.md §2 (PostgreSQL also pushes
 // them); a revoked signing key (`gatehouse rotate-keys --revoke`) is dropped on the same beat
 // (docs/operations.md, "A compromised signing key").

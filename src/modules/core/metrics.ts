@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { countLiveSessions } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { countPendingMessages } from '../../platform/mail/outbox.queries.ts';
 
 /** What a login attempt ended as, for `gatehouse_logins_total{outcome}`. */

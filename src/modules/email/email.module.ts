@@ -1,6 +1,12 @@
 import { defineModule } from '../../kernel/module.ts';
 import { emailEndpoints } from './email.routes.ts';
 
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    email: true;
+  }
+}
+
 export const emailModule = defineModule({
   name: 'email',
   required: false,

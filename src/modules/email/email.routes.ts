@@ -1,8 +1,8 @@
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
-import { ApiError } from '../../http/errors.ts';
 import { bearerToken, createAuthenticator, requireAuth } from '../../http/guard.ts';
 import { clientInfo, enrollmentRequired } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import {
   ChangeBody,
   EmailLinkView,

@@ -1,4 +1,3 @@
-import { ApiError } from '../../http/errors.ts';
 import { reserveAttempt, reserveOrThrow } from '../../identity/budgets/attempt-budget.ts';
 import { checkPasswordReserved, wrongPassword } from '../../identity/budgets/password-attempt.ts';
 import {
@@ -21,7 +20,8 @@ import {
   linkUrl,
   peekLinkReserved,
 } from '../../identity/links/one-time-links.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { type LinkMailKind, renderLinkMail } from '../../platform/mail/link-mails.ts';

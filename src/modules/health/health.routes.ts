@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { ProblemSchema } from '../../http/problem.schemas.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { VERSION } from '../../platform/version.ts';
 import { detailedHealth } from './health.service.ts';
 

@@ -1,5 +1,6 @@
-import type { AppContext, HealthCheck } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { migrationStatus } from '../../platform/db/database.ts';
+import type { HealthCheck } from '../../platform/health-check.ts';
 
 const CHECK_TIMEOUT_MS = 2000;
 

@@ -2,6 +2,12 @@ import { defineModule } from '../../kernel/module.ts';
 import { idpEndpoints } from './idp.routes.ts';
 import { idpHealth, pruneUsedIdTokens } from './upkeep.ts';
 
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    idp: true;
+  }
+}
+
 export const idpModule = defineModule({
   name: 'idp',
   required: false,

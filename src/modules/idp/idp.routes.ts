@@ -1,7 +1,7 @@
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
-import { ApiError } from '../../http/errors.ts';
 import { clientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { idpConfig, signInWithIdToken } from '../providers/index.ts';
 import { ConfigResponse, VerifyBody, VerifyResponse } from './idp.schemas.ts';
 

@@ -1,5 +1,5 @@
-import type { AppContext } from '../../kernel/context.ts';
-import type { HealthCheck } from '../../kernel/health-check.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import type { HealthCheck } from '../../platform/health-check.ts';
 import { defaultProviderHealth, pruneIdTokenUses } from '../providers/index.ts';
 
 /*

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { ClientInfo } from '../../identity/index.ts';
 import { findUserById, recordAudit } from '../../identity/index.ts';
 import { issueLink, linkUrl } from '../../identity/links/one-time-links.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
 import { renderInvitationMail } from '../../platform/mail/templates.ts';
 import { findLatestInvitation, insertInvitation } from './invitations.queries.ts';

@@ -1,4 +1,3 @@
-import { ApiError } from '../../http/errors.ts';
 import {
   activateInvitedUser,
   type ClientInfo,
@@ -18,7 +17,8 @@ import { issueLink, linkUrl, useLink } from '../../identity/links/one-time-links
 import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
 import { HashCapacityError } from '../../identity/passwords/passwords.ts';
 import { hashOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { renderInvitationMail } from '../../platform/mail/templates.ts';

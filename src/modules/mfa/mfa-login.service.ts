@@ -1,4 +1,3 @@
-import { ApiError } from '../../http/errors.ts';
 import {
   consumeMfaToken,
   countMfaTokenTry,
@@ -19,7 +18,8 @@ import {
   withLoginAttempt,
 } from '../../identity/index.ts';
 import { hashOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { countLogin } from '../core/index.ts';
 
 /** A second factor presented to `POST /login/mfa`: a code, or a passkey assertion checked by `verifyPasskey`. */

@@ -3,6 +3,12 @@ import { defineModule } from '../../kernel/module.ts';
 import { mfaEndpoints } from './mfa.routes.ts';
 import { pruneMfaState } from './mfa-login.service.ts';
 
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    mfa: true;
+  }
+}
+
 export const mfaModule = defineModule({
   name: 'mfa',
   required: false,

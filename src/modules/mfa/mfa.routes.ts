@@ -8,7 +8,7 @@ import {
   passkeyFactor,
   TokenResponse,
 } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { IdParams } from '../users/index.ts';
 import {
   CodeBody,

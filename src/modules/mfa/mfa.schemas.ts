@@ -1,5 +1,4 @@
 import { type Static, Type } from '@sinclair/typebox';
-
 import { Code, PasskeyProof } from '../../identity/factors/proof.schemas.ts';
 
 export const CodeBody = Type.Object({ code: Code }, { additionalProperties: false });

@@ -1,13 +1,13 @@
 import type { Kysely, Transaction } from 'kysely';
-import { ApiError } from '../../http/errors.ts';
 import {
   activeAdminFactors,
   canSignIn,
   countAccountsWithFactors,
   type FactorModules,
 } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleName } from '../../kernel/module-state.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { DB } from '../../platform/db/schema.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;

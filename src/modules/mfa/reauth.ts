@@ -1,5 +1,4 @@
 import type { Transaction } from 'kysely';
-import { ApiError } from '../../http/errors.ts';
 import { verifyUserPassword } from '../../identity/budgets/password-attempt.ts';
 import type { ThrottleTicket } from '../../identity/budgets/throttle.ts';
 import {
@@ -15,7 +14,8 @@ import {
   spendCode,
 } from '../../identity/index.ts';
 import { secretsKey } from '../../identity/tokens/secrets-key.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
 import { countLogin } from '../core/index.ts';
 

@@ -1,4 +1,3 @@
-import { ApiError } from '../../http/errors.ts';
 import type { ThrottleTicket } from '../../identity/budgets/throttle.ts';
 import {
   type ClientInfo,
@@ -10,7 +9,8 @@ import {
   secondFactors,
   spendCode,
 } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { Db, UserRow } from '../../platform/db/schema.ts';
 import { releaseLoginAttempt, reserveLoginAttempt } from './reauth.ts';
 

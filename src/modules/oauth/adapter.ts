@@ -3,7 +3,6 @@ import type { Kysely } from 'kysely';
 import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
 import { groupCommit } from '../../platform/db/group-commit.ts';
 import type { DB } from '../../platform/db/schema.ts';
-import type { SessionLiveness } from './grant-sessions.ts';
 import {
   consumeModel,
   deleteAllModelsOfGrant,
@@ -23,6 +22,16 @@ export interface ClientSource {
   find(clientId: string): Promise<AdapterPayload | undefined>;
   /** A client registered through RFC 7591. */
   register(clientId: string, metadata: AdapterPayload): Promise<void>;
+}
+
+/** What the adapter asks about sessions. */
+export interface SessionLiveness {
+  /** A grant lives while its Gatehouse session does (the grant's id is the session's). */
+  grantLive(grantId: string): Promise<boolean>;
+  /** The library revoked a grant (logout, a reused refresh token, RFC 7009): its session ends. */
+  grantEnded(grantId: string): Promise<void>;
+  /** A browser session lives while the Gatehouse session of its sign-in does. */
+  browserLive(uidHash: string): Promise<boolean>;
 }
 
 /**

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
-import { ApiError } from '../../http/errors.ts';
 import { revokeClientSessions } from '../../identity/index.ts';
 import { secretsKey } from '../../identity/tokens/secrets-key.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import {
   type ClientRow,
   deleteClientRow,
@@ -264,10 +264,10 @@ export async function providerClientMetadata(
     id_token_signed_response_alg: 'RS256',
     // ID tokens always say when the person signed in (OIDC Core 2, `require_auth_time`).
     require_auth_time: true,
-    // Present only when an admin turned PKCE off (docs/api.md §17): provider.ts reads it in
+    // Present only when an admin turned PKCE off (docs/api.md §17): authorization-server.ts reads it in
     // `pkce.required` and asks for a nonce instead; no other client ever carries it.
     ...(c.pkce_required ? {} : { pkce_required: false }),
-    // The OpenID scopes it may ask for; an API's scopes are granted per resource (provider.ts).
+    // The OpenID scopes it may ask for; an API's scopes are granted per resource (authorization-server.ts).
     // None: the library wants the property absent rather than empty; a client without OpenID
     // scopes is one of client credentials, which asks for an API's scopes only.
     ...(oidcScopes.length > 0 ? { scope: oidcScopes.join(' ') } : {}),

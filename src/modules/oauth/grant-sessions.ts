@@ -9,8 +9,11 @@ import {
   isSessionLive,
   signIn,
 } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
-import { sha256 } from './adapter.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { type SessionLiveness, sha256 } from './adapter.ts';
+
+export type { SessionLiveness } from './adapter.ts';
+
 import { clientPolicy } from './clients.service.ts';
 import { findSessionLink, upsertSessionLink } from './models.queries.ts';
 
@@ -36,16 +39,6 @@ export function rememberRequestClient(req: IncomingMessage, client: ClientInfo):
 
 export function requestClientOf(req: IncomingMessage): ClientInfo {
   return requestClients.get(req) ?? { ip: null, userAgent: null };
-}
-
-/** What the adapter asks about sessions. */
-export interface SessionLiveness {
-  /** A grant lives while its Gatehouse session does (the grant's id is the session's). */
-  grantLive(grantId: string): Promise<boolean>;
-  /** The library revoked a grant (logout, a reused refresh token, RFC 7009): its session ends. */
-  grantEnded(grantId: string): Promise<void>;
-  /** A browser session lives while the Gatehouse session of its sign-in does. */
-  browserLive(uidHash: string): Promise<boolean>;
 }
 
 export function sessionLiveness(ctx: AppContext): SessionLiveness {

@@ -3,12 +3,12 @@ import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { requireAuth } from '../../http/guard.ts';
 import { createPageRenderer, loadPageAssets, usableModules } from '../../http/pages/index.ts';
 import { clientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
 import { ASSET_PATH } from '../pages/index.ts';
+import { INTERACTION_PATH } from './authorization-server.ts';
 import { finishConsent, finishLogin, interactionView } from './interactions.service.ts';
 import { pinToPublicUrl } from './mount.ts';
-import { INTERACTION_PATH } from './provider.ts';
 
 const UidParams = Type.Object({ uid: Type.String({ pattern: '^[A-Za-z0-9_-]{1,128}$' }) });
 const Redirect = Type.Object({ redirect_to: Type.String() });

@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InteractionDetails } from 'oidc-provider';
-import { ApiError } from '../../http/errors.ts';
 import type { AuthContext } from '../../http/guard.ts';
 import type { ClientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
+import { authorizationServer } from './authorization-server.ts';
 import { clientPolicy, OIDC_SCOPES, type PublicClient } from './clients.service.ts';
 import { recordConsent } from './consents.service.ts';
 import { openGrant } from './grant-sessions.ts';
-import { authorizationServer } from './provider.ts';
 import { resourceByIdentifier } from './resources.service.ts';
 
 type Raw = { req: IncomingMessage; res: ServerResponse };

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { clientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { authorizationServer } from './authorization-server.ts';
 import { rememberRequestClient } from './grant-sessions.ts';
-import { authorizationServer } from './provider.ts';
 
 /**
  * The library's pages get a CSP of their own: nothing loads, and `script-src` starts empty so
@@ -16,7 +16,7 @@ const PROVIDER_CSP = "default-src 'none'; script-src; base-uri 'none'; frame-anc
  * Every URL the library builds (discovery, the interaction and resume redirects, the logout form's
  * action, `registration_client_uri`) comes from the request's origin as Koa reads it: `Host`, or
  * `X-Forwarded-Host` and `X-Forwarded-Proto` when the app trusts a proxy. The library trusts them
- * (provider.ts sets `proxy`), and they are overwritten here with PUBLIC_URL's, so a forged `Host` or
+ * (authorization-server.ts sets `proxy`), and they are overwritten here with PUBLIC_URL's, so a forged `Host` or
  * `X-Forwarded-Host` cannot move an endpoint elsewhere (docs/api.md §17: the issuer is PUBLIC_URL).
  * Its cookies' Secure flag follows PUBLIC_URL's scheme, as Gatehouse's own cookies do. Fastify
  * resolved the client's address and host before this point; `X-Forwarded-For` is left as it came.

@@ -2,6 +2,12 @@ import { defineModule } from '../../kernel/module.ts';
 import { oauthEndpoints } from './oauth.routes.ts';
 import { sweepOauthModels } from './upkeep.ts';
 
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    oauth: true;
+  }
+}
+
 export const oauthModule = defineModule({
   name: 'oauth',
   required: false,

@@ -2,9 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { type Endpoint, endpoint, type HttpMethod } from '../../http/endpoint.ts';
 import { requireAuth } from '../../http/guard.ts';
 import { clientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
 import { requestActor } from '../audit/index.ts';
+import { OAUTH_ROUTES } from './authorization-server.ts';
 import {
   createClient,
   deleteClient,
@@ -30,7 +31,6 @@ import {
   ResourceSchema,
   ResourceUpdateBody,
 } from './oauth.schemas.ts';
-import { OAUTH_ROUTES } from './provider.ts';
 import { registrationHandoff } from './registration-route.ts';
 import { createRegistrationToken } from './registration-tokens.service.ts';
 import { createResource, deleteResource, listResources, updateResource } from './resources.service.ts';

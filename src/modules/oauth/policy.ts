@@ -1,5 +1,5 @@
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { clientPolicy } from './clients.service.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { escapeHtml } from '../../http/pages/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { clientPolicy } from './clients.service.ts';
 import { autoSubmittedForm, logoutSource, renderError } from './pages.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { reserveAttempt } from '../../identity/budgets/attempt-budget.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { passToAuthorizationServer } from './mount.ts';
 
 /**

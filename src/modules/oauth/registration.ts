@@ -1,6 +1,6 @@
 import { type AdapterPayload, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { secretsKey } from '../../identity/tokens/secrets-key.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { findClientRow, insertClientRow } from './clients.queries.ts';
 import { clientPolicy, OIDC_SCOPES } from './clients.service.ts';
 import { redirectUriProblem } from './redirect-uris.ts';
@@ -77,7 +77,7 @@ export async function storeRegisteredClient(
 /**
  * The RFC 7592 read shows the client's scopes as Gatehouse stores them. The library's client
  * metadata holds its OpenID scopes only (its `scope` must list scopes it knows; an API's scopes are
- * granted per resource, provider.ts), so its answer would hide an API scope an admin gave the
+ * granted per resource, authorization-server.ts), so its answer would hide an API scope an admin gave the
  * client: the read's `scope` is replaced by the stored list (a documented post-middleware).
  */
 export function registrationReadScopes(ctx: AppContext) {

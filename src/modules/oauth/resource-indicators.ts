@@ -1,5 +1,5 @@
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { clientPolicy, OIDC_SCOPES } from './clients.service.ts';
 import { resourceByIdentifier } from './resources.service.ts';
 

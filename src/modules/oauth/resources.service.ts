@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError } from '../../http/errors.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import {
   clientsUsingResource,

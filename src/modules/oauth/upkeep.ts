@@ -1,6 +1,6 @@
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { authorizationServer } from './authorization-server.ts';
 import { deleteExpiredModels } from './models.queries.ts';
-import { authorizationServer } from './provider.ts';
 
 /** Builds the provider (and makes its RS256 key present) while `oauth` is on. */
 function prepare(ctx: AppContext): void {

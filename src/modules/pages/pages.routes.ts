@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
-import { ApiError } from '../../http/errors.ts';
 import {
   assetEndpoint,
   createPageRenderer,
@@ -9,9 +8,10 @@ import {
   pageModules,
   usableModules,
 } from '../../http/pages/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
 import type { ModuleName } from '../../kernel/module-state.ts';
+import { ApiError } from '../../platform/api-error.ts';
 
 export const ASSET_PATH = '/account/assets';
 

@@ -1,9 +1,9 @@
 import { generateAuthenticationOptions } from '@simplewebauthn/server';
-import { ApiError } from '../../http/errors.ts';
 import { listPasskeys } from '../../identity/factors/passkeys.queries.ts';
 import { type ClientInfo, liveMfaTokenUser, storeChallenge } from '../../identity/index.ts';
 import { peekLinkReserved } from '../../identity/links/one-time-links.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 
 /**
  * POST /passkeys/authentication/options: for discoverable sign-in (no body fields), or as a second

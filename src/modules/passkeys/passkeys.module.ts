@@ -2,6 +2,12 @@ import { isIP } from 'node:net';
 import { defineModule } from '../../kernel/module.ts';
 import { passkeyEndpoints } from './passkeys.routes.ts';
 
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    passkeys: true;
+  }
+}
+
 export const passkeysModule = defineModule({
   name: 'passkeys',
   required: false,

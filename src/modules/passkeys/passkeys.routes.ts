@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { createAuthenticator, optionalCaller, requireAuth } from '../../http/guard.ts';
 import { CurrentPasswordBody, clientInfo, FreshProofBody, TokenResponse } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { authenticationOptions } from './authentication-options.ts';
 import {
   AuthenticationOptionsBody,

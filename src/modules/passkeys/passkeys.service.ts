@@ -4,7 +4,6 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError } from '../../http/errors.ts';
 import type { AuthContext } from '../../http/guard.ts';
 import {
   consumeChallenge,
@@ -30,7 +29,8 @@ import {
   verifyAssertion,
   withLoginAttempt,
 } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { PasskeysTable } from '../../platform/db/schema.ts';
 import { singleLine } from '../../platform/mail/templates.ts';

@@ -1,7 +1,7 @@
 import { randomInt, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../../http/errors.ts';
 import { type SecretsKey, secretsKey } from '../../identity/tokens/secrets-key.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 
 /*
  * The pieces of §20's pair shared by the request and the verification: the code, its keyed hash,

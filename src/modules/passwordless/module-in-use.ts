@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
-import { ApiError } from '../../http/errors.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleName } from '../../kernel/module-state.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { countActiveAdmins, countEmailOnlyAccounts, type OtherWaysIn } from './passwordless.queries.ts';
 

@@ -2,6 +2,12 @@ import { defineModule } from '../../kernel/module.ts';
 import { passwordlessEndpoints } from './passwordless.routes.ts';
 import { pruneSignInBudgets } from './request.service.ts';
 
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    passwordless: true;
+  }
+}
+
 export const passwordlessModule = defineModule({
   name: 'passwordless',
   required: false,

@@ -1,6 +1,6 @@
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { clientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { TokenResponse } from '../auth/index.ts';
 import {
   EmailSignInAccepted,

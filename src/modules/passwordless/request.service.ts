@@ -1,5 +1,4 @@
 import type { Transaction } from 'kysely';
-import { ApiError } from '../../http/errors.ts';
 import { reserveAttempt, reserveOrThrow } from '../../identity/budgets/attempt-budget.ts';
 import { deleteCountersBefore } from '../../identity/budgets/throttle.queries.ts';
 import type { ClientInfo } from '../../identity/index.ts';
@@ -8,7 +7,8 @@ import { signinMailBudget, signinRequestBudget } from '../../identity/links/budg
 import { issueLink } from '../../identity/links/one-time-links.ts';
 import type { SecretsKey } from '../../identity/tokens/secrets-key.ts';
 import { afterAnswer } from '../../kernel/after-answer.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
 import { renderAccountMail } from '../../platform/mail/layout.ts';
 import { newSignInCode, signInCodeHash, signInKey, signInLinkUrl } from './email-signin.ts';

@@ -1,4 +1,3 @@
-import { ApiError } from '../../http/errors.ts';
 import {
   type AuditEvent,
   type ClientInfo,
@@ -21,7 +20,8 @@ import {
   peekLinkReserved,
   reserveCodeTry,
 } from '../../identity/links/one-time-links.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { countLogin } from '../core/index.ts';
 import { CODE_MAX_TRIES, codeMatches, signInKey, signInRefused } from './email-signin.ts';

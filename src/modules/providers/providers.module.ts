@@ -3,6 +3,12 @@ import { adminEndpoints } from './admin/admin.routes.ts';
 import { flowEndpoints } from './flow/flow.routes.ts';
 import { pruneFlows } from './flow/prune.ts';
 
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    providers: true;
+  }
+}
+
 export const providersModule = defineModule({
   name: 'providers',
   required: false,

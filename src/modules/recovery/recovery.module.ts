@@ -3,6 +3,12 @@ import { recoveryEndpoints } from './recovery.routes.ts';
 import { pruneLinksAndBudgets } from './recovery.service.ts';
 import { unlockEndpoints } from './unlock.routes.ts';
 
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    recovery: true;
+  }
+}
+
 export const recoveryModule = defineModule({
   name: 'recovery',
   required: false,

@@ -1,7 +1,7 @@
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { requireAuth } from '../../http/guard.ts';
 import { clientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { IdParams } from '../users/index.ts';
 import {
   EmptyBody,

@@ -1,4 +1,3 @@
-import { ApiError } from '../../http/errors.ts';
 import { reserveAttempt, reserveOrThrow } from '../../identity/budgets/attempt-budget.ts';
 import { deleteCountersBefore } from '../../identity/budgets/throttle.queries.ts';
 import { clearAccountCounters } from '../../identity/budgets/throttle.ts';
@@ -20,7 +19,8 @@ import { deleteLinksExpiredBefore } from '../../identity/links/one-time-links.qu
 import { consumeLink, linkInvalid, peekLinkReserved } from '../../identity/links/one-time-links.ts';
 import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
 import { afterAnswer } from '../../kernel/after-answer.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { enqueueNotice } from '../../platform/mail/notices.ts';
 import { resendInvitation } from '../invitations/index.ts';

@@ -1,7 +1,7 @@
-import { ApiError } from '../../http/errors.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import { findUserByEmail, findUserById, iso, normalizeEmail, recordAudit } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { parseUserId } from '../users/index.ts';
 import type { ExpiresResponse } from './recovery.schemas.ts';

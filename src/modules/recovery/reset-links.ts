@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { issueLink, linkUrl } from '../../identity/links/one-time-links.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
 import { renderLinkMail } from '../../platform/mail/link-mails.ts';
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { clientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { EmailInput, MessageResponse, PasswordInput } from '../recovery/index.ts';
 import { signup } from './registration.service.ts';
 

@@ -1,10 +1,10 @@
-import { ApiError } from '../../http/errors.ts';
 import { reserveAttempt, reserveOrThrow } from '../../identity/budgets/attempt-budget.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import { findUserByEmail, insertUser, newUserRow, recordAudit } from '../../identity/index.ts';
 import { mailBudget, signupBudget } from '../../identity/links/budgets.ts';
 import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import { enqueueNotice } from '../../platform/mail/notices.ts';
 import { mailVerificationLink } from '../email/index.ts';

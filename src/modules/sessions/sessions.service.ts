@@ -1,7 +1,7 @@
-import { ApiError } from '../../http/errors.ts';
 import type { AuthContext } from '../../http/guard.ts';
 import { type ClientInfo, findUserById, recordAudit, revokeSession } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { SessionRow } from '../../platform/db/schema.ts';
 import { findLiveSession, type ListedSession, listLiveSessions } from './session-list.queries.ts';
 

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { requireAuth } from '../../http/guard.ts';
 import { clientInfo, UserSchema } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { requestActor } from '../audit/index.ts';
 import { CreateBody, createUser, deleteUser, IdParams } from '../users/index.ts';
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import { ApiError } from '../../http/errors.ts';
 import { clearAccountCounters } from '../../identity/budgets/throttle.ts';
 import { findUserByEmail, findUserById, recordAudit } from '../../identity/index.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { parseUserId } from './list/users-list.service.ts';
 import type { ChangedBy } from './users.service.ts';

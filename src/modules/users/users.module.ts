@@ -1,6 +1,12 @@
 import { defineModule } from '../../kernel/module.ts';
 import { usersEndpoints } from './users.routes.ts';
 
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    users: true;
+  }
+}
+
 export const usersModule = defineModule({
   name: 'users',
   required: true,

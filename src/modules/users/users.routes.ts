@@ -1,7 +1,7 @@
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { requireAuth } from '../../http/guard.ts';
 import { clientInfo, UserSchema } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { requestActor } from '../audit/index.ts';
 import { type CursorCodec, loadCursorCodec } from './list/cursors.ts';
 import { listUsers, userStats } from './list/users-list.service.ts';

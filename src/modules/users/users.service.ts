@@ -1,4 +1,3 @@
-import { ApiError } from '../../http/errors.ts';
 import type { PublicUser } from '../../identity/index.ts';
 import {
   type AuditActor,
@@ -18,7 +17,8 @@ import {
 } from '../../identity/index.ts';
 import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
 import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { Db, UserRow, UserUpdate } from '../../platform/db/schema.ts';
 import { parseUserId } from './list/users-list.service.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { v7 as uuidv7 } from 'uuid';
 import { pruneEvents, recordAudit } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
 import { renderAccountMail } from '../../platform/mail/layout.ts';
 import { createDeliveryAgents, type DeliveryAgents } from './address-guard.ts';
 import {

@@ -1,6 +1,6 @@
-import { ApiError } from '../../http/errors.ts';
 import { secretsKey } from '../../identity/tokens/secrets-key.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 
 /** Seals an endpoint secret with SECRETS_KEY, bound to the endpoint's id. */
 export function sealSecret(ctx: AppContext, endpointId: string, secret: string): string {

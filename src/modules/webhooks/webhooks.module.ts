@@ -1,6 +1,12 @@
 import { defineModule } from '../../kernel/module.ts';
 import { webhookEndpoints } from './webhooks.routes.ts';
 
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    webhooks: true;
+  }
+}
+
 export const webhooksModule = defineModule({
   name: 'webhooks',
   required: false,

@@ -1,8 +1,8 @@
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError } from '../../http/errors.ts';
 import type { ClientInfo } from '../../identity/index.ts';
 import { type AuditActor, insertBareEvent, recordAudit } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.ts';
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { urlProblem } from './address-guard.ts';
 import { insertPendingAttempt } from './delivery.queries.ts';
 import { sealSecret } from './secrets.ts';

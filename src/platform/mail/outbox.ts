@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { HealthCheck } from '../../kernel/health-check.ts';
 import type { DB } from '../db/schema.ts';
+import type { HealthCheck } from '../health-check.ts';
 import { MailDeliveryError, type MailMessage, type MailTransport } from './mailer.ts';
 import {
   claimDueMessages,

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { type Endpoint, endpoint } from '../../../http/endpoint.ts';
 import { requireAuth } from '../../../http/guard.ts';
 import { clientInfo } from '../../../identity/index.ts';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
 import { listProviders } from '../upstream/providers.service.ts';
 import {
   CreateProviderBody,

@@ -1,6 +1,6 @@
-import { ApiError } from '../../../http/errors.ts';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
 import type { ModuleName } from '../../../kernel/module-state.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import type { Db } from '../../../platform/db/schema.ts';
 import { countActiveAdmins, countProviderOnlyAccounts } from './module-in-use.queries.ts';
 

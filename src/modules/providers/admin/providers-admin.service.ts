@@ -1,7 +1,7 @@
-import { ApiError } from '../../../http/errors.ts';
 import type { ClientInfo } from '../../../identity/index.ts';
 import { type AuditAction, recordAudit } from '../../../identity/index.ts';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import { isUniqueViolation } from '../../../platform/db/dialect.ts';
 import {
   checkApplePrivateKey,

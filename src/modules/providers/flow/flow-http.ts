@@ -1,7 +1,7 @@
 import { stringifySetCookie } from 'cookie';
 import type { FastifyReply } from 'fastify';
 import { cookiesInsecure, escapeHtml, ownCookie, refreshCookie } from '../../../http/pages/index.ts';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
 import type { Landing } from './flow.service.ts';
 
 /** Binds a redirect flow to the browser that started it (docs/api.md §18). */

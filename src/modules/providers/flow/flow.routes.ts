@@ -5,7 +5,7 @@ import { requireAuth } from '../../../http/guard.ts';
 import { ownCookieValue } from '../../../http/pages/index.ts';
 import { reserveOrThrow } from '../../../identity/budgets/attempt-budget.ts';
 import { clientInfo } from '../../../identity/index.ts';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
 import { ProviderParams } from '../admin/providers.schemas.ts';
 import { enabledProviders } from '../upstream/providers.service.ts';
 import {

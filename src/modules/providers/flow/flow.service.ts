@@ -1,5 +1,4 @@
 import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
-import { ApiError } from '../../../http/errors.ts';
 import {
   type ClientInfo,
   enrollmentGrantOf,
@@ -12,7 +11,8 @@ import {
 } from '../../../identity/index.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../../identity/tokens/opaque-tokens.ts';
 import { secretsKey } from '../../../identity/tokens/secrets-key.ts';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import { isUniqueViolation } from '../../../platform/db/dialect.ts';
 import { countLogin } from '../../core/index.ts';
 import { findLinkOrCreate } from '../upstream/identity-mapping.ts';

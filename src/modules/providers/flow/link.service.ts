@@ -1,6 +1,5 @@
 import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError } from '../../../http/errors.ts';
 import type { ClientInfo, IdentityRow } from '../../../identity/index.ts';
 import {
   deleteIdentity,
@@ -10,7 +9,8 @@ import {
   normalizeEmail,
   recordAudit,
 } from '../../../identity/index.ts';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import { dialectOf } from '../../../platform/db/dialect.ts';
 import type { DB, UserRow } from '../../../platform/db/schema.ts';
 import { type FreshProof, requireFreshProof } from '../../mfa/index.ts';

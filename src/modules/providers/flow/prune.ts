@@ -1,5 +1,5 @@
 import { deleteCountersBefore } from '../../../identity/budgets/throttle.queries.ts';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
 import { deleteExpiredFlows } from './flow.queries.ts';
 import { START_BUDGET_PREFIX, START_WINDOW_MS } from './start-budget.ts';
 

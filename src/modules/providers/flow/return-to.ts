@@ -1,5 +1,5 @@
-import { ApiError } from '../../../http/errors.ts';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import { INTERACTION_PATH, isLiveInteraction, OAUTH_ROUTES } from '../../oauth/index.ts';
 
 /** A path naming a pending authorization: the hosted interaction page, or the library's resume. */

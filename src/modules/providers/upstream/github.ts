@@ -1,6 +1,6 @@
 import * as oidc from 'openid-client';
-import { ApiError } from '../../../http/errors.ts';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import type { UpstreamIdentity } from './id-token.ts';
 import { providerUnavailable } from './oidc-client.ts';
 import { GITHUB_API } from './presets.ts';

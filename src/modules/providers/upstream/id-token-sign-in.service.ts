@@ -1,5 +1,4 @@
 import type { Transaction } from 'kysely';
-import { ApiError } from '../../../http/errors.ts';
 import {
   type ClientInfo,
   FEDERATED_LOGIN,
@@ -13,10 +12,11 @@ import {
   type TokenResponse,
   withLoginAttempt,
 } from '../../../identity/index.ts';
-import type { AppContext } from '../../../kernel/context.ts';
-import type { HealthCheck } from '../../../kernel/health-check.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import { isUniqueViolation } from '../../../platform/db/dialect.ts';
 import type { DB } from '../../../platform/db/schema.ts';
+import type { HealthCheck } from '../../../platform/health-check.ts';
 import { countLogin } from '../../core/index.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
 import { findLinkOrCreate, type MappingPolicy } from './identity-mapping.ts';

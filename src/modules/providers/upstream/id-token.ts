@@ -7,7 +7,7 @@ import {
   jwtVerify,
   type ProtectedHeaderParameters,
 } from 'jose';
-import { ApiError } from '../../../http/errors.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import type { OidcClient } from './oidc-client.ts';
 
 /** Allowed clock difference for exp, nbf and iat (docs/api.md §7). */

@@ -1,6 +1,5 @@
 import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError } from '../../../http/errors.ts';
 import type { AuditEvent, ClientInfo } from '../../../identity/index.ts';
 import {
   findIdentity,
@@ -13,7 +12,8 @@ import {
   updateIdentityEmail,
   updateUser,
 } from '../../../identity/index.ts';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import type { DB, UserRow } from '../../../platform/db/schema.ts';
 import type { VerifiedIdentity } from './id-token.ts';
 import { assertMayLinkByEmail, type LinkPolicy } from './linking.ts';

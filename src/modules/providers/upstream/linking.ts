@@ -1,5 +1,5 @@
-import { ApiError } from '../../../http/errors.ts';
 import { hasIdentities } from '../../../identity/index.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import type { Db, UserOrigin, UserRow } from '../../../platform/db/schema.ts';
 
 /**

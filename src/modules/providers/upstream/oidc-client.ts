@@ -1,8 +1,8 @@
 import { createRemoteJWKSet, type JWTVerifyGetKey, errors as joseErrors } from 'jose';
 import type { Logger } from 'pino';
-import { ApiError } from '../../../http/errors.ts';
-import type { HealthCheck } from '../../../kernel/health-check.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import type { Config } from '../../../platform/config.ts';
+import type { HealthCheck } from '../../../platform/health-check.ts';
 
 /** The part of the provider's discovery document Gatehouse uses (OpenID Connect Discovery 1.0 §3). */
 export interface Discovery {
@@ -37,6 +37,24 @@ export function providerUnavailable(reason: string, cause?: unknown): ApiError {
     retryAfterS: 5,
     cause: new Error(reason, { cause }),
   });
+}
+
+/**
+ * The idp module's state (its `start`): the seed's provider, `OIDC_ISSUER` with `OIDC_CLIENT_ID`,
+ * or null when none is configured (docs/api.md §7).
+ */
+export interface IdpState {
+  readonly seed: OidcClient | null;
+}
+
+export function startIdp(config: Config, log: Logger): IdpState {
+  const { issuer, clientId } = config.oidc;
+  return {
+    seed:
+      issuer !== null && clientId !== null
+        ? createOidcClient({ ...config.oidc, issuer, clientId }, log)
+        : null,
+  };
 }
 
 /** Builds the client; nothing is fetched until first use, and failures are never cached. */

@@ -1,5 +1,5 @@
 import { importPKCS8, SignJWT } from 'jose';
-import { ApiError } from '../../../http/errors.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 
 /** The presets of docs/api.md §18. */
 export type PresetName = 'google' | 'microsoft' | 'gitlab' | 'apple' | 'github';

@@ -1,6 +1,6 @@
-import { ApiError } from '../../../http/errors.ts';
 import { type SecretsKey, secretsKey } from '../../../identity/tokens/secrets-key.ts';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import type { ProviderView } from '../admin/providers.schemas.ts';
 import type { PresetName, PresetSettings, ProviderKind } from './presets.ts';
 import { findProviderRow, listProviderRows, type ProviderRow } from './providers.queries.ts';

@@ -1,5 +1,5 @@
 import { hashOpaqueToken } from '../../../identity/tokens/opaque-tokens.ts';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
 import type { Db } from '../../../platform/db/schema.ts';
 import { CLOCK_TOLERANCE_S, tokenInvalid } from './id-token.ts';
 import { deleteExpiredIdTokenUses, reserveIdTokenUse } from './replay.queries.ts';

@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
-import { ApiError } from '../../../http/errors.ts';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import { githubIdentity } from './github.ts';
 import { type UpstreamIdentity, type VerifiedIdentity, verifyIdToken } from './id-token.ts';
 import { createOidcClient, type OidcClient, providerUnavailable } from './oidc-client.ts';

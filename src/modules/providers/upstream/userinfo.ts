@@ -1,5 +1,5 @@
 import * as oidc from 'openid-client';
-import { ApiError } from '../../../http/errors.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import { displayName, hasControlCharacter, type VerifiedIdentity } from './id-token.ts';
 import { providerUnavailable } from './oidc-client.ts';
 

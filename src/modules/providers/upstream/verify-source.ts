@@ -1,4 +1,4 @@
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
 import type { VerifiedIdentity } from './id-token.ts';
 import type { MappingPolicy } from './identity-mapping.ts';
 import type { OidcClient } from './oidc-client.ts';

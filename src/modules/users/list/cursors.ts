@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { ApiError } from '../../../http/errors.ts';
 import { readCursorKey } from '../../../identity/index.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 
 /*

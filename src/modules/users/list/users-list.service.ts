@@ -1,6 +1,6 @@
-import { ApiError } from '../../../http/errors.ts';
 import { toPublicUser } from '../../../identity/index.ts';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import type { UserRow } from '../../../platform/db/schema.ts';
 import type { ListQuery, SortParam, StatsResponse, UserPage } from '../users.schemas.ts';
 import { type CursorCodec, invalidCursor } from './cursors.ts';

@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { WORD_CHARS } from '../../../platform/db/migrations/20261126150000_users_name_words.ts';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { RankedRow, SearchTerm } from './users-search.queries.ts';
+import type { RankedRow, SearchTerm } from './users-search.types.ts';
 
 /*
  * PostgreSQL's ways of listing search candidates (users-search.queries.ts, postgresSearch).

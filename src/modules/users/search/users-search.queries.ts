@@ -1,7 +1,8 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DialectName } from '../../../platform/db/dialect.ts';
 import { SHORT_GRAMS_SOURCE } from '../../../platform/db/migrations/20261121016000_users_scale.ts';
-import type { DB, Role, UserRow, UserStatus } from '../../../platform/db/schema.ts';
+import type { DB, Role, UserStatus } from '../../../platform/db/schema.ts';
+import type { RankedRow, SearchTerm } from './users-search.types.ts';
 import {
   atQueryCandidates,
   listIfFew,
@@ -9,6 +10,8 @@ import {
   POSTGRES_LIST_MAX,
   tierOneByWords,
 } from './users-search-pg.queries.ts';
+
+export type { RankedRow, SearchTerm } from './users-search.types.ts';
 
 /*
  * The SQL of user search (docs/api.md §6), per engine. A match is a case-insensitive substring of the
@@ -18,17 +21,6 @@ import {
  */
 
 export type Tier = 0 | 1 | 2;
-
-/** A query, folded once. */
-export interface SearchTerm {
-  /** Lower-cased query. */
-  qf: string;
-  /** Length in code points (what the trigram indexes count). */
-  length: number;
-  /** Upper bound of the email prefix range: qf followed by the highest code point. */
-  upper: string;
-  ascii: boolean;
-}
 
 /** Folds a query for matching. */
 export function searchTerm(q: string): SearchTerm {
@@ -40,8 +32,6 @@ export interface SearchFilters {
   role?: Role | undefined;
   status?: UserStatus | undefined;
 }
-
-export type RankedRow = UserRow & { rank: number };
 
 /** What the search plans need from an engine, for one query. */
 export interface SearchEngine {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../../kernel/context.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import { type CursorCodec, invalidCursor } from '../list/cursors.ts';
 import { countUsers } from '../list/users-list.queries.ts';
