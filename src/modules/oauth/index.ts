@@ -1,9 +1,9 @@
 // What other features use of this one: they import it from here, never from its inner files
 // (docs/architecture.md, "The dependency rule").
 
-export { INTERACTION_PATH, OAUTH_ROUTES } from './authorization-server.ts';
-export { createClient, deleteClient, listClients, updateClient } from './clients.service.ts';
-export { isLiveInteraction } from './interaction-live.ts';
-export { passToAuthorizationServer } from './mount.ts';
+export { createClient, deleteClient, listClients, updateClient } from './clients/clients.service.ts';
+export { createRegistrationToken } from './clients/registration-tokens.service.ts';
 export { MAX_RESOURCE_TTL_S } from './oauth.schemas.ts';
-export { createRegistrationToken } from './registration-tokens.service.ts';
+export { INTERACTION_PATH, OAUTH_ROUTES } from './server/authorization-server.ts';
+export { isLiveInteraction } from './server/interaction-live.ts';
+export { passToAuthorizationServer } from './server/mount.ts';

@@ -1,6 +1,6 @@
 import { defineModule } from '../../kernel/module.ts';
 import { oauthEndpoints } from './oauth.routes.ts';
-import { sweepOauthModels } from './upkeep.ts';
+import { sweepOauthModels } from './server/upkeep.ts';
 
 declare module '../../kernel/module-names.ts' {
   interface ModuleNames {

@@ -5,7 +5,6 @@ import { clientInfo } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
 import { requestActor } from '../audit/index.ts';
-import { OAUTH_ROUTES } from './authorization-server.ts';
 import {
   createClient,
   deleteClient,
@@ -13,10 +12,9 @@ import {
   listClients,
   rotateClientSecret,
   updateClient,
-} from './clients.service.ts';
-import { connectedApps, revokeConnectedApp } from './consents.service.ts';
-import { interactionEndpoints } from './interactions.routes.ts';
-import { passToAuthorizationServer } from './mount.ts';
+} from './clients/clients.service.ts';
+import { registrationHandoff } from './clients/registration-route.ts';
+import { createRegistrationToken } from './clients/registration-tokens.service.ts';
 import {
   ClientCreateBody,
   ClientIdParams,
@@ -31,10 +29,17 @@ import {
   ResourceSchema,
   ResourceUpdateBody,
 } from './oauth.schemas.ts';
-import { registrationHandoff } from './registration-route.ts';
-import { createRegistrationToken } from './registration-tokens.service.ts';
-import { createResource, deleteResource, listResources, updateResource } from './resources.service.ts';
-import { watchAuthorizationServer } from './upkeep.ts';
+import {
+  createResource,
+  deleteResource,
+  listResources,
+  updateResource,
+} from './resources/resources.service.ts';
+import { OAUTH_ROUTES } from './server/authorization-server.ts';
+import { connectedApps, revokeConnectedApp } from './server/consents.service.ts';
+import { interactionEndpoints } from './server/interactions.routes.ts';
+import { passToAuthorizationServer } from './server/mount.ts';
+import { watchAuthorizationServer } from './server/upkeep.ts';
 
 /**
  * The `oauth` module (docs/api.md §17): oidc-provider's protocol endpoints, handed over unparsed,

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { type Endpoint, endpoint } from '../../http/endpoint.ts';
-import { requireAuth } from '../../http/guard.ts';
-import { createPageRenderer, loadPageAssets, usableModules } from '../../http/pages/index.ts';
-import { clientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.types.ts';
-import type { ModuleDirectory } from '../../kernel/module.ts';
-import { ASSET_PATH } from '../pages/index.ts';
+import { type Endpoint, endpoint } from '../../../http/endpoint.ts';
+import { requireAuth } from '../../../http/guard.ts';
+import { createPageRenderer, loadPageAssets, usableModules } from '../../../http/pages/index.ts';
+import { clientInfo } from '../../../identity/index.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import type { ModuleDirectory } from '../../../kernel/module.ts';
+import { ASSET_PATH } from '../../pages/index.ts';
 import { INTERACTION_PATH } from './authorization-server.ts';
 import { finishConsent, finishLogin, interactionView } from './interactions.service.ts';
 import { pinToPublicUrl } from './mount.ts';

@@ -1,17 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { addSigningKey } from '../../identity/tokens/signing-keys.ts';
-import type { AppContext } from '../../kernel/context.types.ts';
-import { adapterFactory } from './adapter.ts';
-import { clientBasedCors } from './client-cors.ts';
+import { addSigningKey } from '../../../identity/tokens/signing-keys.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
 import {
   clientPolicy,
   newClientId,
   OIDC_SCOPES,
   providerClientMetadata,
   RESPONSE_MODES,
-} from './clients.service.ts';
+} from '../clients/clients.service.ts';
+import { registrationReadScopes, storeRegisteredClient } from '../clients/registration.ts';
+import { registrationPolicies } from '../clients/registration-policies.ts';
+import { resourceIndicators, rotateAfterTargetCheck } from '../resources/resource-indicators.ts';
+import { adapterFactory } from './adapter.ts';
+import { clientBasedCors } from './client-cors.ts';
 import { endsGatehouseSessionOnLogout, expiresWithSession, sessionLiveness } from './grant-sessions.ts';
 import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
@@ -19,9 +22,6 @@ import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } fro
 import { pkceConfiguration } from './pkce-policy.ts';
 import { interactionPolicyFor } from './policy.ts';
 import { guardRegisteredClients } from './registered-clients.ts';
-import { registrationReadScopes, storeRegisteredClient } from './registration.ts';
-import { registrationPolicies } from './registration-policies.ts';
-import { resourceIndicators, rotateAfterTargetCheck } from './resource-indicators.ts';
 import { introspectionOfJwtInactive, revocationAnswersJson, userSignInClaims } from './token-answers.ts';
 
 /** Where the library's endpoints live (docs/api.md §17). */

@@ -1,8 +1,8 @@
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { escapeHtml } from '../../http/pages/index.ts';
-import type { AppContext } from '../../kernel/context.types.ts';
-import { clientPolicy } from './clients.service.ts';
+import { escapeHtml } from '../../../http/pages/index.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { clientPolicy } from '../clients/clients.service.ts';
 import { autoSubmittedForm, logoutSource, renderError } from './pages.ts';
 
 interface AuthorizationError {

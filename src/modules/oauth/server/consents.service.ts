@@ -1,6 +1,6 @@
-import { recordAudit, revokeClientSessions } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.types.ts';
-import { ApiError } from '../../platform/api-error.ts';
+import { recordAudit, revokeClientSessions } from '../../../identity/index.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 import { deleteConsent, findConsent, listConsents, upsertConsent } from './consents.queries.ts';
 import { deleteModelsOfAccountClient } from './models.queries.ts';
 

@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { AppContext } from '../../kernel/context.types.ts';
-import { ApiError } from '../../platform/api-error.ts';
-import { isUniqueViolation } from '../../platform/db/dialect.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { ApiError } from '../../../platform/api-error.ts';
+import { isUniqueViolation } from '../../../platform/db/dialect.ts';
 import {
   clientsUsingResource,
   deleteResourceRow,
@@ -11,9 +11,9 @@ import {
   listResourceRows,
   type ResourceRow,
   updateResourceRow,
-} from './clients.queries.ts';
-import type { ResourceCreateBody, ResourceUpdateBody } from './oauth.schemas.ts';
-import { invalidField } from './redirect-uris.ts';
+} from '../clients/clients.queries.ts';
+import { invalidField } from '../clients/redirect-uris.ts';
+import type { ResourceCreateBody, ResourceUpdateBody } from '../oauth.schemas.ts';
 
 /** Default lifetime of an access token for an API (docs/api.md §17). */
 export const DEFAULT_RESOURCE_TTL_S = 300;

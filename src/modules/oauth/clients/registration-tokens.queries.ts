@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/db/schema.ts';
+import type { Db } from '../../../platform/db/schema.ts';
 
 /** oidc-provider's model name for initial access tokens (stored by the adapter like every model). */
 const MODEL = 'InitialAccessToken';

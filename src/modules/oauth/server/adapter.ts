@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
-import { groupCommit } from '../../platform/db/group-commit.ts';
-import type { DB } from '../../platform/db/schema.ts';
+import { groupCommit } from '../../../platform/db/group-commit.ts';
+import type { DB } from '../../../platform/db/schema.ts';
 import {
   consumeModel,
   deleteAllModelsOfGrant,

@@ -1,6 +1,6 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import type { AppContext } from '../../kernel/context.types.ts';
-import { clientPolicy, OIDC_SCOPES } from './clients.service.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { clientPolicy, OIDC_SCOPES } from '../clients/clients.service.ts';
 import { consentOf } from './consents.service.ts';
 import { browserSessionOf, linkBrowserSession, openGrant, requestClientOf } from './grant-sessions.ts';
 

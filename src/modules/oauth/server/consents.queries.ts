@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/db/schema.ts';
+import type { Db } from '../../../platform/db/schema.ts';
 
 export interface ConsentRow {
   scopes: string;

@@ -1,4 +1,4 @@
-import { ApiError } from '../../platform/api-error.ts';
+import { ApiError } from '../../../platform/api-error.ts';
 
 /**
  * Redirect URI rules of docs/api.md §17: matched exactly (oidc-provider compares strings), so a

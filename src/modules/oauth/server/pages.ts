@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ErrorContext, KoaContextWithOIDC } from 'oidc-provider';
-import { escapeHtml, loadPageAssets } from '../../http/pages/index.ts';
-import type { Config } from '../../platform/config.ts';
-import { ASSET_PATH } from '../pages/index.ts';
+import { escapeHtml, loadPageAssets } from '../../../http/pages/index.ts';
+import type { Config } from '../../../platform/config.ts';
+import { ASSET_PATH } from '../../pages/index.ts';
 
 /**
  * The pages oidc-provider would render (errors, logout and its success), written by

@@ -1,4 +1,4 @@
-import type { Db, OauthModelsTable } from '../../platform/db/schema.ts';
+import type { Db, OauthModelsTable } from '../../../platform/db/schema.ts';
 
 /** One stored oidc-provider model, as the adapter reads it back. */
 export interface ModelRow {

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { reserveAttempt } from '../../identity/budgets/attempt-budget.ts';
-import type { AppContext } from '../../kernel/context.types.ts';
-import { passToAuthorizationServer } from './mount.ts';
+import { reserveAttempt } from '../../../identity/budgets/attempt-budget.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { passToAuthorizationServer } from '../server/mount.ts';
 
 /**
  * `POST /oauth2/register` with OAUTH_DYNAMIC_REGISTRATION=open: at most

@@ -1,6 +1,6 @@
 import { type AdapterPayload, errors, type KoaContextWithOIDC } from 'oidc-provider';
-import { secretsKey } from '../../identity/tokens/secrets-key.ts';
-import type { AppContext } from '../../kernel/context.types.ts';
+import { secretsKey } from '../../../identity/tokens/secrets-key.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
 import { findClientRow, insertClientRow } from './clients.queries.ts';
 import { clientPolicy, OIDC_SCOPES } from './clients.service.ts';
 import { redirectUriProblem } from './redirect-uris.ts';

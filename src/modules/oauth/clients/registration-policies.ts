@@ -1,6 +1,6 @@
 import { type AdapterPayload, errors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { AppContext } from '../../kernel/context.types.ts';
-import { sha256 } from './adapter.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { sha256 } from '../server/adapter.ts';
 import { checkRegisteredMetadata } from './registration.ts';
 import { spendRegistrationToken } from './registration-tokens.queries.ts';
 

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../kernel/context.types.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
 import { sha256 } from './adapter.ts';
 import { findModel } from './models.queries.ts';
 

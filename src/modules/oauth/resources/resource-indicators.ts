@@ -1,6 +1,6 @@
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { AppContext } from '../../kernel/context.types.ts';
-import { clientPolicy, OIDC_SCOPES } from './clients.service.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { clientPolicy, OIDC_SCOPES } from '../clients/clients.service.ts';
 import { resourceByIdentifier } from './resources.service.ts';
 
 /**

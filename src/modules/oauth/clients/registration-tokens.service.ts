@@ -1,7 +1,7 @@
-import { type AuditActor, type ClientInfo, recordAudit } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.types.ts';
-import { ApiError } from '../../platform/api-error.ts';
-import { authorizationServer } from './authorization-server.ts';
+import { type AuditActor, type ClientInfo, recordAudit } from '../../../identity/index.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { ApiError } from '../../../platform/api-error.ts';
+import { authorizationServer } from '../server/authorization-server.ts';
 import { SINGLE_USE } from './registration-policies.ts';
 
 /** How long a registration token may be used, in seconds (CLI `--ttl`, API `ttl_s`). */

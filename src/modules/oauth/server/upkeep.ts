@@ -1,4 +1,4 @@
-import type { AppContext } from '../../kernel/context.types.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
 import { authorizationServer } from './authorization-server.ts';
 import { deleteExpiredModels } from './models.queries.ts';
 

@@ -1,6 +1,6 @@
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
-import type { AppContext } from '../../kernel/context.types.ts';
-import { clientPolicy } from './clients.service.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { clientPolicy } from '../clients/clients.service.ts';
 
 /**
  * The library's interaction policy with two changes (docs/api.md §17): its "native clients are

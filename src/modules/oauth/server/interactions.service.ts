@@ -1,14 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InteractionDetails } from 'oidc-provider';
-import type { AuthContext } from '../../http/guard.ts';
-import type { ClientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.types.ts';
-import { ApiError } from '../../platform/api-error.ts';
+import type { AuthContext } from '../../../http/guard.ts';
+import type { ClientInfo } from '../../../identity/index.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { ApiError } from '../../../platform/api-error.ts';
+import { clientPolicy, OIDC_SCOPES, type PublicClient } from '../clients/clients.service.ts';
+import { resourceByIdentifier } from '../resources/resources.service.ts';
 import { authorizationServer } from './authorization-server.ts';
-import { clientPolicy, OIDC_SCOPES, type PublicClient } from './clients.service.ts';
 import { recordConsent } from './consents.service.ts';
 import { openGrant } from './grant-sessions.ts';
-import { resourceByIdentifier } from './resources.service.ts';
 
 type Raw = { req: IncomingMessage; res: ServerResponse };
 

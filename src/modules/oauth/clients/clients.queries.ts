@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Db, OauthClientsTable, OauthResourcesTable } from '../../platform/db/schema.ts';
+import type { Db, OauthClientsTable, OauthResourcesTable } from '../../../platform/db/schema.ts';
 
 export type ClientRow = Selectable<OauthClientsTable>;
 export type ResourceRow = Selectable<OauthResourcesTable>;

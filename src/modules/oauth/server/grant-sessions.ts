@@ -8,13 +8,13 @@ import {
   findUserById,
   isSessionLive,
   signIn,
-} from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.types.ts';
+} from '../../../identity/index.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
 import { type SessionLiveness, sha256 } from './adapter.ts';
 
 export type { SessionLiveness } from './adapter.ts';
 
-import { clientPolicy } from './clients.service.ts';
+import { clientPolicy } from '../clients/clients.service.ts';
 import { findSessionLink, upsertSessionLink } from './models.queries.ts';
 
 /*

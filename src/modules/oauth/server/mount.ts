@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { clientInfo } from '../../identity/index.ts';
-import type { AppContext } from '../../kernel/context.types.ts';
+import { clientInfo } from '../../../identity/index.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
 import { authorizationServer } from './authorization-server.ts';
 import { rememberRequestClient } from './grant-sessions.ts';
 

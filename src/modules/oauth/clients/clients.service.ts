@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
-import { revokeClientSessions } from '../../identity/index.ts';
-import { secretsKey } from '../../identity/tokens/secrets-key.ts';
-import type { AppContext } from '../../kernel/context.types.ts';
-import { ApiError } from '../../platform/api-error.ts';
+import { revokeClientSessions } from '../../../identity/index.ts';
+import { secretsKey } from '../../../identity/tokens/secrets-key.ts';
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { ApiError } from '../../../platform/api-error.ts';
+import type { ClientCreateBody, ClientUpdateBody } from '../oauth.schemas.ts';
 import {
   type ClientRow,
   deleteClientRow,
@@ -13,7 +14,6 @@ import {
   listClientRows,
   updateClientRow,
 } from './clients.queries.ts';
-import type { ClientCreateBody, ClientUpdateBody } from './oauth.schemas.ts';
 import { checkRedirectUris, invalidField } from './redirect-uris.ts';
 
 /** The OpenID scopes Gatehouse knows (docs/oauth.md); an API's own scopes come with its resource. */
