@@ -48,8 +48,10 @@ export async function runCli(argv: string[]): Promise<void> {
       console.error(`gatehouse: ${err.message}`);
       process.exit(2);
     }
-    if (err instanceof ConfigError) console.error(`gatehouse: configuration error: ${err.message}`);
-    else if (err instanceof CliError) console.error(`gatehouse: ${err.message}`);
+    if (err instanceof ConfigError) {
+      // One line per wrong setting: all of them are fixed after one failed start.
+      for (const line of err.message.split('\n')) console.error(`gatehouse: configuration error: ${line}`);
+    } else if (err instanceof CliError) console.error(`gatehouse: ${err.message}`);
     else console.error(`gatehouse: ${label} failed: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   }

@@ -127,6 +127,11 @@ export const clientsUpdateCommand = defineCommand({
     resources: { type: 'string', value: 'uri,…', description: 'replaces the API identifiers' },
     'first-party': { type: 'boolean', description: 'never shows a consent page' },
     'third-party': { type: 'boolean', description: 'asks for consent again' },
+    'pkce-optional': {
+      type: 'boolean',
+      description: 'confidential only: may sign in without PKCE, a nonce then required (pkce_required false)',
+    },
+    'pkce-required': { type: 'boolean', description: 'every sign-in needs PKCE again (pkce_required true)' },
   },
   async run({ positionals, values, config }) {
     const clientId = positionals[0] as string;
@@ -136,6 +141,9 @@ export const clientsUpdateCommand = defineCommand({
     }
     if (values['first-party'] && values['third-party']) {
       throw new CliError('--first-party and --third-party exclude each other');
+    }
+    if (values['pkce-optional'] && values['pkce-required']) {
+      throw new CliError('--pkce-optional and --pkce-required exclude each other');
     }
     const changes = {
       ...(values.name !== undefined ? { name: values.name } : {}),
@@ -151,6 +159,8 @@ export const clientsUpdateCommand = defineCommand({
       ...(values.resources !== undefined ? { resources: listOf(values.resources) } : {}),
       ...(values['first-party'] ? { first_party: true } : {}),
       ...(values['third-party'] ? { first_party: false } : {}),
+      ...(values['pkce-optional'] ? { pkce_required: false } : {}),
+      ...(values['pkce-required'] ? { pkce_required: true } : {}),
     };
     if (Object.keys(changes).length === 0) {
       throw new CliError('nothing to change: give at least one option (gatehouse clients update --help)');
@@ -162,6 +172,7 @@ export const clientsUpdateCommand = defineCommand({
       console.log(`updated client ${c.client_id}: ${c.name}`);
       console.log(`redirect_uris ${c.redirect_uris.join(' ') || '(none)'}`);
       console.log(`grant_types ${c.grant_types.join(' ')}; scopes ${c.scopes.join(' ')}`);
+      console.log(`pkce_required ${c.pkce_required}`);
     });
   },
 });

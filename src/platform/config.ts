@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
-import { ConfigError, deepFreeze, type Env, envReader } from './config/reader.ts';
+import { deepFreeze, type Env, envReader } from './config/reader.ts';
 import {
   adminAccount,
   branding,
@@ -38,33 +38,39 @@ export function readEnvFile(cwd = process.cwd()): Env {
 }
 
 /**
- * Validates the environment once and returns a frozen Config; throws ConfigError naming the variable.
- * The variables are checked in a fixed order, so the first problem reported does not depend on what
- * else is wrong.
+ * Validates the environment once and returns a frozen Config; throws one ConfigError naming every
+ * wrong variable, one a line, so an operator fixes them all after one failed start. The variables
+ * are checked in a fixed order, so the first line does not depend on what else is wrong.
  */
 export function loadConfig(env: Env): Config {
   const r = envReader(env);
-  const { str, int, bool, url } = r;
+  const { str, int, bool, url, fail, attempt } = r;
   const port = int('PORT', 3000, 0, 65535);
   const host = str('HOST') ?? '127.0.0.1';
-  const { databaseUrl, databaseListenUrl } = databaseSettings(r);
+  const { databaseUrl, databaseListenUrl } = attempt(() => databaseSettings(r), {
+    databaseUrl: 'sqlite::memory:',
+    databaseListenUrl: null,
+  });
 
   const formGiven = str('API_FORM') ?? 'A';
-  const form = formGiven.toUpperCase();
-  if (form !== 'A' && form !== 'B' && form !== 'FULL') {
-    throw new ConfigError(`API_FORM must be A, B or full, got ${quoted(formGiven)}`);
-  }
+  const form = oneOf(formGiven.toUpperCase(), ['A', 'B', 'FULL'] as const, () =>
+    fail(`API_FORM must be A, B or full, got ${quoted(formGiven)}`),
+  );
 
-  const publicUrl = url('PUBLIC_URL', str('PUBLIC_URL') ?? `http://localhost:${port}`, [
-    'http:',
-    'https:',
-  ]).replace(/\/+$/, '');
+  const localUrl = `http://localhost:${port}`;
+  const publicUrl = attempt(
+    () => url('PUBLIC_URL', str('PUBLIC_URL') ?? localUrl, ['http:', 'https:']),
+    localUrl,
+  ).replace(/\/+$/, '');
 
-  const accessTokenAlg = str('ACCESS_TOKEN_ALG') ?? 'ES256';
-  if (accessTokenAlg !== 'ES256' && accessTokenAlg !== 'RS256' && accessTokenAlg !== 'EdDSA') {
-    throw new ConfigError(`ACCESS_TOKEN_ALG must be ES256, RS256 or EdDSA, got ${quoted(accessTokenAlg)}`);
-  }
-  const { adminEmail, adminPassword } = adminAccount(r, env);
+  const algGiven = str('ACCESS_TOKEN_ALG') ?? 'ES256';
+  const accessTokenAlg = oneOf(algGiven, ['ES256', 'RS256', 'EdDSA'] as const, () =>
+    fail(`ACCESS_TOKEN_ALG must be ES256, RS256 or EdDSA, got ${quoted(algGiven)}`),
+  );
+  const { adminEmail, adminPassword } = attempt(() => adminAccount(r, env), {
+    adminEmail: null,
+    adminPassword: null,
+  });
 
   // Mailed links default to the hosted pages (docs/api.md §10, §15); a team's own front end by
   // setting the template.
@@ -83,50 +89,54 @@ export function loadConfig(env: Env): Config {
   // It goes into mail subjects: no control characters, bounded.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
   if (/[\u0000-\u001f\u007f]/.test(appName) || appName.length > APP_NAME_MAX_LENGTH) {
-    throw new ConfigError(
-      `APP_NAME must be at most ${APP_NAME_MAX_LENGTH} characters without control characters`,
-    );
+    fail(`APP_NAME must be at most ${APP_NAME_MAX_LENGTH} characters without control characters`);
   }
 
-  const oidc = oidcProvider(r);
-  const { smtpUrl, smtpCa } = smtpSettings(r);
-  const cors = corsOrigins(r);
+  const oidc = attempt(() => oidcProvider(r), {
+    issuer: null,
+    clientId: null,
+    clientSecret: null,
+    allowedAlgs: [],
+  });
+  const { smtpUrl, smtpCa } = attempt(() => smtpSettings(r), { smtpUrl: null, smtpCa: null });
+  const cors = attempt(() => corsOrigins(r), []);
 
   const mailFrom = str('MAIL_FROM') ?? 'Gatehouse <no-reply@localhost>';
   // `addr@host` or `Name <addr@host>`; no line breaks (it becomes a mail header).
   if (!/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(mailFrom)) {
-    throw new ConfigError('MAIL_FROM must be an address like "Gatehouse <id@example.com>"');
+    fail('MAIL_FROM must be an address like "Gatehouse <id@example.com>"');
   }
   const logLevelGiven = str('LOG_LEVEL') ?? 'info';
   const logLevel = logLevelGiven.toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${quoted(logLevelGiven)}`);
+    fail(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${quoted(logLevelGiven)}`);
   }
-  const { requestTimeoutMs, headersTimeoutMs } = timeouts(r);
+  const { requestTimeoutMs, headersTimeoutMs } = attempt(() => timeouts(r), {
+    requestTimeoutMs: 30_000,
+    headersTimeoutMs: 10_000,
+  });
 
   const secretsKey = str('SECRETS_KEY') ?? null;
   if (secretsKey !== null && !isKey32(secretsKey)) {
-    throw new ConfigError('SECRETS_KEY must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)');
+    fail('SECRETS_KEY must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)');
   }
-  const webauthn = webauthnSettings(r, publicUrl);
-  const dynamicRegistration = (str('OAUTH_DYNAMIC_REGISTRATION') ?? 'off').toLowerCase();
-  if (dynamicRegistration !== 'off' && dynamicRegistration !== 'token' && dynamicRegistration !== 'open') {
-    throw new ConfigError(
-      `OAUTH_DYNAMIC_REGISTRATION must be off, token or open, got ${quoted(dynamicRegistration)}`,
-    );
-  }
-  const pages = branding(r);
-  const requireMfa = (str('REQUIRE_MFA') ?? 'off').toLowerCase();
-  if (requireMfa !== 'off' && requireMfa !== 'admins' && requireMfa !== 'all') {
-    throw new ConfigError(`REQUIRE_MFA must be off, admins or all, got ${quoted(requireMfa)}`);
-  }
+  const webauthn = attempt(() => webauthnSettings(r, publicUrl), { rpId: 'localhost', origins: [] });
+  const registrationGiven = (str('OAUTH_DYNAMIC_REGISTRATION') ?? 'off').toLowerCase();
+  const dynamicRegistration = oneOf(registrationGiven, ['off', 'token', 'open'] as const, () =>
+    fail(`OAUTH_DYNAMIC_REGISTRATION must be off, token or open, got ${quoted(registrationGiven)}`),
+  );
+  const pages = attempt(() => branding(r), { logoUrl: null, accentColor: null });
+  const mfaGiven = (str('REQUIRE_MFA') ?? 'off').toLowerCase();
+  const requireMfa = oneOf(mfaGiven, ['off', 'admins', 'all'] as const, () =>
+    fail(`REQUIRE_MFA must be off, admins or all, got ${quoted(mfaGiven)}`),
+  );
   const accessTokenTtlS = int('ACCESS_TOKEN_TTL_S', 900, 1, 86_400);
   const sessionIdleTimeoutS = str('SESSION_IDLE_TIMEOUT_S')
     ? int('SESSION_IDLE_TIMEOUT_S', 3600, 60, 31_536_000)
     : null;
   if (sessionIdleTimeoutS !== null && sessionIdleTimeoutS < accessTokenTtlS) {
     // A client in use refreshes once per access token; a shorter timeout would end busy sessions.
-    throw new ConfigError(
+    fail(
       `SESSION_IDLE_TIMEOUT_S must be at least ACCESS_TOKEN_TTL_S (${accessTokenTtlS}): a session is used by refreshing its access token`,
     );
   }
@@ -186,7 +196,7 @@ export function loadConfig(env: Env): Config {
     mailMaxAttempts: int('MAIL_MAX_ATTEMPTS', 25, 1, 1000),
     mailRetryBaseS: int('MAIL_RETRY_BASE_S', 10, 1, 3600),
     corsOrigins: cors,
-    trustProxy: trustProxy(str('TRUST_PROXY')),
+    trustProxy: attempt(() => trustProxy(str('TRUST_PROXY')), false),
     logLevel,
     metricsToken: str('METRICS_TOKEN') ?? null,
     pages,
@@ -204,7 +214,10 @@ export function loadConfig(env: Env): Config {
       allowHttp: bool('WEBHOOK_ALLOW_HTTP', false),
       allowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
     },
-    webauthn: { ...webauthn, rpName: singleLineName(str('WEBAUTHN_RP_NAME') ?? 'Gatehouse') },
+    webauthn: {
+      ...webauthn,
+      rpName: attempt(() => singleLineName(str('WEBAUTHN_RP_NAME') ?? 'Gatehouse'), 'Gatehouse'),
+    },
     pressure: {
       maxEventLoopDelayMs: int('PRESSURE_MAX_EVENT_LOOP_DELAY_MS', 200, 0, 60_000),
       maxHeapUsedMb:
@@ -214,5 +227,14 @@ export function loadConfig(env: Env): Config {
       maxRssMb: int('PRESSURE_MAX_RSS_MB', 0, 0, 1_048_576),
     },
   };
+  r.done();
   return deepFreeze(config);
+}
+
+/** `value` when it is one of `allowed`; else `refuse()` is called and the first allowed value used. */
+function oneOf<T extends string>(value: string, allowed: readonly [T, ...T[]], refuse: () => void): T {
+  const found = allowed.find((a) => a === value);
+  if (found !== undefined) return found;
+  refuse();
+  return allowed[0];
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -191,6 +191,23 @@ describe('configuration', () => {
     });
   }
 
+  it('regression: a start named only the first wrong setting, so each fix took another failed start', () => {
+    assert.throws(
+      () => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', REQUIRE_MFA: 'sometimes', TRUST_PROXY: 'nope' }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
+        // Every wrong setting, one a line, in the fixed checking order.
+        assert.deepEqual(err.message.split('\n'), [
+          'PORT must be a whole number, got "eighty"',
+          'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+          'REQUIRE_MFA must be off, admins or all, got "sometimes"',
+          'TRUST_PROXY must be true, false or a comma list of proxy addresses/CIDRs (or loopback, linklocal, uniquelocal); "nope" is none of these',
+        ]);
+        return true;
+      },
+    );
+  });
+
   it('never repeats a password from a URL in its message', () => {
     for (const env of [
       { SMTP_URL: 'smtp://mailer:hunter2-secret@mail.example.com:notaport' },
@@ -237,6 +254,24 @@ describe('configuration errors stop the process with one line', () => {
     const result = await runEntry('src/main.ts', [], { PORT: 'eighty', DATABASE_URL: db });
     assertOneLine(result, /PORT must be a whole number/);
     assert.equal(result.stdout, '');
+  });
+
+  it('node src/main.ts with two bad settings names both in one start, one line each', async () => {
+    const result = await runEntry('src/main.ts', [], {
+      PORT: 'eighty',
+      API_FORM: 'Z',
+      ADMIN_EMAIL: 'root@example.com',
+      DATABASE_URL: db,
+    });
+    assert.equal(result.code, 1);
+    assert.deepEqual(result.stderr.trim().split('\n'), [
+      'gatehouse: configuration error: PORT must be a whole number, got "eighty"',
+      'gatehouse: configuration error: API_FORM must be A, B or full, got "Z"',
+      'gatehouse: configuration error: ADMIN_EMAIL and ADMIN_PASSWORD must be set together',
+    ]);
+    assert.doesNotMatch(result.stderr, /^\s+at /m, 'no stack trace');
+    assert.equal(result.stdout, '');
+    assert.equal(existsSync(join(dir, 'never.db')), false, 'nothing was created');
   });
 
   it('node src/main.ts with a bad value in ./.env', async () => {

@@ -118,7 +118,11 @@ for (const dialect of DIALECTS) {
         .orderBy('id', 'desc')
         .executeTakeFirstOrThrow();
       // Two: this test's session and the one the test above opened.
-      assert.deepEqual(JSON.parse(entry.details), { sessions_revoked: 2, via: 'cli.create_admin' });
+      assert.deepEqual(JSON.parse(entry.details), {
+        sessions_revoked: 2,
+        via: 'cli.create_admin',
+        reason: 'admin_set_by_operator',
+      });
     });
   });
 }

@@ -73,6 +73,48 @@ for (const dialect of DIALECTS) {
       assert.match(pub.stderr, /pkce_required may be false for a confidential client only/);
     });
 
+    it('clients update switches pkce_required with --pkce-optional and --pkce-required (public: refused)', async () => {
+      const created = await cli([
+        'create',
+        '--name',
+        'Later',
+        '--redirect-uris',
+        'https://later.example.test/cb',
+      ]);
+      assert.equal(created.code, 0, created.stderr);
+      const id = /client_id (\S+)/.exec(created.stdout)?.[1] as string;
+      const pkceOf = async () => (await s.admin('GET', `/api/v1/clients/${id}`)).body.pkce_required;
+      assert.equal(await pkceOf(), true);
+      const optional = await cli(['update', id, '--pkce-optional']);
+      assert.equal(optional.code, 0, optional.stderr);
+      assert.match(optional.stdout, /^pkce_required false$/m);
+      assert.equal(await pkceOf(), false);
+      const required = await cli(['update', id, '--pkce-required']);
+      assert.equal(required.code, 0, required.stderr);
+      assert.match(required.stdout, /^pkce_required true$/m);
+      assert.equal(await pkceOf(), true);
+      const both = await cli(['update', id, '--pkce-optional', '--pkce-required']);
+      assert.equal(both.code, 1);
+      assert.match(both.stderr, /--pkce-optional and --pkce-required exclude each other/);
+      assert.equal(await pkceOf(), true);
+
+      const pub = await cli([
+        'create',
+        '--name',
+        'SPA later',
+        '--type',
+        'public',
+        '--redirect-uris',
+        'https://spa-later.example.test/cb',
+      ]);
+      assert.equal(pub.code, 0, pub.stderr);
+      const pubId = /client_id (\S+)/.exec(pub.stdout)?.[1] as string;
+      const refused = await cli(['update', pubId, '--pkce-optional']);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /pkce_required may be false for a confidential client only/);
+      assert.equal((await s.admin('GET', `/api/v1/clients/${pubId}`)).body.pkce_required, true);
+    });
+
     it('registration-token prints an initial access token that registers a client once OAUTH_DYNAMIC_REGISTRATION=token', async () => {
       const made = await cli(['registration-token', '--ttl', '600']);
       assert.equal(made.code, 0, made.stderr);

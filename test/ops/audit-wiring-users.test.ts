@@ -101,7 +101,8 @@ for (const dialect of DIALECTS) {
       assertEntry(rows[2], {
         action: 'password.change',
         ...system,
-        details: { sessions_revoked: 0, via: 'cli.create_admin' },
+        // A password the system set says why (docs/operations.md).
+        details: { sessions_revoked: 0, via: 'cli.create_admin', reason: 'admin_set_by_operator' },
       });
       // Back to a plain disabled user, so the first admin is again the only active admin.
       await t.ctx.db

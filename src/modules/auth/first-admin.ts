@@ -5,6 +5,7 @@ import {
   findUserByEmail,
   hasUser,
   insertUser,
+  lockUserById,
   newUserRow,
   normalizeEmail,
   recordAudit,
@@ -94,7 +95,15 @@ export async function createOrPromoteAdmin(
         target: { type: 'user', id },
         details: { ...details, via },
       });
-    const existing = await findUserByEmail(trx, email);
+    const found = await findUserByEmail(trx, email);
+    // Locked and read again (PostgreSQL: the row as the instance that got there first left it).
+    const existing = found && (await lockUserById(trx, found.id, ctx.database.dialect));
+    if (via === 'bootstrap' && (existing?.role === 'admin' || (await hasUser(trx, 'admin')))) {
+      // Instances started together on an empty database: the first admin is the one the first
+      // instance made. Re-passwording it here would print a second password and leave the
+      // first printed one dead (ensureFirstAdmin treats this as "created by another instance").
+      throw new FirstAdminExists();
+    }
     if (existing) {
       await updateUser(trx, existing.id, {
         role: 'admin',
@@ -121,7 +130,12 @@ export async function createOrPromoteAdmin(
       await deleteGeneratedPassword(trx, existing.id);
       // docs/api.md §16: and every outstanding link and mfa_token, as an admin's password set does.
       await endOutstandingLinks(trx, existing.id, now);
-      await entry('password.change', existing.id, { sessions_revoked: revoked });
+      // Why the system set a password (docs/operations.md, the audit actions): this account was made
+      // the admin with the operator's password.
+      await entry('password.change', existing.id, {
+        sessions_revoked: revoked,
+        reason: via === 'bootstrap' ? 'first_admin' : 'admin_set_by_operator',
+      });
       return existing.id;
     }
     const row = newUserRow(
@@ -144,6 +158,11 @@ export async function createOrPromoteAdmin(
     });
     return row.id;
   });
+}
+
+/** Another instance made the first admin while this one was about to. */
+class FirstAdminExists extends Error {
+  override name = 'FirstAdminExists';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { quoted } from '../quoted.ts';
-/** A configuration problem: its message is the one line printed before the process exits. */
+/** Configuration problems: its message holds one line per problem, printed before the process exits. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -14,6 +14,12 @@ export interface EnvReader {
   bool(name: string, def: boolean): boolean;
   /** `value` itself, once it parses as a URL with one of `protocols`. */
   url(name: string, value: string, protocols: string[]): string;
+  /** Records a problem; loading goes on so that one start names every wrong setting. */
+  fail(message: string): void;
+  /** fn's value, or `fallback` once its ConfigError is recorded. */
+  attempt<T>(fn: () => T, fallback: T): T;
+  /** Throws one ConfigError listing every problem recorded (one a line), if any. */
+  done(): void;
 }
 
 const TRUE_WORDS = ['true', '1', 'yes', 'on'];
@@ -24,22 +30,49 @@ export function envReader(env: Env): EnvReader {
     const v = env[name];
     return v === undefined || v.trim() === '' ? undefined : v.trim();
   };
+  const problems: string[] = [];
+  const fail = (message: string): void => {
+    if (!problems.includes(message)) problems.push(message);
+  };
   return {
     str,
+    // A wrong number or boolean is recorded and its default used, so the checks after it still run.
     int(name, def, min, max) {
       const raw = str(name);
       if (raw === undefined) return def;
-      if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got ${quoted(raw)}`);
+      if (!/^\d+$/.test(raw)) {
+        fail(`${name} must be a whole number, got ${quoted(raw)}`);
+        return def;
+      }
       const n = Number(raw);
-      if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+      if (n < min || n > max) {
+        fail(`${name} must be between ${min} and ${max}, got ${n}`);
+        return def;
+      }
       return n;
     },
     bool(name, def) {
       const raw = str(name);
       if (raw === undefined) return def;
       const value = booleanWord(raw.toLowerCase());
-      if (value === undefined) throw new ConfigError(`${name} must be true or false, got ${quoted(raw)}`);
+      if (value === undefined) {
+        fail(`${name} must be true or false, got ${quoted(raw)}`);
+        return def;
+      }
       return value;
+    },
+    fail,
+    attempt(fn, fallback) {
+      try {
+        return fn();
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        for (const line of err.message.split('\n')) fail(line);
+        return fallback;
+      }
+    },
+    done() {
+      if (problems.length > 0) throw new ConfigError(problems.join('\n'));
     },
     url(name, value, protocols) {
       let parsed: URL;
