@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { createPasswordHasher } from '../identity/passwords/passwords.ts';
 import { createAccessTokens } from '../identity/tokens/access-tokens.ts';
+import { createSecretsKeySource } from '../identity/tokens/secrets-key.ts';
 import { createSessionReader } from '../identity/tokens/session-cache.ts';
 import { createKeyStore } from '../identity/tokens/signing-keys.ts';
 import { MAX_RESOURCE_TTL_S } from '../modules/oauth/index.ts';
@@ -59,6 +60,7 @@ export async function createContext(config: Config, database: Database, log: Log
       maxConcurrent: config.passwordHashConcurrency ?? undefined,
       maxQueue: config.passwordHashQueue ?? undefined,
     }),
+    secrets: createSecretsKeySource({ config, database, log }),
     sessions: createSessionReader(database, {
       listenUrl: config.databaseListenUrl,
       size: config.sessionCacheSize,

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { PasswordHasher } from '../identity/passwords/passwords.ts';
 import type { AccessTokens } from '../identity/tokens/access-tokens.ts';
+import type { SecretsKeySource } from '../identity/tokens/secrets-key.ts';
 import type { SessionReader } from '../identity/tokens/session-cache.ts';
 import type { KeyStore } from '../identity/tokens/signing-keys.ts';
 import type { Config } from '../platform/config.ts';
@@ -29,6 +30,8 @@ export interface AppContext {
   readonly keys: KeyStore;
   readonly accessTokens: AccessTokens;
   readonly passwords: PasswordHasher;
+  /** The key that seals second-factor and client secrets at rest (SECRETS_KEY, or one made on first use). */
+  readonly secrets: SecretsKeySource;
   /** The session and user behind a verified token (the guard's read; cached on PostgreSQL). */
   readonly sessions: SessionReader;
   /** Mail goes out only through the outbox; its worker is started by startService. */

@@ -10,7 +10,6 @@ import {
   withLoginAttempt,
 } from '../../../identity/index.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../../identity/tokens/opaque-tokens.ts';
-import { secretsKey } from '../../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import { isUniqueViolation } from '../../../platform/db/dialect.ts';
@@ -41,7 +40,7 @@ export interface Started {
 const sealContext = (hash: string) => `idp_flow:${hash}`;
 
 function key(ctx: AppContext) {
-  const k = secretsKey(ctx);
+  const k = ctx.secrets.key();
   if (k === null) throw new ApiError('module_unavailable', { detail: 'SECRETS_KEY is not set' });
   return k;
 }
