@@ -5,6 +5,7 @@ import type { AccessTokens } from '../identity/tokens/access-tokens.ts';
 import type { SecretsKeySource } from '../identity/tokens/secrets-key.ts';
 import type { SessionReader } from '../identity/tokens/session-cache.ts';
 import type { KeyStore } from '../identity/tokens/signing-keys.ts';
+import type { AppMetrics } from '../platform/app-metrics.ts';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
 import type { DB } from '../platform/db/schema.ts';
@@ -37,6 +38,8 @@ export interface AppContext {
   /** Mail goes out only through the outbox; its worker is started by startService. */
   readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
   readonly startedAt: number;
+  /** The app's Prometheus metrics (`GET /metrics`); every way in counts its logins there. */
+  readonly metrics: AppMetrics;
   /** Optional dependency checks (mailer, idp); each reports `disabled` until its module wires it. */
   readonly healthChecks: Map<string, () => Promise<HealthCheck>>;
   /**
