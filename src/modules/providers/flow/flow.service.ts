@@ -17,7 +17,13 @@ import { countLogin } from '../../core/index.ts';
 import { findLinkOrCreate } from '../upstream/identity-mapping.ts';
 import { notFound, type Provider, requireProvider } from '../upstream/providers.service.ts';
 import { reserveIdToken } from '../upstream/replay.ts';
-import { assertAllowedDomain, authorizationUrl, exchange, usesFormPost } from '../upstream/upstream.ts';
+import {
+  assertAllowedDomain,
+  authorizationUrl,
+  exchange,
+  type Upstreams,
+  usesFormPost,
+} from '../upstream/upstream.ts';
 import { insertFlow, takeFlow } from './flow.queries.ts';
 import { linkToAccount } from './link.service.ts';
 
@@ -57,6 +63,7 @@ export function callbackUrl(ctx: AppContext, name: string): string {
  */
 export async function startFlow(
   ctx: AppContext,
+  upstreams: Upstreams,
   name: string,
   returnTo: string,
   purpose: FlowPurpose,
@@ -69,7 +76,7 @@ export async function startFlow(
   const state = randomState();
   const nonce = randomNonce();
   const codeVerifier = randomPKCECodeVerifier();
-  const location = await authorizationUrl(ctx, provider, {
+  const location = await authorizationUrl(ctx, upstreams, provider, {
     redirectUri: callbackUrl(ctx, name),
     state,
     nonce,
@@ -115,18 +122,20 @@ const spent = () =>
  */
 export function finishFlow(
   ctx: AppContext,
+  upstreams: Upstreams,
   name: string,
   callback: URL | Request,
   browserToken: string | undefined,
   client: ClientInfo,
 ): Promise<Landing> {
   return withLoginAttempt(ctx, { way: PROVIDER_WAY, client }, (attempt) =>
-    landFlow(ctx, attempt, name, callback, browserToken),
+    landFlow(ctx, upstreams, attempt, name, callback, browserToken),
   );
 }
 
 async function landFlow(
   ctx: AppContext,
+  upstreams: Upstreams,
   attempt: LoginAttempt,
   name: string,
   callback: URL | Request,
@@ -145,7 +154,7 @@ async function landFlow(
     if (verifier === null) throw spent();
     provider = await requireProvider(ctx, name);
     if (!provider.enabled) throw notFound(name);
-    const upstream = await exchange(ctx, provider, callback, {
+    const upstream = await exchange(ctx, upstreams, provider, callback, {
       state: flow.state,
       nonce: flow.nonce,
       codeVerifier: verifier.toString(),
