@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
 import { createPasswordHasher } from '../identity/passwords/passwords.ts';
 import { createAccessTokens } from '../identity/tokens/access-tokens.ts';
+import { createSecretsKeySource } from '../identity/tokens/secrets-key.ts';
 import { createSessionReader } from '../identity/tokens/session-cache.ts';
 import { createKeyStore } from '../identity/tokens/signing-keys.ts';
+import { createAppMetrics } from '../modules/core/index.ts';
 import { MAX_RESOURCE_TTL_S } from '../modules/oauth/index.ts';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
@@ -59,6 +61,7 @@ export async function createContext(config: Config, database: Database, log: Log
       maxConcurrent: config.passwordHashConcurrency ?? undefined,
       maxQueue: config.passwordHashQueue ?? undefined,
     }),
+    secrets: createSecretsKeySource({ config, database, log }),
     sessions: createSessionReader(database, {
       listenUrl: config.databaseListenUrl,
       size: config.sessionCacheSize,
@@ -66,6 +69,7 @@ export async function createContext(config: Config, database: Database, log: Log
     }),
     mail: { transport, outbox },
     startedAt: Date.now(),
+    metrics: createAppMetrics({ db, database, log }),
     healthChecks: new Map([['mailer', () => outbox.health()]]),
     jobs: createScheduler(log),
     closers: [],

@@ -2,8 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { PasswordHasher } from '../identity/passwords/passwords.ts';
 import type { AccessTokens } from '../identity/tokens/access-tokens.ts';
+import type { SecretsKeySource } from '../identity/tokens/secrets-key.ts';
 import type { SessionReader } from '../identity/tokens/session-cache.ts';
 import type { KeyStore } from '../identity/tokens/signing-keys.ts';
+import type { AppMetrics } from '../platform/app-metrics.ts';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
 import type { DB } from '../platform/db/schema.ts';
@@ -29,11 +31,15 @@ export interface AppContext {
   readonly keys: KeyStore;
   readonly accessTokens: AccessTokens;
   readonly passwords: PasswordHasher;
+  /** The key that seals second-factor and client secrets at rest (SECRETS_KEY, or one made on first use). */
+  readonly secrets: SecretsKeySource;
   /** The session and user behind a verified token (the guard's read; cached on PostgreSQL). */
   readonly sessions: SessionReader;
   /** Mail goes out only through the outbox; its worker is started by startService. */
   readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
   readonly startedAt: number;
+  /** The app's Prometheus metrics (`GET /metrics`); every way in counts its logins there. */
+  readonly metrics: AppMetrics;
   /** Optional dependency checks (mailer, idp); each reports `disabled` until its module wires it. */
   readonly healthChecks: Map<string, () => Promise<HealthCheck>>;
   /**

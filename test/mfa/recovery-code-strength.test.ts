@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { v7 as uuidv7 } from 'uuid';
 import { recoveryCodeHash } from '../../src/identity/factors/second-factors.ts';
-import { secretsKey } from '../../src/identity/tokens/secrets-key.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { enableTotp, loginMfa, passwordStep, userWithSession } from './helpers.ts';
@@ -43,7 +42,7 @@ for (const dialect of DIALECTS) {
         .where('user_id', '=', user.id)
         .execute();
       assert.equal(rows.length, 10);
-      const key = secretsKey(t.ctx);
+      const key = t.ctx.secrets.key();
       assert.ok(key, 'the mfa module has a secrets key');
       const expected = recoveryCodes.map((c) =>
         recoveryCodeHash(key, user.id, c.replaceAll('-', '').toUpperCase()),
@@ -60,7 +59,7 @@ for (const dialect of DIALECTS) {
     it('an old 10-character code still works once, and regenerating replaces it with long codes', async () => {
       const { user, token } = await userWithSession(t);
       await enableTotp(t, token);
-      const key = secretsKey(t.ctx);
+      const key = t.ctx.secrets.key();
       assert.ok(key);
       // A code of the old form, stored as the old codes were (the same keyed hash of its 10 characters).
       const old = 'abcde-fg234';

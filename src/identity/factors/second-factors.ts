@@ -4,7 +4,7 @@ import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { revokeUserSessions } from '../sessions.ts';
-import { type SecretsKey, secretsKey } from '../tokens/secrets-key.ts';
+import type { SecretsKey } from '../tokens/secrets-key.ts';
 import { findHeldFactors } from './census.queries.ts';
 import { type SecondFactorMethod, secondFactorUnavailable, usableSecondFactors } from './census.ts';
 import {
@@ -38,7 +38,7 @@ export async function secondFactors(ctx: AppContext, db: Db, userId: string): Pr
 
 /** The key, or 503 when the module was switched on where no key can be had (docs/api.md §9 `unavailable`). */
 export function requireSecretsKey(ctx: AppContext): SecretsKey {
-  const key = secretsKey(ctx);
+  const key = ctx.secrets.key();
   if (!key)
     throw new ApiError('unavailable', { detail: 'Second factors need SECRETS_KEY on this deployment' });
   return key;

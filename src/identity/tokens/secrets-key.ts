@@ -1,6 +1,8 @@
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { AppContext } from '../../kernel/context.types.ts';
+import type { Logger } from 'pino';
+import type { Config } from '../../platform/config.ts';
+import type { Database } from '../../platform/db/database.ts';
 
 /**
  * The key that seals second-factor secrets at rest (AES-256-GCM) and keys the recovery-code hashes.
@@ -18,21 +20,38 @@ export interface SecretsKey {
   hash(value: string): string;
 }
 
-const keys = new WeakMap<AppContext, SecretsKey | null>();
-
-/** The context's key (created on first use), or null when none can be had (PostgreSQL without SECRETS_KEY). */
-export function secretsKey(ctx: AppContext): SecretsKey | null {
-  if (keys.has(ctx)) return keys.get(ctx) ?? null;
-  const raw = resolveKey(ctx);
-  const key = raw === null ? null : createSecretsKey(raw);
-  keys.set(ctx, key);
-  return key;
+/** The context's way to the key (`ctx.secrets`): read or made on first use, then kept for the app's life. */
+export interface SecretsKeySource {
+  /** The key, or null when none can be had (PostgreSQL without SECRETS_KEY). */
+  key(): SecretsKey | null;
 }
 
-function resolveKey(ctx: AppContext): Buffer | null {
-  const { config, log } = ctx;
+interface KeyInputs {
+  readonly config: Config;
+  readonly database: Database;
+  readonly log: Logger;
+}
+
+/**
+ * Made once per context by createContext. Lazy on purpose: the key file is written, and its warning
+ * logged, only when a feature seals or opens a secret, not by every start of an app that needs none.
+ */
+export function createSecretsKeySource(inputs: KeyInputs): SecretsKeySource {
+  let resolved: { key: SecretsKey | null } | null = null;
+  return {
+    key() {
+      if (resolved === null) {
+        const raw = resolveKey(inputs);
+        resolved = { key: raw === null ? null : createSecretsKey(raw) };
+      }
+      return resolved.key;
+    },
+  };
+}
+
+function resolveKey({ config, database, log }: KeyInputs): Buffer | null {
   if (config.secretsKey !== null) return Buffer.from(config.secretsKey, 'base64');
-  if (ctx.database.dialect !== 'sqlite') return null;
+  if (database.dialect !== 'sqlite') return null;
   const path = config.databaseUrl.slice('sqlite:'.length);
   if (path === ':memory:' || path === '') {
     log.warn(

@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { countLiveSessions } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import type { AppMetrics } from '../../platform/app-metrics.ts';
+import type { Database } from '../../platform/db/database.ts';
+import type { DB } from '../../platform/db/schema.ts';
 import { countPendingMessages } from '../../platform/mail/outbox.queries.ts';
 
 /** What a login attempt ended as, for `gatehouse_logins_total{outcome}`. */
@@ -11,15 +16,6 @@ const LOGIN_OUTCOMES: readonly LoginOutcome[] = ['success', 'failure', 'rate_lim
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 // Counting rows is a scan on big tables: a scrape every second must not turn into a query every second.
 const COUNT_CACHE_MS = 5000;
-
-interface AppMetrics {
-  registry: Registry;
-  logins: Counter<'outcome'>;
-  requests: Histogram<'method' | 'route' | 'status_code'>;
-}
-
-// One registry per app (tests build many apps in one process); keyed weakly so a closed app's go.
-const byContext = new WeakMap<AppContext, AppMetrics>();
 
 // Process-wide metrics (event-loop delay, memory, GC, CPU) exist once per process, not per app.
 let processRegistry: Registry | null = null;
@@ -32,24 +28,14 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
-/** The app's metrics, created on first use. */
-export function metricsFor(ctx: AppContext): AppMetrics {
-  let m = byContext.get(ctx);
-  if (!m) {
-    m = createMetrics(ctx);
-    byContext.set(ctx, m);
-  }
-  return m;
-}
-
 /** Counts one login attempt's outcome. The auth module calls it once per attempt. */
 export function countLogin(ctx: AppContext, outcome: LoginOutcome): void {
-  metricsFor(ctx).logins.inc({ outcome });
+  ctx.metrics.logins.inc({ outcome });
 }
 
 /** Times every response by route pattern (never the raw URL: ids would explode the series). */
 export function installRequestMetrics(app: FastifyInstance, ctx: AppContext): void {
-  const { requests } = metricsFor(ctx);
+  const { requests } = ctx.metrics;
   app.addHook('onResponse', (request, reply, done) => {
     const method = METHODS.has(request.method) ? request.method : 'OTHER';
     const route = request.routeOptions.url ?? 'unmatched';
@@ -60,12 +46,20 @@ export function installRequestMetrics(app: FastifyInstance, ctx: AppContext): vo
 
 /** The Prometheus text exposition: this app's metrics, then the process's. */
 export async function renderMetrics(ctx: AppContext): Promise<{ contentType: string; body: string }> {
-  const { registry } = metricsFor(ctx);
+  const { registry } = ctx.metrics;
   const [app, proc] = await Promise.all([registry.metrics(), processMetrics().metrics()]);
   return { contentType: registry.contentType, body: `${app}\n${proc}` };
 }
 
-function createMetrics(ctx: AppContext): AppMetrics {
+/** What the app's metrics read at scrape time. */
+export interface MetricsInputs {
+  readonly db: Kysely<DB>;
+  readonly database: Database;
+  readonly log: Logger;
+}
+
+/** The app's metrics (`ctx.metrics`), made once per context by createContext. */
+export function createAppMetrics({ db, database, log }: MetricsInputs): AppMetrics {
   const registry = new Registry();
   const requests = new Histogram({
     name: 'gatehouse_http_request_duration_seconds',
@@ -82,7 +76,6 @@ function createMetrics(ctx: AppContext): AppMetrics {
   });
   for (const outcome of LOGIN_OUTCOMES) logins.inc({ outcome }, 0);
 
-  const { database } = ctx;
   const cachedCount = (query: () => Promise<number>) => {
     let value = 0;
     let at = Number.NEGATIVE_INFINITY;
@@ -94,8 +87,8 @@ function createMetrics(ctx: AppContext): AppMetrics {
       return value;
     };
   };
-  const liveSessions = cachedCount(() => countLiveSessions(ctx.db, Date.now()));
-  const pendingMail = cachedCount(() => countPendingMessages(ctx.db));
+  const liveSessions = cachedCount(() => countLiveSessions(db, Date.now()));
+  const pendingMail = cachedCount(() => countPendingMessages(db));
   // A failing query keeps the last value (gatehouse_database_up tells why); the scrape still answers.
   const countGauge = (name: string, help: string, count: () => Promise<number>) =>
     new Gauge({
@@ -106,7 +99,7 @@ function createMetrics(ctx: AppContext): AppMetrics {
         try {
           this.set(await count());
         } catch (err) {
-          ctx.log.debug({ err }, `metrics: ${name} unavailable`);
+          log.debug({ err }, `metrics: ${name} unavailable`);
         }
       },
     });

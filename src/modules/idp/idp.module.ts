@@ -1,4 +1,5 @@
 import { defineModule } from '../../kernel/module.ts';
+import { createUpstreams } from '../providers/index.ts';
 import { idpEndpoints } from './idp.routes.ts';
 import { idpHealth, pruneUsedIdTokens } from './upkeep.ts';
 
@@ -13,6 +14,8 @@ export const idpModule = defineModule({
   required: false,
   description: 'Sign-in through an external OpenID Connect provider',
   forms: ['A', 'FULL'],
+  // The `default` provider's discovery and keys (OIDC_ISSUER), fetched once per app.
+  start: () => createUpstreams(),
   endpoints: idpEndpoints,
   jobs: [
     // Used ID tokens past their expiry linger at most this long. Idempotent, so every instance runs

@@ -1,12 +1,13 @@
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { clientInfo } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import type { ModuleDirectory } from '../../kernel/module.ts';
 import { ApiError } from '../../platform/api-error.ts';
-import { idpConfig, signInWithIdToken } from '../providers/index.ts';
+import { idpConfig, signInWithIdToken, type Upstreams } from '../providers/index.ts';
 import { ConfigResponse, VerifyBody, VerifyResponse } from './idp.schemas.ts';
 
 /** idp.config and idp.verify (docs/api.md §7): sign-in through an external OpenID Connect provider. */
-export function idpEndpoints(ctx: AppContext): Endpoint[] {
+export function idpEndpoints(ctx: AppContext, _modules: ModuleDirectory, upstreams: Upstreams): Endpoint[] {
   return [
     endpoint({
       group: 'idp',
@@ -16,7 +17,7 @@ export function idpEndpoints(ctx: AppContext): Endpoint[] {
       access: 'public',
       summary: "The identity provider's endpoints a front end needs to start a sign-in",
       schema: { response: { 200: ConfigResponse } },
-      handler: () => idpConfig(ctx),
+      handler: () => idpConfig(ctx, upstreams),
     }),
     endpoint({
       group: 'idp',
@@ -40,6 +41,7 @@ export function idpEndpoints(ctx: AppContext): Endpoint[] {
         }
         return signInWithIdToken(
           ctx,
+          upstreams,
           { idToken: req.body.id_token, nonce: req.body.nonce, accessToken: req.body.access_token },
           clientInfo(req),
           provider,

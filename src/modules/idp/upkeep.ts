@@ -1,6 +1,6 @@
 import type { AppContext } from '../../kernel/context.types.ts';
 import type { HealthCheck } from '../../platform/health-check.ts';
-import { defaultProviderHealth, pruneIdTokenUses } from '../providers/index.ts';
+import { defaultProviderHealth, pruneIdTokenUses, type Upstreams } from '../providers/index.ts';
 
 /*
  * The idp module's job and health check. The `default` provider (OIDC_ISSUER) and the used ID tokens
@@ -13,6 +13,8 @@ export async function pruneUsedIdTokens(ctx: AppContext): Promise<void> {
 }
 
 /** The `idp` check: a provider nobody may sign in with (module off) does not count against the service's health. */
-export function idpHealth(ctx: AppContext): Promise<HealthCheck> {
-  return ctx.modules.isEnabled('idp') ? defaultProviderHealth(ctx) : Promise.resolve({ status: 'disabled' });
+export function idpHealth(ctx: AppContext, upstreams: Upstreams): Promise<HealthCheck> {
+  return ctx.modules.isEnabled('idp')
+    ? defaultProviderHealth(ctx, upstreams)
+    : Promise.resolve({ status: 'disabled' });
 }

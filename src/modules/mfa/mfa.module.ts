@@ -1,4 +1,3 @@
-import { secretsKey } from '../../identity/tokens/secrets-key.ts';
 import { defineModule } from '../../kernel/module.ts';
 import { mfaEndpoints } from './mfa.routes.ts';
 import { pruneMfaState } from './mfa-login.service.ts';
@@ -26,7 +25,7 @@ export const mfaModule = defineModule({
         : null,
     // On SQLite without SECRETS_KEY: the key file is made (and its warning logged) at start, not at the first enrolment.
     prepare: (ctx) => {
-      secretsKey(ctx);
+      ctx.secrets.key();
     },
   },
 });

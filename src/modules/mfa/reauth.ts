@@ -13,7 +13,6 @@ import {
   refuseWhilePasskeysOff,
   spendCode,
 } from '../../identity/index.ts';
-import { secretsKey } from '../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
@@ -159,7 +158,7 @@ export async function requireFreshProof<T>(
 
 /** A code can only be right where a key sealed the user's factors; without one, no code is. */
 async function codeSpent(ctx: AppContext, trx: Transaction<DB>, userId: string, code: string) {
-  if (secretsKey(ctx) === null) return false;
+  if (ctx.secrets.key() === null) return false;
   return (await spendCode(ctx, trx, userId, code)) !== null;
 }
 

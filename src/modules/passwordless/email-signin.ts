@@ -1,5 +1,5 @@
 import { randomInt, timingSafeEqual } from 'node:crypto';
-import { type SecretsKey, secretsKey } from '../../identity/tokens/secrets-key.ts';
+import type { SecretsKey } from '../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 
@@ -39,7 +39,7 @@ export function codeMatches(key: SecretsKey, userId: string, typed: string, stor
  * before any address is looked at, so the refusal says nothing about accounts.
  */
 export function signInKey(ctx: AppContext): SecretsKey {
-  const key = secretsKey(ctx);
+  const key = ctx.secrets.key();
   if (!key) {
     throw new ApiError('unavailable', { detail: 'Sign-in by e-mail needs SECRETS_KEY on this deployment' });
   }

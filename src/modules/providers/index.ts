@@ -11,3 +11,4 @@ export {
 } from './upstream/id-token-sign-in.service.ts';
 export { LinkIdentityError, linkIdentityByOperator } from './upstream/link-identity.service.ts';
 export { pruneIdTokenUses } from './upstream/replay.ts';
+export { createUpstreams, type Upstreams } from './upstream/upstream.ts';

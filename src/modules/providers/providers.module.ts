@@ -2,6 +2,7 @@ import { defineModule } from '../../kernel/module.ts';
 import { adminEndpoints } from './admin/admin.routes.ts';
 import { flowEndpoints } from './flow/flow.routes.ts';
 import { pruneFlows } from './flow/prune.ts';
+import { createUpstreams } from './upstream/upstream.ts';
 
 declare module '../../kernel/module-names.ts' {
   interface ModuleNames {
@@ -14,7 +15,9 @@ export const providersModule = defineModule({
   required: false,
   description: 'Many external sign-in providers on the hosted pages',
   forms: ['FULL'],
-  endpoints: (ctx) => [...adminEndpoints(ctx), ...flowEndpoints(ctx)],
+  // The providers' discovery and keys, fetched once per app (and again when a provider changes).
+  start: () => createUpstreams(),
+  endpoints: (ctx, _modules, upstreams) => [...adminEndpoints(ctx), ...flowEndpoints(ctx, upstreams)],
   jobs: [
     // Expired flows guard nothing; idempotent, so every instance runs it.
     { name: 'providers.prune', what: 'expired provider flow pruning', everyMs: 10 * 60_000, run: pruneFlows },

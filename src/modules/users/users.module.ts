@@ -1,5 +1,5 @@
 import { defineModule } from '../../kernel/module.ts';
-import { usersEndpoints } from './users.routes.ts';
+import { cursorCodecFor, usersEndpoints } from './users.routes.ts';
 
 declare module '../../kernel/module-names.ts' {
   interface ModuleNames {
@@ -12,5 +12,7 @@ export const usersModule = defineModule({
   required: true,
   description: 'User listing, search, statistics and updates',
   forms: ['A', 'B', 'FULL'],
+  // The cursor key, read from the database at the first page asked for.
+  start: cursorCodecFor,
   endpoints: usersEndpoints,
 });

@@ -2,6 +2,7 @@ import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { requireAuth } from '../../http/guard.ts';
 import { clientInfo, UserSchema } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import type { ModuleDirectory } from '../../kernel/module.ts';
 import { requestActor } from '../audit/index.ts';
 import { type CursorCodec, loadCursorCodec } from './list/cursors.ts';
 import { listUsers, userStats } from './list/users-list.service.ts';
@@ -21,9 +22,12 @@ export function cursorCodecFor(ctx: AppContext): () => Promise<CursorCodec> {
   };
 }
 
-/** The users module (docs/api.md §6): list, search, stats, get, update. */
-export function usersEndpoints(ctx: AppContext): Endpoint[] {
-  const codec = cursorCodecFor(ctx);
+/** The users module (docs/api.md §6): list, search, stats, get, update; `codec` is its state (`start`). */
+export function usersEndpoints(
+  ctx: AppContext,
+  _modules: ModuleDirectory,
+  codec: () => Promise<CursorCodec>,
+): Endpoint[] {
   return [
     endpoint({
       group: 'users',

@@ -1,10 +1,9 @@
-import { secretsKey } from '../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 
 /** Seals an endpoint secret with SECRETS_KEY, bound to the endpoint's id. */
 export function sealSecret(ctx: AppContext, endpointId: string, secret: string): string {
-  const key = secretsKey(ctx);
+  const key = ctx.secrets.key();
   if (!key) throw new ApiError('unavailable', { detail: 'Webhooks need SECRETS_KEY on this deployment' });
   return key.seal(Buffer.from(secret), `webhook:${endpointId}`);
 }
@@ -23,7 +22,7 @@ export function signingSecrets(
   },
   now: number,
 ): string[] {
-  const key = secretsKey(ctx);
+  const key = ctx.secrets.key();
   if (!key) return [];
   const open = (box: string) => key.open(box, `webhook:${row.endpoint_id}`)?.toString() ?? null;
   const out: string[] = [];

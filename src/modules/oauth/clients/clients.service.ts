@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
 import { revokeClientSessions } from '../../../identity/index.ts';
-import { secretsKey } from '../../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import type { ClientCreateBody, ClientUpdateBody } from '../oauth.schemas.ts';
@@ -66,7 +65,7 @@ const notFound = () => new ApiError('client_not_found', { detail: 'No client has
 const secretContext = (clientId: string) => `oauth_client:${clientId}`;
 
 function sealSecret(ctx: AppContext, clientId: string, secret: string): string {
-  const key = secretsKey(ctx);
+  const key = ctx.secrets.key();
   if (key === null) {
     throw new ApiError('module_unavailable', {
       detail: 'SECRETS_KEY must be set: client secrets are stored sealed with it',
@@ -244,7 +243,7 @@ export async function providerClientMetadata(
   const c = toPublicClient(row);
   let secret: string | undefined;
   if (row.secret_box !== null) {
-    const opened = secretsKey(ctx)?.open(row.secret_box, secretContext(clientId)) ?? null;
+    const opened = ctx.secrets.key()?.open(row.secret_box, secretContext(clientId)) ?? null;
     // A secret sealed under another key cannot be compared: the client cannot authenticate.
     if (opened === null) return undefined;
     secret = opened.toString();

@@ -1,5 +1,4 @@
 import { type AdapterPayload, errors, type KoaContextWithOIDC } from 'oidc-provider';
-import { secretsKey } from '../../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { findClientRow, insertClientRow } from './clients.queries.ts';
 import { clientPolicy, OIDC_SCOPES } from './clients.service.ts';
@@ -47,7 +46,7 @@ export async function storeRegisteredClient(
   const { applicationType, redirectUris, postLogout, grantTypes } = checkRegisteredMetadata(meta);
   const method = String(meta.token_endpoint_auth_method ?? 'client_secret_basic');
   const secret = typeof meta.client_secret === 'string' ? meta.client_secret : null;
-  const key = secretsKey(ctx);
+  const key = ctx.secrets.key();
   if (secret !== null && key === null) throw new Error('SECRETS_KEY is required to store client secrets');
   const oidcScopes: readonly string[] = OIDC_SCOPES;
   const asked = typeof meta.scope === 'string' ? meta.scope.split(' ') : ['openid', 'profile', 'email'];

@@ -8,6 +8,7 @@ import { clientInfo } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ProviderParams } from '../admin/providers.schemas.ts';
 import { enabledProviders } from '../upstream/providers.service.ts';
+import type { Upstreams } from '../upstream/upstream.ts';
 import {
   CallbackFields,
   ContinueResponse,
@@ -43,7 +44,7 @@ const Buttons = Type.Object({
 });
 
 /** The redirect flow of the `providers` module (docs/api.md §18): sign-in, linking, identities. */
-export function flowEndpoints(ctx: AppContext): Endpoint[] {
+export function flowEndpoints(ctx: AppContext, upstreams: Upstreams): Endpoint[] {
   const callback = async (
     req: FastifyRequest<{ Params: { name: string } }>,
     reply: FastifyReply,
@@ -63,6 +64,7 @@ export function flowEndpoints(ctx: AppContext): Endpoint[] {
     }
     const landing = await finishFlow(
       ctx,
+      upstreams,
       name,
       current,
       ownCookieValue(ctx, req, FLOW_COOKIE, FLOW_COOKIE_PATH),
@@ -89,7 +91,7 @@ export function flowEndpoints(ctx: AppContext): Endpoint[] {
         // Reserved first: a start costs a flow row and a provider's discovery (429 past the budget).
         await reserveOrThrow(ctx.db, [startBudget(req.ip)], 'Too many sign-ins started; try again later');
         const returnTo = await checkReturnTo(ctx, req.query.return_to);
-        const started = await startFlow(ctx, req.params.name, returnTo, 'sign_in');
+        const started = await startFlow(ctx, upstreams, req.params.name, returnTo, 'sign_in');
         return reply
           .header('set-cookie', flowCookie(ctx, started.browserToken, 600, started.crossSitePost))
           .redirect(started.location, 302);
@@ -186,7 +188,7 @@ export function flowEndpoints(ctx: AppContext): Endpoint[] {
         const auth = requireAuth(req);
         assertFreshSession(auth.claims.auth_time);
         const returnTo = await checkReturnTo(ctx, req.query.return_to);
-        const started = await startFlow(ctx, req.params.name, returnTo, 'link', {
+        const started = await startFlow(ctx, upstreams, req.params.name, returnTo, 'link', {
           userId: auth.user.id,
           sessionId: auth.session.id,
         });

@@ -10,7 +10,6 @@ import {
   withLoginAttempt,
 } from '../../../identity/index.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../../identity/tokens/opaque-tokens.ts';
-import { secretsKey } from '../../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import { isUniqueViolation } from '../../../platform/db/dialect.ts';
@@ -18,7 +17,13 @@ import { countLogin } from '../../core/index.ts';
 import { findLinkOrCreate } from '../upstream/identity-mapping.ts';
 import { notFound, type Provider, requireProvider } from '../upstream/providers.service.ts';
 import { reserveIdToken } from '../upstream/replay.ts';
-import { assertAllowedDomain, authorizationUrl, exchange, usesFormPost } from '../upstream/upstream.ts';
+import {
+  assertAllowedDomain,
+  authorizationUrl,
+  exchange,
+  type Upstreams,
+  usesFormPost,
+} from '../upstream/upstream.ts';
 import { insertFlow, takeFlow } from './flow.queries.ts';
 import { linkToAccount } from './link.service.ts';
 
@@ -41,7 +46,7 @@ export interface Started {
 const sealContext = (hash: string) => `idp_flow:${hash}`;
 
 function key(ctx: AppContext) {
-  const k = secretsKey(ctx);
+  const k = ctx.secrets.key();
   if (k === null) throw new ApiError('module_unavailable', { detail: 'SECRETS_KEY is not set' });
   return k;
 }
@@ -58,6 +63,7 @@ export function callbackUrl(ctx: AppContext, name: string): string {
  */
 export async function startFlow(
   ctx: AppContext,
+  upstreams: Upstreams,
   name: string,
   returnTo: string,
   purpose: FlowPurpose,
@@ -70,7 +76,7 @@ export async function startFlow(
   const state = randomState();
   const nonce = randomNonce();
   const codeVerifier = randomPKCECodeVerifier();
-  const location = await authorizationUrl(ctx, provider, {
+  const location = await authorizationUrl(ctx, upstreams, provider, {
     redirectUri: callbackUrl(ctx, name),
     state,
     nonce,
@@ -116,18 +122,20 @@ const spent = () =>
  */
 export function finishFlow(
   ctx: AppContext,
+  upstreams: Upstreams,
   name: string,
   callback: URL | Request,
   browserToken: string | undefined,
   client: ClientInfo,
 ): Promise<Landing> {
   return withLoginAttempt(ctx, { way: PROVIDER_WAY, client }, (attempt) =>
-    landFlow(ctx, attempt, name, callback, browserToken),
+    landFlow(ctx, upstreams, attempt, name, callback, browserToken),
   );
 }
 
 async function landFlow(
   ctx: AppContext,
+  upstreams: Upstreams,
   attempt: LoginAttempt,
   name: string,
   callback: URL | Request,
@@ -146,7 +154,7 @@ async function landFlow(
     if (verifier === null) throw spent();
     provider = await requireProvider(ctx, name);
     if (!provider.enabled) throw notFound(name);
-    const upstream = await exchange(ctx, provider, callback, {
+    const upstream = await exchange(ctx, upstreams, provider, callback, {
       state: flow.state,
       nonce: flow.nonce,
       codeVerifier: verifier.toString(),

@@ -24,7 +24,7 @@ import { LinkRefused } from './linking.ts';
 import type { Discovery } from './oidc-client.ts';
 import { DEFAULT_PROVIDER, defaultProvider } from './providers.service.ts';
 import { reserveIdToken } from './replay.ts';
-import { verifierFor } from './upstream.ts';
+import { type Upstreams, verifierFor } from './upstream.ts';
 import { verifySource } from './verify-source.ts';
 
 /** `GET /api/v1/idp/config` (docs/api.md §7). */
@@ -40,10 +40,10 @@ const ID_TOKEN_WAY: SignInWay = { method: 'idp', count: countLogin };
 type Mapped = SignInOutcome & { created: boolean };
 
 /** The provider settings a front end needs to start a sign-in, from the cached discovery document. */
-export async function idpConfig(ctx: AppContext): Promise<IdpConfig> {
+export async function idpConfig(ctx: AppContext, upstreams: Upstreams): Promise<IdpConfig> {
   const seed = defaultProvider(ctx);
   if (seed === null) return { enabled: false };
-  const client = verifierFor(ctx, seed);
+  const client = verifierFor(ctx, upstreams, seed);
   const doc = await client.discovery();
   return { enabled: true, ...doc, client_id: client.settings.clientId };
 }
@@ -52,9 +52,9 @@ export async function idpConfig(ctx: AppContext): Promise<IdpConfig> {
  * The `idp` health check (`/health/detailed`): the `default` provider's discovery and keys fetched
  * now; `disabled` when OIDC_ISSUER is not set.
  */
-export function defaultProviderHealth(ctx: AppContext): Promise<HealthCheck> {
+export function defaultProviderHealth(ctx: AppContext, upstreams: Upstreams): Promise<HealthCheck> {
   const seed = defaultProvider(ctx);
-  return seed === null ? Promise.resolve({ status: 'disabled' }) : verifierFor(ctx, seed).probe();
+  return seed === null ? Promise.resolve({ status: 'disabled' }) : verifierFor(ctx, upstreams, seed).probe();
 }
 
 /** What a refused sign-in's audit entry can name, filled in as the sign-in learns it. */
@@ -71,6 +71,7 @@ interface Attempt {
  */
 export async function signInWithIdToken(
   ctx: AppContext,
+  upstreams: Upstreams,
   input: { idToken: string; nonce?: string | undefined; accessToken?: string | undefined },
   client: ClientInfo,
   provider: string = DEFAULT_PROVIDER,
@@ -80,7 +81,7 @@ export async function signInWithIdToken(
       detail: 'No identity provider is configured (OIDC_ISSUER, OIDC_CLIENT_ID)',
     });
   }
-  const source = await verifySource(ctx, provider);
+  const source = await verifySource(ctx, upstreams, provider);
   const seen: Attempt = { identity: null, userId: null };
   const result = await withLoginAttempt(ctx, { way: ID_TOKEN_WAY, client }, async (attempt) => {
     try {

@@ -1,4 +1,4 @@
-import { type SecretsKey, secretsKey } from '../../../identity/tokens/secrets-key.ts';
+import type { SecretsKey } from '../../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import type { ProviderView } from '../admin/providers.schemas.ts';
@@ -31,7 +31,7 @@ export const DEFAULT_PROVIDER = 'default';
 
 /** The key provider secrets are sealed with; without one the module is unavailable. */
 export function key(ctx: AppContext): SecretsKey {
-  const k = secretsKey(ctx);
+  const k = ctx.secrets.key();
   if (k === null) throw new ApiError('module_unavailable', { detail: 'SECRETS_KEY is not set' });
   return k;
 }

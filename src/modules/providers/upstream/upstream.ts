@@ -24,16 +24,23 @@ interface Cached {
   server: Promise<oidc.ServerMetadata> | null;
   verifier: OidcClient | null;
 }
-const caches = new WeakMap<AppContext, Map<string, Cached>>();
+/**
+ * The openid-client state of one app's providers (discovery, keys), by provider name: made once by a
+ * module's `start` (createUpstreams) and handed down to whatever reaches a provider.
+ */
+export interface Upstreams {
+  readonly byName: Map<string, Cached>;
+}
+
+/** An app's empty provider state; the `providers` and `idp` modules each make theirs in `start`. */
+export function createUpstreams(): Upstreams {
+  return { byName: new Map() };
+}
 
 const isHttp = (url: string) => url.startsWith('http:');
 
-function cached(ctx: AppContext, provider: Provider): Cached {
-  let map = caches.get(ctx);
-  if (!map) {
-    map = new Map();
-    caches.set(ctx, map);
-  }
+function cached(ctx: AppContext, upstreams: Upstreams, provider: Provider): Cached {
+  const map = upstreams.byName;
   const hit = map.get(provider.name);
   if (hit && hit.version === provider.version) return hit;
   const entry: Cached = {
@@ -51,8 +58,8 @@ function cached(ctx: AppContext, provider: Provider): Cached {
   return entry;
 }
 
-function server(ctx: AppContext, provider: Provider): Promise<oidc.ServerMetadata> {
-  const entry = cached(ctx, provider);
+function server(ctx: AppContext, upstreams: Upstreams, provider: Provider): Promise<oidc.ServerMetadata> {
+  const entry = cached(ctx, upstreams, provider);
   if (entry.server === null) {
     const fetched = serverMetadata(ctx, provider);
     entry.server = fetched;
@@ -84,8 +91,12 @@ async function serverMetadata(ctx: AppContext, provider: Provider): Promise<oidc
 }
 
 /** openid-client's configuration for one exchange (Apple's client secret is minted fresh each time). */
-async function configuration(ctx: AppContext, provider: Provider): Promise<oidc.Configuration> {
-  const metadata = await server(ctx, provider);
+async function configuration(
+  ctx: AppContext,
+  upstreams: Upstreams,
+  provider: Provider,
+): Promise<oidc.Configuration> {
+  const metadata = await server(ctx, upstreams, provider);
   let secret = provider.clientSecret;
   if (provider.preset === 'apple' && provider.privateKey !== null) {
     const { team_id, key_id } = provider.settings;
@@ -119,10 +130,11 @@ export function usesFormPost(provider: Provider): boolean {
 /** The provider's authorization URL with state, nonce and PKCE S256. */
 export async function authorizationUrl(
   ctx: AppContext,
+  upstreams: Upstreams,
   provider: Provider,
   p: AuthorizationParams,
 ): Promise<string> {
-  const config = await configuration(ctx, provider);
+  const config = await configuration(ctx, upstreams, provider);
   const params: Record<string, string> = {
     redirect_uri: p.redirectUri,
     response_type: 'code',
@@ -147,11 +159,12 @@ export interface CallbackChecks {
 /** Exchanges the code and returns the verified identity; failures are ApiErrors of docs/api.md §9. */
 export async function exchange(
   ctx: AppContext,
+  upstreams: Upstreams,
   provider: Provider,
   callback: URL | Request,
   checks: CallbackChecks,
 ): Promise<UpstreamIdentity> {
-  const config = await configuration(ctx, provider);
+  const config = await configuration(ctx, upstreams, provider);
   let tokens: oidc.TokenEndpointResponse;
   try {
     tokens = await oidc.authorizationCodeGrant(config, callback, {
@@ -166,7 +179,7 @@ export async function exchange(
   const idToken = tokens.id_token;
   if (typeof idToken !== 'string')
     throw new ApiError('idp_token_invalid', { detail: 'The provider sent no ID token' });
-  const verified = await verifyIdToken(verifierFor(ctx, provider), idToken, checks.nonce);
+  const verified = await verifyIdToken(verifierFor(ctx, upstreams, provider), idToken, checks.nonce);
   // The redirect flow always holds an access token: userinfo fills in what the ID token lacks.
   const identity = await withUserinfo(config, verified, tokens.access_token);
   return refineIdentity(provider, identity, idToken);
@@ -175,17 +188,18 @@ export async function exchange(
 /** `POST /idp/verify` with an access token: the provider's userinfo fills in what the ID token lacks. */
 export async function completeClaims(
   ctx: AppContext,
+  upstreams: Upstreams,
   provider: Provider,
   identity: VerifiedIdentity,
   accessToken: string,
 ): Promise<VerifiedIdentity> {
   if (provider.kind !== 'oidc' || !lacksMappedClaims(identity)) return identity;
-  return withUserinfo(await configuration(ctx, provider), identity, accessToken);
+  return withUserinfo(await configuration(ctx, upstreams, provider), identity, accessToken);
 }
 
 /** The OpenID verifier (discovery and keys, cached) of an `oidc` provider, as POST /idp/verify uses it too. */
-export function verifierFor(ctx: AppContext, provider: Provider): OidcClient {
-  const verifier = cached(ctx, provider).verifier;
+export function verifierFor(ctx: AppContext, upstreams: Upstreams, provider: Provider): OidcClient {
+  const verifier = cached(ctx, upstreams, provider).verifier;
   if (verifier === null)
     throw new ApiError('validation_failed', { detail: `${provider.name} issues no ID tokens` });
   return verifier;

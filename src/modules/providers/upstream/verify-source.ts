@@ -3,7 +3,13 @@ import type { VerifiedIdentity } from './id-token.ts';
 import type { MappingPolicy } from './identity-mapping.ts';
 import type { OidcClient } from './oidc-client.ts';
 import { notFound, requireProvider } from './providers.service.ts';
-import { assertAllowedDomain, completeClaims, refineIdentity, verifierFor } from './upstream.ts';
+import {
+  assertAllowedDomain,
+  completeClaims,
+  refineIdentity,
+  type Upstreams,
+  verifierFor,
+} from './upstream.ts';
 
 /**
  * Where an ID token comes from: the seed's provider (`default`, OIDC_ISSUER) or a named provider of
@@ -27,17 +33,22 @@ export interface IdTokenSource {
  * settings, its userinfo when the token lacks a claim, its claims read as the redirect flow reads
  * them, and its `allowed_domains`. A disabled or unknown provider: 404 `provider_not_found`.
  */
-export async function verifySource(ctx: AppContext, name: string): Promise<IdTokenSource> {
+export async function verifySource(
+  ctx: AppContext,
+  upstreams: Upstreams,
+  name: string,
+): Promise<IdTokenSource> {
   const provider = await requireProvider(ctx, name);
   if (!provider.enabled) throw notFound(name);
   return {
-    client: verifierFor(ctx, provider),
+    client: verifierFor(ctx, upstreams, provider),
     policy: {
       linkByEmail: provider.linkByEmail,
       linkAdmins: provider.linkAdmins,
       autoProvision: provider.autoProvision,
     },
-    completeClaims: (identity, accessToken) => completeClaims(ctx, provider, identity, accessToken),
+    completeClaims: (identity, accessToken) =>
+      completeClaims(ctx, upstreams, provider, identity, accessToken),
     refine(identity, idToken) {
       assertAllowedDomain(provider, refineIdentity(provider, identity, idToken));
     },
