@@ -203,13 +203,9 @@ export const clientsRegistrationTokenCommand = defineCommand({
     // the bounds, the audit entry (actor: system) are the service's.
     const ttl = values.ttl === undefined ? undefined : Number(values.ttl);
     await withContext(config, async (ctx) => {
-      const { createAuthorizationServer, createRegistrationToken } = await import(
-        '../modules/oauth/index.ts'
-      );
-      // The library's InitialAccessToken model: this command's own authorization server, built once.
-      const server = createAuthorizationServer(ctx);
+      const { createRegistrationToken } = await import('../modules/oauth/index.ts');
       const made = await asCli(() =>
-        createRegistrationToken(ctx, server, ttl, { actor: { type: 'system' }, client: null }),
+        createRegistrationToken(ctx, ttl, { actor: { type: 'system' }, client: null }),
       );
       console.log(`${made.token}`);
       console.log(`(shown once; registers one client; valid until ${made.expires_at}; stored hashed)`);

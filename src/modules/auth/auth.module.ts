@@ -1,6 +1,5 @@
 import { createLoginThrottle } from '../../identity/budgets/throttle.ts';
 import { defineModule } from '../../kernel/module.ts';
-import { createAuthorizationServer } from '../oauth/index.ts';
 import { authEndpoints } from './auth.routes.ts';
 import { pruneAuthState } from './auth.service.ts';
 
@@ -15,9 +14,6 @@ export const authModule = defineModule({
   required: true,
   description: 'Login, logout, refresh and token verification',
   forms: ['A', 'B', 'FULL'],
-  // While `oauth` is on, the discovery documents are the library's: an authorization server of its
-  // own, built at the first such request (the oauth module's own serves its protocol endpoints).
-  start: (ctx) => createAuthorizationServer(ctx),
   endpoints: authEndpoints,
   jobs: [
     // Spent login counters and expired refresh tokens linger at most this long before they are deleted.

@@ -3,19 +3,13 @@ import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { requireAuth } from '../../http/guard.ts';
 import { clientInfo, TokenResponse, toPublicUser } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
-import type { ModuleDirectory } from '../../kernel/module.ts';
-import type { AuthorizationServer } from '../oauth/index.ts';
 import { JwksResponse, LoginBody, LogoutBody, RefreshBody, VerifyTokenResponse } from './auth.schemas.ts';
 import { login, logout } from './auth.service.ts';
 import { discoveryEndpoints } from './discovery.routes.ts';
 import { refresh } from './refresh.service.ts';
 
 /** The auth module (docs/api.md §5): login, logout, refresh, token verification and the public keys. */
-export function authEndpoints(
-  ctx: AppContext,
-  _modules: ModuleDirectory,
-  server: AuthorizationServer,
-): Endpoint[] {
+export function authEndpoints(ctx: AppContext): Endpoint[] {
   return [
     endpoint({
       group: 'auth',
@@ -86,6 +80,6 @@ export function authEndpoints(
       anyOrigin: true,
       handler: () => ctx.keys.jwks(),
     }),
-    ...discoveryEndpoints(ctx, server),
+    ...discoveryEndpoints(ctx),
   ];
 }

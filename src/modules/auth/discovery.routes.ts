@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
-import { type AuthorizationServer, passToAuthorizationServer } from '../oauth/index.ts';
+import { passToAuthorizationServer } from '../oauth/index.ts';
 
 const Metadata = Type.Object({}, { additionalProperties: true });
 
@@ -18,7 +18,7 @@ const CACHE = 'public, max-age=300';
  * tokens through its own JSON API, not OAuth endpoints, so no authorization or token endpoint is
  * advertised and `response_types_supported` is empty. Hidden from the index like the JWKS.
  */
-export function discoveryEndpoints(ctx: AppContext, server: AuthorizationServer): Endpoint[] {
+export function discoveryEndpoints(ctx: AppContext): Endpoint[] {
   const issuer = ctx.config.publicUrl;
   const base = () => ({
     issuer,
@@ -33,7 +33,7 @@ export function discoveryEndpoints(ctx: AppContext, server: AuthorizationServer)
   ): Promise<FastifyReply> => {
     reply.header('cache-control', CACHE);
     if (ctx.modules.isEnabled('oauth')) {
-      await passToAuthorizationServer(ctx, server, req, reply);
+      await passToAuthorizationServer(ctx, req, reply);
       return reply;
     }
     // Any origin may read it, as the library's answers any (docs/api.md §17).

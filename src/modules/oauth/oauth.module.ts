@@ -1,7 +1,6 @@
 import { defineModule } from '../../kernel/module.ts';
 import { oauthEndpoints } from './oauth.routes.ts';
-import { createAuthorizationServer } from './server/authorization-server.ts';
-import { sweepOauthModels, watchAuthorizationServer } from './server/upkeep.ts';
+import { sweepOauthModels } from './server/upkeep.ts';
 
 declare module '../../kernel/module-names.ts' {
   interface ModuleNames {
@@ -14,13 +13,6 @@ export const oauthModule = defineModule({
   required: false,
   description: 'Authorization server: OAuth 2.1 and OpenID Connect provider',
   forms: ['FULL'],
-  // The authorization server (built on first use, rebuilt when the keys change), made ready now and
-  // whenever the module is switched on (a subscription, not a timer).
-  start: (ctx) => {
-    const server = createAuthorizationServer(ctx);
-    watchAuthorizationServer(ctx, server);
-    return server;
-  },
   endpoints: oauthEndpoints,
   jobs: [
     // Expired models go, and keys changed elsewhere (rotation, another instance) rebuild the provider

@@ -35,25 +35,23 @@ import {
   listResources,
   updateResource,
 } from './resources/resources.service.ts';
-import { type AuthorizationServer, OAUTH_ROUTES } from './server/authorization-server.ts';
+import { OAUTH_ROUTES } from './server/authorization-server.ts';
 import { connectedApps, revokeConnectedApp } from './server/consents.service.ts';
 import { interactionEndpoints } from './server/interactions.routes.ts';
 import { passToAuthorizationServer } from './server/mount.ts';
+import { watchAuthorizationServer } from './server/upkeep.ts';
 
 /**
  * The `oauth` module (docs/api.md §17): oidc-provider's protocol endpoints, handed over unparsed,
  * and the admin API of clients and resources.
  */
-export function oauthEndpoints(
-  ctx: AppContext,
-  modules: ModuleDirectory,
-  server: AuthorizationServer,
-): Endpoint[] {
+export function oauthEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpoint[] {
+  watchAuthorizationServer(ctx);
   return [
-    ...protocolEndpoints(ctx, server),
-    ...interactionEndpoints(ctx, modules, server),
+    ...protocolEndpoints(ctx),
+    ...interactionEndpoints(ctx, modules),
     ...grantEndpoints(ctx),
-    ...clientEndpoints(ctx, server),
+    ...clientEndpoints(ctx),
     ...resourceEndpoints(ctx),
   ];
 }
@@ -61,7 +59,7 @@ export function oauthEndpoints(
 /** The endpoints oidc-provider serves with CORS, each with its preflight. */
 const PREFLIGHTED = ['token', 'userinfo', 'introspection', 'revocation'] as const;
 
-function protocolEndpoints(ctx: AppContext, server: AuthorizationServer): Endpoint[] {
+function protocolEndpoints(ctx: AppContext): Endpoint[] {
   const raw = (label: string, method: HttpMethod, path: string, summary: string, hidden = false) =>
     endpoint({
       group: 'oauth',
@@ -76,7 +74,7 @@ function protocolEndpoints(ctx: AppContext, server: AuthorizationServer): Endpoi
       summary,
       schema: {},
       handler: async (req, reply) => {
-        await passToAuthorizationServer(ctx, server, req, reply);
+        await passToAuthorizationServer(ctx, req, reply);
         return reply;
       },
     });
@@ -110,7 +108,7 @@ function protocolEndpoints(ctx: AppContext, server: AuthorizationServer): Endpoi
             summary: 'Dynamic client registration (RFC 7591)',
             schema: {},
             handler: async (req, reply) => {
-              await registrationHandoff(ctx, server, req, reply);
+              await registrationHandoff(ctx, req, reply);
               return reply;
             },
           }),
@@ -165,7 +163,7 @@ function grantEndpoints(ctx: AppContext): Endpoint[] {
   ];
 }
 
-function clientEndpoints(ctx: AppContext, server: AuthorizationServer): Endpoint[] {
+function clientEndpoints(ctx: AppContext): Endpoint[] {
   return [
     endpoint({
       group: 'clients',
@@ -244,10 +242,7 @@ function clientEndpoints(ctx: AppContext, server: AuthorizationServer): Endpoint
       schema: { body: RegistrationTokenBody, response: { 201: RegistrationTokenSchema } },
       status: 201,
       handler: (req) =>
-        createRegistrationToken(ctx, server, req.body.ttl_s, {
-          actor: requestActor(req),
-          client: clientInfo(req),
-        }),
+        createRegistrationToken(ctx, req.body.ttl_s, { actor: requestActor(req), client: clientInfo(req) }),
     }),
   ];
 }

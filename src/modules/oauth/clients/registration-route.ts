@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { reserveAttempt } from '../../../identity/budgets/attempt-budget.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
-import type { AuthorizationServer } from '../server/authorization-server.ts';
 import { passToAuthorizationServer } from '../server/mount.ts';
 
 /**
@@ -9,12 +8,7 @@ import { passToAuthorizationServer } from '../server/mount.ts';
  * OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR per client address, reserved before the library runs;
  * over it, 429 with an RFC 6749-style body and Retry-After.
  */
-export async function registrationHandoff(
-  ctx: AppContext,
-  server: AuthorizationServer,
-  request: FastifyRequest,
-  reply: FastifyReply,
-) {
+export async function registrationHandoff(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
   if (ctx.config.oauth.dynamicRegistration === 'open') {
     const reserved = await reserveAttempt(ctx.db, [
       {
@@ -43,5 +37,5 @@ export async function registrationHandoff(
       return;
     }
   }
-  await passToAuthorizationServer(ctx, server, request, reply);
+  await passToAuthorizationServer(ctx, request, reply);
 }

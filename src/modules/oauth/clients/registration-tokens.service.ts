@@ -1,7 +1,7 @@
 import { type AuditActor, type ClientInfo, recordAudit } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
-import type { AuthorizationServer } from '../server/authorization-server.ts';
+import { authorizationServer } from '../server/authorization-server.ts';
 import { SINGLE_USE } from './registration-policies.ts';
 
 /** How long a registration token may be used, in seconds (CLI `--ttl`, API `ttl_s`). */
@@ -22,7 +22,6 @@ export interface MadeBy {
  */
 export async function createRegistrationToken(
   ctx: AppContext,
-  server: AuthorizationServer,
   ttlS: number | undefined,
   by: MadeBy,
 ): Promise<{ token: string; expires_at: string }> {
@@ -40,7 +39,7 @@ export async function createRegistrationToken(
       errors: [{ path: '/ttl_s', message }],
     });
   }
-  const { provider } = await server.get();
+  const { provider } = await authorizationServer(ctx);
   // Reported a moment before the adapter's own clock: never later than the stored expiry.
   const expiresAt = Date.now() + ttl * 1000;
   const token: string = await new provider.InitialAccessToken({

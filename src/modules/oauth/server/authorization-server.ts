@@ -41,43 +41,34 @@ export const OAUTH_ROUTES = {
 /** Where a person signs in and consents: Gatehouse's hosted page for one interaction. */
 export const INTERACTION_PATH = '/account/authorize';
 
-export interface Built {
+interface Built {
   signature: string;
   provider: Provider;
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }
 
+const built = new WeakMap<AppContext, Promise<Built>>();
+
 /**
- * The authorization server of one app: the `oauth` module's state (its `start`), handed to whatever
- * serves or drives the library. `get()` builds it on first use and rebuilds it whenever the signing
+ * The authorization server of this context, built on first use and rebuilt whenever the signing
  * keys change (a rotation here or on another instance, an algorithm change): its keys are
  * Gatehouse's keys, so the one JWKS at /.well-known/jwks.json verifies everything it signs.
  */
-export interface AuthorizationServer {
-  get(): Promise<Built>;
-}
-
-/** Makes an app's authorization server; nothing is built until the first `get()`. */
-export function createAuthorizationServer(ctx: AppContext): AuthorizationServer {
-  let built: Promise<Built> | null = null;
-  return {
-    async get() {
-      const signature = keySignature(ctx);
-      const current = built;
-      if (current) {
-        const server = await current;
-        if (server.signature === signature && ctx.keys.hasCurrentKey('RS256')) return server;
-      }
-      const next = build(ctx);
-      built = next;
-      try {
-        return await next;
-      } catch (err) {
-        if (built === next) built = null;
-        throw err;
-      }
-    },
-  };
+export async function authorizationServer(ctx: AppContext): Promise<Built> {
+  const signature = keySignature(ctx);
+  const current = built.get(ctx);
+  if (current) {
+    const server = await current;
+    if (server.signature === signature && ctx.keys.hasCurrentKey('RS256')) return server;
+  }
+  const next = build(ctx);
+  built.set(ctx, next);
+  try {
+    return await next;
+  } catch (err) {
+    built.delete(ctx);
+    throw err;
+  }
 }
 
 /**
