@@ -41,7 +41,7 @@ function appOrigin(c) {
   try {
     return new URL(c.redirect_uris[0]).origin;
   } catch {
-    return 'https://app.example.com';
+    return '<your app origin>';
   }
 }
 
