@@ -203,9 +203,14 @@ export const clientsRegistrationTokenCommand = defineCommand({
     // the bounds, the audit entry (actor: system) are the service's.
     const ttl = values.ttl === undefined ? undefined : Number(values.ttl);
     await withContext(config, async (ctx) => {
-      const { createRegistrationToken } = await import('../modules/oauth/index.ts');
+      const { createAuthorizationServer, createRegistrationToken } = await import(
+        '../modules/oauth/index.ts'
+      );
+      // The library's InitialAccessToken model: the command runs without an app (no module is started),
+      // so it makes the one authorization server of its process here, once.
+      const server = createAuthorizationServer(ctx);
       const made = await asCli(() =>
-        createRegistrationToken(ctx, ttl, { actor: { type: 'system' }, client: null }),
+        createRegistrationToken(ctx, server, ttl, { actor: { type: 'system' }, client: null }),
       );
       console.log(`${made.token}`);
       console.log(`(shown once; registers one client; valid until ${made.expires_at}; stored hashed)`);

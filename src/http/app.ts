@@ -24,7 +24,7 @@ import { IndexResponse } from './index.schemas.ts';
 import { parseJsonBody } from './json-body.ts';
 import { registerLoadShedding } from './load-shedding.ts';
 import { installBrowserSession } from './pages/browser-session.ts';
-import { installPublicOrigin } from './pages/public-origin.ts';
+import { createAddressWarning, installPublicOrigin } from './pages/public-origin.ts';
 import { ProblemSchema } from './problem.schemas.ts';
 import { forwardedWithoutTrust } from './proxy-warning.ts';
 import { requestIdFor } from './request-id.ts';
@@ -161,9 +161,11 @@ export async function buildApp(ctx: AppContext, loaded?: LoadedModule[]): Promis
   });
 
   // Cookie mode for the hosted pages' token routes (docs/pages.md); hooks added as routes are.
-  installBrowserSession(app, ctx);
+  // One warning per app that people reach it at another address than PUBLIC_URL, whichever hook sees it first.
+  const warnAddress = createAddressWarning(ctx);
+  installBrowserSession(app, ctx, warnAddress);
   // A page opened on another loopback name than PUBLIC_URL's goes there (docs/pages.md, "One address").
-  installPublicOrigin(app, ctx);
+  installPublicOrigin(app, ctx, warnAddress);
   const modules = loaded ?? loadModules(ctx);
   const allEndpoints = modules.flatMap((m) => m.endpoints.map((e) => ({ module: m.info.name, endpoint: e })));
   const routeTable = allEndpoints.map(({ endpoint: e }) => ({

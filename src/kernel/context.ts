@@ -10,6 +10,7 @@ import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
 import { createMailTransport } from '../platform/mail/mailer.ts';
 import { createOutbox } from '../platform/mail/outbox.ts';
+import { createAfterAnswers } from './after-answer.ts';
 import type { AppContext } from './context.types.ts';
 import { createModuleState, followModuleNotifications } from './module-state.ts';
 import { MODULES } from './registry.ts';
@@ -73,6 +74,7 @@ export async function createContext(config: Config, database: Database, log: Log
     healthChecks: new Map([['mailer', () => outbox.health()]]),
     jobs: createScheduler(log),
     closers: [],
+    afterAnswers: createAfterAnswers(log),
   };
   ctx.closers.push(
     () => ctx.sessions.close(),
@@ -88,6 +90,8 @@ export async function createContext(config: Config, database: Database, log: Log
 
 /** Runs the context's closers, newest first; errors are logged, not thrown. */
 export async function closeContext(ctx: AppContext): Promise<void> {
+  // The work after answers first: it writes (mail into the outbox) while the database is open.
+  await ctx.afterAnswers.close();
   for (const close of [...ctx.closers].reverse()) {
     try {
       await close();

@@ -12,6 +12,7 @@ import type { DB } from '../platform/db/schema.ts';
 import type { HealthCheck } from '../platform/health-check.ts';
 import type { MailTransport } from '../platform/mail/mailer.ts';
 import type { Outbox } from '../platform/mail/outbox.ts';
+import type { AfterAnswers } from './after-answer.ts';
 import type { ModuleState } from './module-state.ts';
 import type { Scheduler } from './scheduler.ts';
 
@@ -49,4 +50,6 @@ export interface AppContext {
   readonly jobs: Scheduler;
   /** Called on shutdown, in reverse order of registration (timers, workers, listeners). */
   readonly closers: Array<() => Promise<void> | void>;
+  /** Work a request owes after its answer (src/kernel/after-answer.ts); settled before the closers run. */
+  readonly afterAnswers: AfterAnswers;
 }

@@ -15,3 +15,15 @@ export interface ModuleNames {}
 
 /** A module's name (`ctx.modules.isEnabled('mfa')`). */
 export type ModuleName = keyof ModuleNames & string;
+
+/**
+ * What a module offers the other modules from its state, by name: empty here, each module that offers
+ * something declares it beside its name (declaration merging, as above), e.g. `oauth` hands requests
+ * to its one authorization server. Another module reaches it through its `ModuleDirectory`
+ * (`modules.offer('oauth')`), never by keying a map with the context.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in each module's declaration
+export interface ModuleOffers {}
+
+/** What the module of that name offers (declared in `ModuleOffers`), or nothing. */
+export type OfferOf<N extends ModuleName> = N extends keyof ModuleOffers ? ModuleOffers[N] : undefined;

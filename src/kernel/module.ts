@@ -3,7 +3,7 @@ import type { ApiForm, Config } from '../platform/config.ts';
 import type { DialectName } from '../platform/db/dialect.ts';
 import type { HealthCheck } from '../platform/health-check.ts';
 import type { AppContext } from './context.types.ts';
-import type { ModuleName } from './module-names.ts';
+import type { ModuleName, ModuleOffers, OfferOf } from './module-names.ts';
 import type { ModuleCatalog } from './module-state.ts';
 import type { Job } from './scheduler.ts';
 
@@ -13,6 +13,11 @@ export interface ModuleDirectory {
   catalog(): ModuleCatalog;
   /** Why a module cannot be switched on with this configuration (its preconditions), or null. */
   unavailable(name: ModuleName): string | null;
+  /**
+   * What a module offers the others from its state (`ModuleOffers`, declared by that module): the
+   * one instance its own endpoints use, whether the module is on or off (the caller checks the switch).
+   */
+  offer<N extends keyof ModuleOffers & ModuleName>(name: N): ModuleOffers[N];
 }
 
 /** What the scheduler and `/health/detailed` know of a job: everything but the work. */
@@ -59,6 +64,8 @@ export interface ModuleSpec<N extends ModuleName, S> {
    * Without `start` the state is `undefined`. It starts no timer (→ `jobs`).
    */
   readonly start?: (ctx: AppContext) => S;
+  /** What the other modules may use of the state (declared in `ModuleOffers` under the module's name). */
+  readonly offer?: (ctx: AppContext, state: S) => OfferOf<N>;
   /**
    * Declares the endpoints. It only declares: no timers (→ `jobs`), no checks of the configuration
    * (→ `preconditions`), no start-up work (→ `start`). Called once per app, whether the module is on or off.
@@ -76,6 +83,8 @@ export interface StartedModule {
   endpoints(modules: ModuleDirectory): Endpoint[];
   readonly jobs: readonly Job[];
   readonly healthChecks: ReadonlyArray<[string, () => Promise<HealthCheck>]>;
+  /** What `offer` made of the state (undefined without one). */
+  readonly offered: unknown;
 }
 
 /** One module, declared once in its folder (`<module>/<module>.module.ts`) and listed in registry.ts. */
@@ -98,7 +107,7 @@ export interface ModuleDefinition<N extends ModuleName = ModuleName> {
 export function defineModule<const N extends ModuleName, S = undefined>(
   spec: ModuleSpec<N, S>,
 ): ModuleDefinition<N> {
-  const { start, endpoints, jobs = [], healthChecks = {}, ...info } = spec;
+  const { start, offer, endpoints, jobs = [], healthChecks = {}, ...info } = spec;
   return {
     ...info,
     jobs: jobs.map(({ run: _run, ...job }) => job),
@@ -108,6 +117,7 @@ export function defineModule<const N extends ModuleName, S = undefined>(
         endpoints: (modules) => endpoints(ctx, modules, state),
         jobs: jobs.map((job) => ({ ...job, run: () => job.run(ctx, state) })),
         healthChecks: Object.entries(healthChecks).map(([name, check]) => [name, () => check(ctx, state)]),
+        offered: offer?.(ctx, state),
       };
     },
   };

@@ -24,7 +24,7 @@ import { webhooksModule } from '../modules/webhooks/webhooks.module.ts';
 import { ConfigError } from '../platform/config.ts';
 import type { AppContext } from './context.types.ts';
 import type { ModuleDefinition, ModuleDirectory } from './module.ts';
-import type { ModuleName } from './module-names.ts';
+import type { ModuleName, ModuleOffers } from './module-names.ts';
 import type { ModuleCatalog } from './module-state.ts';
 import type { Job } from './scheduler.ts';
 
@@ -113,6 +113,12 @@ export function loadModules(ctx: AppContext): LoadedModule[] {
         endpoints: endpoints.filter((e) => !e.hidden).map(describeEndpoint),
       })),
     unavailable: (name) => findModule(name)?.preconditions?.unmet(ctx.config, ctx.database.dialect) ?? null,
+    offer: <N extends keyof ModuleOffers & ModuleName>(name: N): ModuleOffers[N] => {
+      const found = started.find((m) => m.info.name === name);
+      if (found === undefined) throw new Error(`module ${name} is not started`);
+      // Typed by the module's own declaration: `defineModule` checks its `offer` against ModuleOffers.
+      return found.started.offered as ModuleOffers[N];
+    },
   };
   const started = all.map((info) => ({ info, started: info.start(ctx) }));
   for (const { started: s } of started) {

@@ -10,7 +10,7 @@ import type {
 } from 'fastify';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
-import { warnAddressOnce } from './public-origin.ts';
+import type { AddressWarning } from './public-origin.ts';
 
 /**
  * Browser sessions for the hosted pages (docs/pages.md). A request opts in with this header; API
@@ -109,7 +109,11 @@ function asArray<T>(hook: T | T[] | undefined): T[] {
  * - refresh reads the token from that cookie (no body; without the cookie, 204: nobody is signed in),
  *   and logout clears it.
  */
-export function installBrowserSession(app: FastifyInstance, ctx: AppContext): void {
+export function installBrowserSession(
+  app: FastifyInstance,
+  ctx: AppContext,
+  warnAddress: AddressWarning,
+): void {
   const origin = new URL(ctx.config.publicUrl).origin;
   const setCookie = (reply: FastifyReply, value: string, maxAge: number) =>
     reply.header('set-cookie', refreshCookie(ctx, value, maxAge));
@@ -128,8 +132,7 @@ export function installBrowserSession(app: FastifyInstance, ctx: AppContext): vo
     if (request.headers.origin !== origin) {
       // The operator's log gets the technical line, once; the person a sentence the page shows as is
       // (a page opened at another address than PUBLIC_URL: docs/pages.md, "One address").
-      warnAddressOnce(
-        ctx,
+      warnAddress(
         { origin: request.headers.origin ?? null },
         "a browser session was refused: its Origin is not PUBLIC_URL's origin (cookie sessions need it, docs/pages.md); set PUBLIC_URL to the address people open the pages at",
       );

@@ -11,16 +11,20 @@ import type { AppContext } from '../../kernel/context.types.ts';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-const warned = new WeakMap<AppContext, true>();
+/** Logs its warning once per app; the app makes one and hands it to the hooks that may warn. */
+export type AddressWarning = (fields: Record<string, unknown>, message: string) => void;
 
 /**
- * Logs, once per process (not per request), that browsers reach Gatehouse at another address than
+ * Logs, once per app (not per request), that browsers reach Gatehouse at another address than
  * PUBLIC_URL. The first case seen is the one logged; each says what it did and what to set.
  */
-export function warnAddressOnce(ctx: AppContext, fields: Record<string, unknown>, message: string): void {
-  if (warned.has(ctx)) return;
-  warned.set(ctx, true);
-  ctx.log.warn({ public_url: ctx.config.publicUrl, ...fields }, message);
+export function createAddressWarning(ctx: AppContext): AddressWarning {
+  let warned = false;
+  return (fields, message) => {
+    if (warned) return;
+    warned = true;
+    ctx.log.warn({ public_url: ctx.config.publicUrl, ...fields }, message);
+  };
 }
 
 function effectivePort(url: URL): string {
@@ -50,14 +54,17 @@ function isPageRoute(route: RouteOptions): boolean {
 }
 
 /** Adds the redirect to every page route. Must be called before the routes are added. */
-export function installPublicOrigin(app: FastifyInstance, ctx: AppContext): void {
+export function installPublicOrigin(
+  app: FastifyInstance,
+  ctx: AppContext,
+  warnAddress: AddressWarning,
+): void {
   const publicUrl = new URL(ctx.config.publicUrl);
   if (!LOOPBACK.has(publicUrl.hostname)) return;
   const redirect: onRequestHookHandler = (request, reply, done) => {
     const target = canonicalPageUrl(publicUrl, request);
     if (target === null) return done();
-    warnAddressOnce(
-      ctx,
+    warnAddress(
       { host: request.host },
       `pages were requested at ${request.protocol}://${request.host}, not at PUBLIC_URL: they are redirected there (cookies and passkeys work on one origin only); link to PUBLIC_URL, or set PUBLIC_URL to the address people use`,
     );

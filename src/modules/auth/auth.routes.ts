@@ -3,13 +3,14 @@ import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { requireAuth } from '../../http/guard.ts';
 import { clientInfo, TokenResponse, toPublicUser } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import type { ModuleDirectory } from '../../kernel/module.ts';
 import { JwksResponse, LoginBody, LogoutBody, RefreshBody, VerifyTokenResponse } from './auth.schemas.ts';
 import { login, logout } from './auth.service.ts';
 import { discoveryEndpoints } from './discovery.routes.ts';
 import { refresh } from './refresh.service.ts';
 
 /** The auth module (docs/api.md §5): login, logout, refresh, token verification and the public keys. */
-export function authEndpoints(ctx: AppContext): Endpoint[] {
+export function authEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpoint[] {
   return [
     endpoint({
       group: 'auth',
@@ -80,6 +81,6 @@ export function authEndpoints(ctx: AppContext): Endpoint[] {
       anyOrigin: true,
       handler: () => ctx.keys.jwks(),
     }),
-    ...discoveryEndpoints(ctx),
+    ...discoveryEndpoints(ctx, modules),
   ];
 }

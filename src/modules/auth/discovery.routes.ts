@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
-import { passToAuthorizationServer } from '../oauth/index.ts';
+import type { ModuleDirectory } from '../../kernel/module.ts';
 
 const Metadata = Type.Object({}, { additionalProperties: true });
 
@@ -18,7 +18,9 @@ const CACHE = 'public, max-age=300';
  * tokens through its own JSON API, not OAuth endpoints, so no authorization or token endpoint is
  * advertised and `response_types_supported` is empty. Hidden from the index like the JWKS.
  */
-export function discoveryEndpoints(ctx: AppContext): Endpoint[] {
+export function discoveryEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpoint[] {
+  // The oauth module's one authorization server (its offer), never a second instance.
+  const oauth = modules.offer('oauth');
   const issuer = ctx.config.publicUrl;
   const base = () => ({
     issuer,
@@ -33,7 +35,7 @@ export function discoveryEndpoints(ctx: AppContext): Endpoint[] {
   ): Promise<FastifyReply> => {
     reply.header('cache-control', CACHE);
     if (ctx.modules.isEnabled('oauth')) {
-      await passToAuthorizationServer(ctx, req, reply);
+      await oauth.pass(req, reply);
       return reply;
     }
     // Any origin may read it, as the library's answers any (docs/api.md §17).

@@ -4,6 +4,10 @@
 export { createClient, deleteClient, listClients, updateClient } from './clients/clients.service.ts';
 export { createRegistrationToken } from './clients/registration-tokens.service.ts';
 export { MAX_RESOURCE_TTL_S } from './oauth.schemas.ts';
-export { INTERACTION_PATH, OAUTH_ROUTES } from './server/authorization-server.ts';
+export {
+  type AuthorizationServer,
+  createAuthorizationServer,
+  INTERACTION_PATH,
+  OAUTH_ROUTES,
+} from './server/authorization-server.ts';
 export { isLiveInteraction } from './server/interaction-live.ts';
-export { passToAuthorizationServer } from './server/mount.ts';

@@ -1,10 +1,17 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { defineModule } from '../../kernel/module.ts';
 import { oauthEndpoints } from './oauth.routes.ts';
-import { sweepOauthModels } from './server/upkeep.ts';
+import { createAuthorizationServer } from './server/authorization-server.ts';
+import { passToAuthorizationServer } from './server/mount.ts';
+import { sweepOauthModels, watchAuthorizationServer } from './server/upkeep.ts';
 
 declare module '../../kernel/module-names.ts' {
   interface ModuleNames {
     oauth: true;
+  }
+  interface ModuleOffers {
+    /** Hands a request to this app's one authorization server (auth's discovery documents while oauth is on). */
+    oauth: { pass(request: FastifyRequest, reply: FastifyReply): Promise<void> };
   }
 }
 
@@ -13,6 +20,16 @@ export const oauthModule = defineModule({
   required: false,
   description: 'Authorization server: OAuth 2.1 and OpenID Connect provider',
   forms: ['FULL'],
+  // The authorization server (built on first use, rebuilt when the keys change), made ready now and
+  // whenever the module is switched on (a subscription, not a timer).
+  start: (ctx) => {
+    const server = createAuthorizationServer(ctx);
+    watchAuthorizationServer(ctx, server);
+    return server;
+  },
+  offer: (ctx, server) => ({
+    pass: (request, reply) => passToAuthorizationServer(ctx, server, request, reply),
+  }),
   endpoints: oauthEndpoints,
   jobs: [
     // Expired models go, and keys changed elsewhere (rotation, another instance) rebuild the provider

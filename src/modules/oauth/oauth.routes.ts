@@ -35,23 +35,25 @@ import {
   listResources,
   updateResource,
 } from './resources/resources.service.ts';
-import { OAUTH_ROUTES } from './server/authorization-server.ts';
+import { type AuthorizationServer, OAUTH_ROUTES } from './server/authorization-server.ts';
 import { connectedApps, revokeConnectedApp } from './server/consents.service.ts';
 import { interactionEndpoints } from './server/interactions.routes.ts';
 import { passToAuthorizationServer } from './server/mount.ts';
-import { watchAuthorizationServer } from './server/upkeep.ts';
 
 /**
  * The `oauth` module (docs/api.md §17): oidc-provider's protocol endpoints, handed over unparsed,
  * and the admin API of clients and resources.
  */
-export function oauthEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpoint[] {
-  watchAuthorizationServer(ctx);
+export function oauthEndpoints(
+  ctx: AppContext,
+  modules: ModuleDirectory,
+  server: AuthorizationServer,
+): Endpoint[] {
   return [
-    ...protocolEndpoints(ctx),
-    ...interactionEndpoints(ctx, modules),
+    ...protocolEndpoints(ctx, server),
+    ...interactionEndpoints(ctx, modules, server),
     ...grantEndpoints(ctx),
-    ...clientEndpoints(ctx),
+    ...clientEndpoints(ctx, server),
     ...resourceEndpoints(ctx),
   ];
 }
@@ -59,7 +61,7 @@ export function oauthEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpo
 /** The endpoints oidc-provider serves with CORS, each with its preflight. */
 const PREFLIGHTED = ['token', 'userinfo', 'introspection', 'revocation'] as const;
 
-function protocolEndpoints(ctx: AppContext): Endpoint[] {
+function protocolEndpoints(ctx: AppContext, server: AuthorizationServer): Endpoint[] {
   const raw = (label: string, method: HttpMethod, path: string, summary: string, hidden = false) =>
     endpoint({
       group: 'oauth',
@@ -74,7 +76,7 @@ function protocolEndpoints(ctx: AppContext): Endpoint[] {
       summary,
       schema: {},
       handler: async (req, reply) => {
-        await passToAuthorizationServer(ctx, req, reply);
+        await passToAuthorizationServer(ctx, server, req, reply);
         return reply;
       },
     });
@@ -108,7 +110,7 @@ function protocolEndpoints(ctx: AppContext): Endpoint[] {
             summary: 'Dynamic client registration (RFC 7591)',
             schema: {},
             handler: async (req, reply) => {
-              await registrationHandoff(ctx, req, reply);
+              await registrationHandoff(ctx, server, req, reply);
               return reply;
             },
           }),
@@ -163,7 +165,7 @@ function grantEndpoints(ctx: AppContext): Endpoint[] {
   ];
 }
 
-function clientEndpoints(ctx: AppContext): Endpoint[] {
+function clientEndpoints(ctx: AppContext, server: AuthorizationServer): Endpoint[] {
   return [
     endpoint({
       group: 'clients',
@@ -242,7 +244,10 @@ function clientEndpoints(ctx: AppContext): Endpoint[] {
       schema: { body: RegistrationTokenBody, response: { 201: RegistrationTokenSchema } },
       status: 201,
       handler: (req) =>
-        createRegistrationToken(ctx, req.body.ttl_s, { actor: requestActor(req), client: clientInfo(req) }),
+        createRegistrationToken(ctx, server, req.body.ttl_s, {
+          actor: requestActor(req),
+          client: clientInfo(req),
+        }),
     }),
   ];
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { reserveAttempt } from '../../../identity/budgets/attempt-budget.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
+import type { AuthorizationServer } from '../server/authorization-server.ts';
 import { passToAuthorizationServer } from '../server/mount.ts';
 
 /**
@@ -8,7 +9,12 @@ import { passToAuthorizationServer } from '../server/mount.ts';
  * OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR per client address, reserved before the library runs;
  * over it, 429 with an RFC 6749-style body and Retry-After.
  */
-export async function registrationHandoff(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
+export async function registrationHandoff(
+  ctx: AppContext,
+  server: AuthorizationServer,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   if (ctx.config.oauth.dynamicRegistration === 'open') {
     const reserved = await reserveAttempt(ctx.db, [
       {
@@ -37,5 +43,5 @@ export async function registrationHandoff(ctx: AppContext, request: FastifyReque
       return;
     }
   }
-  await passToAuthorizationServer(ctx, request, reply);
+  await passToAuthorizationServer(ctx, server, request, reply);
 }

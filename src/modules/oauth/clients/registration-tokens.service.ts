@@ -1,7 +1,7 @@
 import { type AuditActor, type ClientInfo, recordAudit } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
-import { authorizationServer } from '../server/authorization-server.ts';
+import type { AuthorizationServer } from '../server/authorization-server.ts';
 import { SINGLE_USE } from './registration-policies.ts';
 
 /** How long a registration token may be used, in seconds (CLI `--ttl`, API `ttl_s`). */
@@ -22,6 +22,7 @@ export interface MadeBy {
  */
 export async function createRegistrationToken(
   ctx: AppContext,
+  server: AuthorizationServer,
   ttlS: number | undefined,
   by: MadeBy,
 ): Promise<{ token: string; expires_at: string }> {
@@ -39,7 +40,7 @@ export async function createRegistrationToken(
       errors: [{ path: '/ttl_s', message }],
     });
   }
-  const { provider } = await authorizationServer(ctx);
+  const { provider } = await server.get();
   // Reported a moment before the adapter's own clock: never later than the stored expiry.
   const expiresAt = Date.now() + ttl * 1000;
   const token: string = await new provider.InitialAccessToken({

@@ -41,34 +41,44 @@ export const OAUTH_ROUTES = {
 /** Where a person signs in and consents: Gatehouse's hosted page for one interaction. */
 export const INTERACTION_PATH = '/account/authorize';
 
-interface Built {
+export interface Built {
   signature: string;
   provider: Provider;
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }
 
-const built = new WeakMap<AppContext, Promise<Built>>();
-
 /**
- * The authorization server of this context, built on first use and rebuilt whenever the signing
+ * The authorization server of one app: the `oauth` module's state (its `start`), handed to whatever
+ * serves or drives the library. `get()` builds it on first use and rebuilds it whenever the signing
  * keys change (a rotation here or on another instance, an algorithm change): its keys are
  * Gatehouse's keys, so the one JWKS at /.well-known/jwks.json verifies everything it signs.
  */
-export async function authorizationServer(ctx: AppContext): Promise<Built> {
-  const signature = keySignature(ctx);
-  const current = built.get(ctx);
-  if (current) {
-    const server = await current;
-    if (server.signature === signature && ctx.keys.hasCurrentKey('RS256')) return server;
-  }
-  const next = build(ctx);
-  built.set(ctx, next);
-  try {
-    return await next;
-  } catch (err) {
-    built.delete(ctx);
-    throw err;
-  }
+export interface AuthorizationServer {
+  get(): Promise<Built>;
+}
+
+/** Makes an app's authorization server; nothing is built until the first `get()`. */
+export function createAuthorizationServer(ctx: AppContext): AuthorizationServer {
+  let built: Promise<Built> | null = null;
+  return {
+    async get() {
+      const current = built;
+      if (current) {
+        const server = await current;
+        // The keys as they are once the build awaited is done: that build may itself have added the
+        // RS256 key, and a request arriving meanwhile must not rebuild for it.
+        if (server.signature === keySignature(ctx) && ctx.keys.hasCurrentKey('RS256')) return server;
+      }
+      const next = build(ctx);
+      built = next;
+      try {
+        return await next;
+      } catch (err) {
+        if (built === next) built = null;
+        throw err;
+      }
+    },
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import { clientInfo } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import type { ModuleDirectory } from '../../../kernel/module.ts';
 import { ASSET_PATH } from '../../pages/index.ts';
+import type { AuthorizationServer } from './authorization-server.ts';
 import { INTERACTION_PATH } from './authorization-server.ts';
 import { finishConsent, finishLogin, interactionView } from './interactions.service.ts';
 import { pinToPublicUrl } from './mount.ts';
@@ -28,7 +29,11 @@ const ConsentBody = Type.Object({ allow: Type.Boolean() }, { additionalPropertie
  * the calls its script makes. They live under the interaction's path, where the library's
  * interaction cookie is sent. Hidden from the index, like every page.
  */
-export function interactionEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpoint[] {
+export function interactionEndpoints(
+  ctx: AppContext,
+  modules: ModuleDirectory,
+  server: AuthorizationServer,
+): Endpoint[] {
   const renderer = createPageRenderer(ctx.config, loadPageAssets(ctx.config), ASSET_PATH);
   const raw = (
     req: { raw: import('node:http').IncomingMessage },
@@ -73,7 +78,7 @@ export function interactionEndpoints(ctx: AppContext, modules: ModuleDirectory):
       handler: async (req, reply) =>
         reply
           .header('cache-control', 'no-store')
-          .send(await interactionView(ctx, raw(req, reply), req.params.uid)),
+          .send(await interactionView(ctx, server, raw(req, reply), req.params.uid)),
     }),
     endpoint({
       group: 'oauth',
@@ -87,7 +92,7 @@ export function interactionEndpoints(ctx: AppContext, modules: ModuleDirectory):
       // As above: the library reads (and may clear) its interaction cookie on the raw reply.
       ownsReply: true,
       handler: async (req, reply) =>
-        reply.send(await finishLogin(ctx, raw(req, reply), req.params.uid, requireAuth(req))),
+        reply.send(await finishLogin(server, raw(req, reply), req.params.uid, requireAuth(req))),
     }),
     endpoint({
       group: 'oauth',
@@ -104,6 +109,7 @@ export function interactionEndpoints(ctx: AppContext, modules: ModuleDirectory):
         reply.send(
           await finishConsent(
             ctx,
+            server,
             raw(req, reply),
             req.params.uid,
             requireAuth(req),

@@ -6,7 +6,7 @@ import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import { clientPolicy, OIDC_SCOPES, type PublicClient } from '../clients/clients.service.ts';
 import { resourceByIdentifier } from '../resources/resources.service.ts';
-import { authorizationServer } from './authorization-server.ts';
+import type { AuthorizationServer } from './authorization-server.ts';
 import { recordConsent } from './consents.service.ts';
 import { openGrant } from './grant-sessions.ts';
 
@@ -14,11 +14,11 @@ type Raw = { req: IncomingMessage; res: ServerResponse };
 
 /** The interaction of this browser (its cookie), or 404: expired, finished or another browser's. */
 async function details(
-  ctx: AppContext,
+  server: AuthorizationServer,
   raw: Raw,
   uid: string,
 ): Promise<InteractionDetails & { iat?: number }> {
-  const { provider } = await authorizationServer(ctx);
+  const { provider } = await server.get();
   let found: InteractionDetails & { iat?: number };
   try {
     found = await provider.interactionDetails(raw.req, raw.res);
@@ -47,8 +47,13 @@ export interface InteractionView {
 }
 
 /** What the hosted page shows: which step, which client, and in plain words what it asks for. */
-export async function interactionView(ctx: AppContext, raw: Raw, uid: string): Promise<InteractionView> {
-  const d = await details(ctx, raw, uid);
+export async function interactionView(
+  ctx: AppContext,
+  server: AuthorizationServer,
+  raw: Raw,
+  uid: string,
+): Promise<InteractionView> {
+  const d = await details(server, raw, uid);
   const clientId = String(d.params.client_id);
   const client = await clientPolicy(ctx, clientId);
   if (!client) throw new ApiError('not_found', { detail: 'The application is no longer registered' });
@@ -129,12 +134,12 @@ async function askedFor(ctx: AppContext, d: InteractionDetails, client: PublicCl
  * `reauthentication_required`, and the page signs out and in again.
  */
 export async function finishLogin(
-  ctx: AppContext,
+  server: AuthorizationServer,
   raw: Raw,
   uid: string,
   auth: AuthContext,
 ): Promise<{ redirect_to: string }> {
-  const d = await details(ctx, raw, uid);
+  const d = await details(server, raw, uid);
   if (d.prompt.name !== 'login')
     throw new ApiError('not_found', { detail: 'This request is not waiting for a sign-in' });
   const authTime = auth.claims.auth_time ?? Math.floor(Number(auth.session.created_at) / 1000);
@@ -145,7 +150,7 @@ export async function finishLogin(
   if (staleForPrompt || staleForMaxAge) {
     throw new ApiError('reauthentication_required', { detail: 'The application asks you to sign in again' });
   }
-  const { provider } = await authorizationServer(ctx);
+  const { provider } = await server.get();
   const redirect = await provider.interactionResult(
     raw.req,
     raw.res,
@@ -162,19 +167,20 @@ export async function finishLogin(
 /** Allows (and stores per user and client) what the consent step asked for, or denies it. */
 export async function finishConsent(
   ctx: AppContext,
+  server: AuthorizationServer,
   raw: Raw,
   uid: string,
   auth: AuthContext,
   allow: boolean,
   client: ClientInfo,
 ): Promise<{ redirect_to: string }> {
-  const d = await details(ctx, raw, uid);
+  const d = await details(server, raw, uid);
   if (d.prompt.name !== 'consent')
     throw new ApiError('not_found', { detail: 'This request is not asking for consent' });
   if (d.session?.accountId !== auth.user.id) {
     throw new ApiError('forbidden', { detail: 'This request belongs to another account; sign in as it' });
   }
-  const { provider } = await authorizationServer(ctx);
+  const { provider } = await server.get();
   if (!allow) {
     const redirect = await provider.interactionResult(
       raw.req,

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { clientInfo } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
-import { authorizationServer } from './authorization-server.ts';
+import type { AuthorizationServer } from './authorization-server.ts';
 import { rememberRequestClient } from './grant-sessions.ts';
 
 /**
@@ -34,10 +34,11 @@ export function pinToPublicUrl(ctx: AppContext, raw: IncomingMessage): void {
  */
 export async function passToAuthorizationServer(
   ctx: AppContext,
+  authorizationServer: AuthorizationServer,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
-  const server = await authorizationServer(ctx);
+  const server = await authorizationServer.get();
   // A grant opened by this request records where it came from as Fastify resolved it (TRUST_PROXY).
   rememberRequestClient(request.raw, clientInfo(request));
   pinToPublicUrl(ctx, request.raw);

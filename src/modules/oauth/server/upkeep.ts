@@ -1,11 +1,11 @@
 import type { AppContext } from '../../../kernel/context.types.ts';
-import { authorizationServer } from './authorization-server.ts';
+import type { AuthorizationServer } from './authorization-server.ts';
 import { deleteExpiredModels } from './models.queries.ts';
 
 /** Builds the provider (and makes its RS256 key present) while `oauth` is on. */
-function prepare(ctx: AppContext): void {
+function prepare(ctx: AppContext, server: AuthorizationServer): void {
   if (!ctx.modules.isEnabled('oauth')) return;
-  authorizationServer(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'authorization server not ready'));
+  server.get().catch((err: unknown) => ctx.log.warn({ err }, 'authorization server not ready'));
 }
 
 /**
@@ -13,15 +13,15 @@ function prepare(ctx: AppContext): void {
  * and when the module is switched on, so the JWKS holds it before the first client asks. Not a
  * timer: a subscription to the module switch (the periodic part is the `oauth.sweep` job).
  */
-export function watchAuthorizationServer(ctx: AppContext): void {
-  prepare(ctx);
-  ctx.modules.onChange(() => prepare(ctx));
+export function watchAuthorizationServer(ctx: AppContext, server: AuthorizationServer): void {
+  prepare(ctx, server);
+  ctx.modules.onChange(() => prepare(ctx, server));
 }
 
 /** The `oauth.sweep` job: expired models go; keys changed elsewhere rebuild the provider. */
-export async function sweepOauthModels(ctx: AppContext): Promise<void> {
+export async function sweepOauthModels(ctx: AppContext, server: AuthorizationServer): Promise<void> {
   if (!ctx.modules.isEnabled('oauth')) return;
   // Keys changed elsewhere (rotation, another instance): rebuild before the next request needs it.
-  prepare(ctx);
+  prepare(ctx, server);
   await deleteExpiredModels(ctx.db, Date.now());
 }
