@@ -21,14 +21,17 @@ Provider.prototype.callback = function (this: Provider, ...args: Parameters<type
 
 for (const dialect of DIALECTS) {
   describe(`one authorization server per app (${dialect})`, () => {
-    let t: TestApp | undefined;
+    const apps: TestApp[] = [];
     after(async () => {
-      await t?.destroy();
+      for (const t of apps) await t.destroy();
     });
 
     it('discovery, the protocol endpoints and the registration-token API share one oidc-provider instance', async () => {
       served.clear();
-      t = await buildTestApp(dialect, { env: { API_FORM: 'full', OAUTH_DYNAMIC_REGISTRATION: 'token' } });
+      const t = await buildTestApp(dialect, {
+        env: { API_FORM: 'full', OAUTH_DYNAMIC_REGISTRATION: 'token' },
+      });
+      apps.push(t);
       for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {
         const res = await t.app.inject({ url: path });
         assert.equal(res.statusCode, 200, path);
