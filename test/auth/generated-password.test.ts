@@ -76,6 +76,20 @@ for (const dialect of DIALECTS) {
       assert.equal(json(weak).code, 'weak_password');
       const same = await login(t, { email: 'admin@example.com', password, new_password: password });
       assert.equal(same.statusCode, 422, 'the generated password cannot be kept by setting it again');
+      /* generated-password-refusal-unaudited: a replacement the policy refused ended the sign-in
+         with no login.failure entry and no count, unlike every other refusal after the password;
+         now it goes through the pipeline's refuseSignIn like password_change_required. */
+      const weakRefusals = await t.ctx.db
+        .selectFrom('audit_log')
+        .select('details')
+        .where('action', '=', 'login.failure')
+        .where('target_id', '=', await adminId(t))
+        .execute();
+      assert.deepEqual(
+        weakRefusals.map((r) => JSON.parse(r.details).reason),
+        ['weak_password', 'weak_password'],
+        'each refused replacement is audited',
+      );
 
       const res = await login(t, { email: 'admin@example.com', password, new_password: CHOSEN });
       assert.equal(res.statusCode, 200, res.body);

@@ -90,8 +90,13 @@ export async function login(
         replaced = await replaceGeneratedPassword(ctx, user, input.password, input.new_password, client);
       } catch (err) {
         // The password was right: no wrong guess, the attempt is given back (docs/auth.md, "First admin").
-        if (err instanceof ApiError && err.code === 'password_change_required') {
-          throw await refuse('password_change_required', false, err);
+        // Asked for a new password, or handed one the policy refuses: either way the sign-in is refused
+        // through the pipeline, audited and counted like every other refusal after the password.
+        if (
+          err instanceof ApiError &&
+          (err.code === 'password_change_required' || err.code === 'weak_password')
+        ) {
+          throw await refuse(err.code, false, err);
         }
         throw err;
       }
@@ -128,7 +133,8 @@ type PasswordRefusal =
   | 'account_disabled'
   | 'email_not_verified'
   | 'second_factor_unavailable'
-  | 'password_change_required';
+  | 'password_change_required'
+  | 'weak_password';
 
 /** A fresh hash at today's parameters, or null when none is due or the hasher is saturated (next login retries). */
 async function rehashIfNeeded(ctx: AppContext, storedHash: string, password: string): Promise<string | null> {
