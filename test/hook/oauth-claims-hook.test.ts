@@ -42,7 +42,7 @@ for (const dialect of DIALECTS) {
     });
 
     const serverError = (err: oidc.ResponseBodyError) => {
-      assert.equal(err.error, 'server_error');
+      assert.equal(err.error, 'server_error', `${err.name}: ${err.message} ${JSON.stringify(err.cause)}`);
       assert.ok(!String(err.error_description).includes('127.0.0.1'), 'no hook URL in the answer');
       return true;
     };
@@ -92,7 +92,11 @@ for (const dialect of DIALECTS) {
         hook.mode = mode;
         await assert.rejects(oidc.refreshTokenGrant(config, refresh, { resource: NOTES }), serverError);
       }
-      assert.equal(await f.active(refresh), true, 'the refresh token is still active (not consumed)');
+      assert.equal(
+        (await oidc.tokenIntrospection(config, refresh)).active,
+        true,
+        'the refresh token is still active (not consumed)',
+      );
 
       hook.mode = 'example';
       hook.decide = ({ claims }) => ({ plan: 'enterprise', seen_scope: claims.scope });
@@ -121,8 +125,8 @@ for (const dialect of DIALECTS) {
     });
 
     it('code grant refused (deny): server_error, no token', async () => {
-      const p = await f.person();
       hook.mode = 'example';
+      const p = await f.person();
       const { callback, verifier, state } = await f.authorize(
         p,
         { scope: 'openid read:notes', resource: NOTES },

@@ -183,13 +183,14 @@ const OIDCProviderError = (
 ).OIDCProviderError;
 
 /**
- * RFC 6749's `server_error`, answered 503 (the hook is an outside service that may come back; the
- * library's own 500 means a fault of Gatehouse), with a description that says only that.
+ * RFC 6749's `server_error` with the status of §5.2's token errors, 400: relying-party libraries
+ * (openid-client's oauth4webapi among them) read an OAuth error only from a 4xx answer, and would
+ * otherwise report "unexpected status" instead of the code that says "try again later".
  */
 class HookRefused extends OIDCProviderError {
   readonly error_description = 'the token could not be issued; try again later';
   constructor() {
-    super(503, 'server_error');
+    super(400, 'server_error');
     this.expose = true;
   }
 }
