@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/platform/config.ts';
 import { buildTestApp, json, type TestApp, testEnv } from '../helpers/app.ts';
+import { runEntry } from '../helpers/cli.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { createUser } from '../helpers/users.ts';
 import {
@@ -320,5 +324,31 @@ describe('claims hook: the start refuses bad settings, naming the variable', () 
       failure: 'deny',
     });
     assert.equal(start({})().tokenHook, null, 'no hook by default');
+  });
+});
+
+describe('claims hook: a real start stops on a bad setting before the database is touched', () => {
+  it('http without WEBHOOK_ALLOW_HTTP, and no secret: one line each, exit 1, no database file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-hook-'));
+    try {
+      const file = join(dir, 'never.db');
+      const result = await runEntry(
+        'src/main.ts',
+        [],
+        {
+          DATABASE_URL: `sqlite:${file}`,
+          PORT: '0',
+          LOG_LEVEL: 'silent',
+          TOKEN_HOOK_URL: 'http://hooks.example.com/claims',
+        },
+        dir,
+      );
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /TOKEN_HOOK_URL must use https \(http needs WEBHOOK_ALLOW_HTTP=true\)/);
+      assert.match(result.stderr, /TOKEN_HOOK_URL is set but TOKEN_HOOK_SECRET is not/);
+      assert.equal(existsSync(file), false, 'nothing was created');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
