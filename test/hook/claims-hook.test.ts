@@ -194,6 +194,38 @@ for (const dialect of DIALECTS) {
         assert.equal((await login(user.email, 'wrong password but long enough')).statusCode, 401);
       assert.equal((await login(user.email)).statusCode, 429);
     });
+    it('change-password: a refused hook changes nothing (password, sessions) and counts no failure', async () => {
+      hook.mode = 'example';
+      const user = await createUser(t, { password: PASSWORD });
+      const session = json<{ access_token: string; refresh_token: string }>(await login(user.email));
+      const change = () =>
+        t.app.inject({
+          method: 'PUT',
+          url: '/api/v1/change-password',
+          headers: { authorization: `Bearer ${session.access_token}` },
+          payload: { current_password: PASSWORD, new_password: 'another long and unguessable passphrase 8' },
+        });
+      hook.mode = { status: 500 };
+      for (let i = 0; i < 6; i += 1) {
+        const res = await change();
+        assert.equal(res.statusCode, 503, `attempt ${i + 1}: ${res.body}`);
+        assert.equal(json(res).code, 'token_hook_failed');
+      }
+      hook.mode = 'example';
+      // The old password still signs in and the session it would have revoked still refreshes.
+      assert.equal((await login(user.email)).statusCode, 200);
+      assert.equal((await refresh(session.refresh_token)).statusCode, 200);
+      // Six refusals left the throttle (5) alone: the change goes through once the hook answers.
+      const fresh = json<{ access_token: string }>(await login(user.email));
+      const done = await t.app.inject({
+        method: 'PUT',
+        url: '/api/v1/change-password',
+        headers: { authorization: `Bearer ${fresh.access_token}` },
+        payload: { current_password: PASSWORD, new_password: 'another long and unguessable passphrase 8' },
+      });
+      assert.equal(done.statusCode, 200, done.body);
+      assert.equal(jwtPayload(json<{ access_token: string }>(done).access_token).plan, 'pro');
+    });
   });
 
   describe(`claims hook: allow, and a refused address (${dialect})`, () => {
