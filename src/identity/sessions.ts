@@ -10,6 +10,7 @@ import {
   insertSession,
   revokeSessionRows,
 } from './sessions.queries.ts';
+import { gatehouseAccessTokenHook } from './tokens/claims-hook.ts';
 import { hashOpaqueToken, newOpaqueToken } from './tokens/opaque-tokens.ts';
 import { type TokenResponse, toPublicUser } from './user.schemas.ts';
 
@@ -102,7 +103,12 @@ export async function startSession(
     createdAt: now,
     expiresAt: now + ttlS * 1000,
   });
-  const { token } = await ctx.accessTokens.sign({ user, session: { id: sessionId, amr, authTime } });
+  // The claims hook (docs/claims-hook.md) runs here, inside the sign-in's transaction: when it
+  // refuses (TOKEN_HOOK_FAILURE=deny) the session, its refresh token and the login roll back.
+  const { token } = await ctx.accessTokens.sign(
+    { user, session: { id: sessionId, amr, authTime } },
+    gatehouseAccessTokenHook(ctx, user),
+  );
   return {
     sessionId,
     tokens: {

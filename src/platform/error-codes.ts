@@ -54,6 +54,7 @@ export const ERROR_CODES = {
   unavailable: { status: 503, title: 'Service unavailable' },
   idp_unavailable: { status: 503, title: 'Identity provider unavailable' },
   idp_not_configured: { status: 503, title: 'Identity provider not configured' },
+  token_hook_failed: { status: 503, title: 'Token hook failed' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

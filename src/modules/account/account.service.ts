@@ -62,7 +62,7 @@ export async function changePassword(
     throw err;
   }
   const now = Date.now();
-  return ctx.db.transaction().execute(async (trx) => {
+  const change = ctx.db.transaction().execute(async (trx) => {
     await setPasswordHash(trx, user.id, hash, now);
     const revoked = await revokeUserSessions(trx, user.id, 'password_changed');
     // docs/api.md §16: a link or mfa_token issued before the change must not outlive it.
@@ -83,6 +83,16 @@ export async function changePassword(
     });
     return tokens;
   });
+  try {
+    return await change;
+  } catch (err) {
+    // A claims hook that refused the new session's token (docs/claims-hook.md) rolled the whole
+    // change back, `succeed` included: the right password is no failure, so the attempt is given back.
+    if (err instanceof ApiError && err.code === 'token_hook_failed') {
+      await throttle.release(ticket).catch(() => undefined);
+    }
+    throw err;
+  }
 }
 
 /** GET /profile: the caller's user object with linked identities and live sessions. */
