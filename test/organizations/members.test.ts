@@ -123,6 +123,33 @@ for (const dialect of DIALECTS) {
       ]);
     });
 
+    it('regression: member_count follows a user deleted elsewhere (the membership goes by cascade)', async () => {
+      // The identity core deletes users and knows nothing of organizations: the count is kept by a
+      // trigger on organization_members (migration 20261202100100), not only by this module's code.
+      const org = await newOrg('Cascade');
+      const { user } = await userWithHeaders(t);
+      await putMember(adminHeaders, org, user.id, ['member']);
+      const countOf = async () =>
+        Number(
+          (
+            await t.ctx.db
+              .selectFrom('organizations')
+              .select('member_count')
+              .where('id', '=', org)
+              .executeTakeFirstOrThrow()
+          ).member_count,
+        );
+      assert.equal(await countOf(), 1);
+      const del = await t.app.inject({
+        method: 'DELETE',
+        url: `/api/v1/users/${user.id}`,
+        headers: adminHeaders,
+      });
+      assert.equal(del.statusCode, 204, del.body);
+      assert.equal(await countOf(), 0);
+      assert.deepEqual(await members(org), []);
+    });
+
     it('refuses bad input with problem+json and stores nothing', async () => {
       const org = await newOrg('Bad input');
       const { user } = await userWithHeaders(t);

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from '../../platform/db/schema.ts';
 
 export interface MemberRow {
@@ -30,7 +29,7 @@ export async function memberRoles(db: Db, organizationId: string, userId: string
   return rows.map((r) => r.role);
 }
 
-/** Adds a member with roles, keeps `member_count` in the same transaction, clears a departure. */
+/** Adds a member with roles (a trigger keeps `member_count`, migration 20261202100100), clears a departure. */
 export async function insertMember(
   db: Db,
   organizationId: string,
@@ -43,11 +42,6 @@ export async function insertMember(
     .values({ organization_id: organizationId, user_id: userId, joined_at: now })
     .execute();
   await setMemberRoles(db, organizationId, userId, roles);
-  await db
-    .updateTable('organizations')
-    .set({ member_count: sql`member_count + 1` })
-    .where('id', '=', organizationId)
-    .execute();
   await db
     .deleteFrom('organization_departures')
     .where('organization_id', '=', organizationId)
@@ -75,7 +69,7 @@ export async function setMemberRoles(
 }
 
 /**
- * Removes a member (their roles there cascade), keeps `member_count`, and records the departure so
+ * Removes a member (their roles there cascade; a trigger keeps `member_count`), and records the departure so
  * joining by domain does not add them back. False when they were not a member.
  */
 export async function removeMember(
@@ -90,11 +84,6 @@ export async function removeMember(
     .where('user_id', '=', userId)
     .executeTakeFirst();
   if (Number(r.numDeletedRows) === 0) return false;
-  await db
-    .updateTable('organizations')
-    .set({ member_count: sql`member_count - 1` })
-    .where('id', '=', organizationId)
-    .execute();
   await db
     .deleteFrom('organization_departures')
     .where('organization_id', '=', organizationId)
