@@ -97,6 +97,7 @@ export const LATER_MODULES: readonly string[] = [
   'providers',
   'webhooks',
   'passwordless',
+  'sso',
   'pages',
   'console',
 ];
@@ -244,6 +245,10 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
   passwordless: {
     'auth.login_email': 'POST /api/v1/login/email',
     'auth.login_email_verify': 'POST /api/v1/login/email/verify',
+  },
+  // docs/api.md §23; /saml/* are protocol endpoints (hidden from the index, like the callbacks).
+  sso: {
+    'idp.discover': 'POST /api/v1/idp/discover',
   },
 };
 
