@@ -97,6 +97,7 @@ export const LATER_MODULES: readonly string[] = [
   'providers',
   'webhooks',
   'passwordless',
+  'organizations',
   'sso',
   'pages',
   'console',
@@ -245,6 +246,13 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
   passwordless: {
     'auth.login_email': 'POST /api/v1/login/email',
     'auth.login_email_verify': 'POST /api/v1/login/email/verify',
+  },
+  organizations: {
+    'roles.list': 'GET /api/v1/roles',
+    'roles.put': 'PUT /api/v1/roles/<name>',
+    'roles.delete': 'DELETE /api/v1/roles/<name>',
+    'users.roles': 'GET /api/v1/users/<id>/roles',
+    'users.roles_put': 'PUT /api/v1/users/<id>/roles',
   },
   // docs/api.md §23; /saml/* are protocol endpoints (hidden from the index, like the callbacks).
   sso: {
