@@ -26,6 +26,7 @@ import {
   toProvider,
   toView,
 } from '../upstream/providers.service.ts';
+import { selectOrganizationDomains } from './organization-domains.queries.ts';
 import type { CreateProviderInput, ProviderView, UpdateProviderInput } from './providers.schemas.ts';
 import { checkDomains, completeSaml, refuseSamlFields } from './saml-admin.ts';
 
@@ -254,8 +255,7 @@ async function completeKind(
     refuseSamlFields(input);
     merged = await complete(fields, given);
   }
-  // The organizations module's domains are read once it is merged; until then no owner can be named.
-  return checkDomains(ctx, merged, async () => null);
+  return checkDomains(ctx, merged, (organizationId) => selectOrganizationDomains(ctx.db, organizationId));
 }
 
 function required(value: string | undefined, field: string): string {
