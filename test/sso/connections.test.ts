@@ -276,5 +276,30 @@ for (const dialect of DIALECTS) {
         });
       }
     });
+    it('keeps sso and the modules it needs together: 409 module_unavailable / module_in_use', async () => {
+      const put = (name: string, enabled: boolean) =>
+        t.app.inject({
+          method: 'PUT',
+          url: `/api/v1/admin/modules/${name}`,
+          headers: admin,
+          payload: { enabled },
+        });
+      for (const needed of ['providers', 'organizations']) {
+        const refused = await put(needed, false);
+        assert.equal(refused.statusCode, 409, refused.body);
+        assert.equal(code(refused), 'module_in_use');
+      }
+      assert.equal((await put('sso', false)).statusCode, 200);
+      try {
+        assert.equal((await put('organizations', false)).statusCode, 200);
+        const unavailable = await put('sso', true);
+        assert.equal(unavailable.statusCode, 409, unavailable.body);
+        assert.equal(code(unavailable), 'module_unavailable');
+        assert.match(json<{ detail: string }>(unavailable).detail, /organizations/);
+      } finally {
+        assert.equal((await put('organizations', true)).statusCode, 200);
+        assert.equal((await put('sso', true)).statusCode, 200);
+      }
+    });
   });
 }

@@ -5,6 +5,7 @@ import { ApiError } from '../../platform/api-error.ts';
 import { checkFactorModuleOff } from '../mfa/index.ts';
 import { checkPasswordlessOff } from '../passwordless/index.ts';
 import { checkProvidersOff } from '../providers/index.ts';
+import { checkSsoNeeds } from '../sso/index.ts';
 
 /** A module as the switch sees it: the catalog's facts and its state now. */
 export interface SwitchedModule {
@@ -40,6 +41,8 @@ export async function switchModule(
   if (enabled && !module.enabled && options.unavailable !== null) {
     throw new ApiError('module_unavailable', { detail: options.unavailable });
   }
+  // docs/api.md §23: sso needs providers and organizations.
+  checkSsoNeeds(ctx, module.name, enabled);
   const { force } = options;
   await ctx.modules.set(module.name, enabled, async (trx) => {
     // docs/api.md §16: switching off a factor's module that accounts use is refused (409
