@@ -92,8 +92,10 @@ function attributeStatement(user: SamlUser): string {
 }
 
 /** An identity provider with its entity id and SSO URL (nothing listens there: the tests carry the messages). */
-export function createSamlIdp(entityId = 'https://idp.example.test/saml'): SamlIdp {
-  const ssoUrl = 'https://idp.example.test/sso';
+export function createSamlIdp(
+  entityId = 'https://idp.example.test/saml',
+  ssoUrl = 'https://idp.example.test/sso',
+): SamlIdp {
   const make = (key: string, cert: string, signatureAlgorithm: string) =>
     samlify.IdentityProvider({
       entityID: entityId,

@@ -14,6 +14,6 @@ export {
   signInWithIdToken,
 } from './upstream/id-token-sign-in.service.ts';
 export { LinkIdentityError, linkIdentityByOperator } from './upstream/link-identity.service.ts';
-export { providerForDomain } from './upstream/providers.service.ts';
+export { anyDomainClaimed, providerForDomain } from './upstream/providers.service.ts';
 export { pruneIdTokenUses } from './upstream/replay.ts';
 export { createUpstreams, type Upstreams } from './upstream/upstream.ts';

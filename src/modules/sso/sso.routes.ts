@@ -4,6 +4,7 @@ import { ownCookieValue } from '../../http/pages/index.ts';
 import { clientInfo } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import {
+  anyDomainClaimed,
   finishSamlFlow,
   landingPage,
   requireSamlConnection,
@@ -82,6 +83,18 @@ export function ssoEndpoints(ctx: AppContext): Endpoint[] {
         reply.header('set-cookie', samlFlowCookie(ctx, '', 0));
         return landingPage(ctx, reply, landing);
       },
+    }),
+    endpoint({
+      group: 'idp',
+      label: 'address_first',
+      method: 'GET',
+      path: '/api/v1/idp/address-first',
+      access: 'public',
+      hidden: true,
+      summary:
+        'Whether the hosted sign-in asks for the address first (an enabled connection claims a domain)',
+      schema: { response: { 200: Type.Object({ address_first: Type.Boolean() }) } },
+      handler: async () => ({ address_first: await anyDomainClaimed(ctx) }),
     }),
     endpoint({
       group: 'idp',

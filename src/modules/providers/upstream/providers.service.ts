@@ -184,3 +184,8 @@ export async function providerForDomain(
   }
   return null;
 }
+
+/** Whether any enabled provider claims a domain: the hosted sign-in then asks for the address first. */
+export async function anyDomainClaimed(ctx: AppContext): Promise<boolean> {
+  return (await listProviderRows(ctx.db)).some((r) => r.enabled === 1 && r.domains !== '[]');
+}
