@@ -16,7 +16,7 @@ after(async () => {
   await browser?.close();
 });
 
-const escape = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+const attr = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 for (const dialect of DIALECTS) {
   describe(`hosted pages in Chromium: SAML single sign-on (${dialect})`, {
@@ -41,9 +41,9 @@ for (const dialect of DIALECTS) {
           .respond(spMetadata, { location: url.toString(), user: person })
           .then((answer) => {
             res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
-              `<!doctype html><html lang="en"><title>Test IdP</title><body><form method="post" action="${escape(`${stack.origin}/saml/corp/acs`)}">
-<input type="hidden" name="SAMLResponse" value="${escape(answer.SAMLResponse)}">
-<input type="hidden" name="RelayState" value="${escape(answer.RelayState ?? '')}">
+              `<!doctype html><html lang="en"><title>Test IdP</title><body><form method="post" action="${attr(`${stack.origin}/saml/corp/acs`)}">
+<input type="hidden" name="SAMLResponse" value="${attr(answer.SAMLResponse)}">
+<input type="hidden" name="RelayState" value="${attr(answer.RelayState ?? '')}">
 <button type="submit">Continue to the service</button></form></body></html>`,
             );
           })
