@@ -296,6 +296,18 @@ for (const dialect of DIALECTS) {
         assert.equal(unavailable.statusCode, 409, unavailable.body);
         assert.equal(code(unavailable), 'module_unavailable');
         assert.match(json<{ detail: string }>(unavailable).detail, /organizations/);
+        assert.equal((await put('organizations', true)).statusCode, 200);
+        assert.equal((await put('sso', true)).statusCode, 200);
+        // A forced switch-off (docs/api.md §16's override) takes sso along: never on without its needs.
+        const forced = await t.app.inject({
+          method: 'PUT',
+          url: '/api/v1/admin/modules/organizations',
+          headers: admin,
+          payload: { enabled: false, force: true },
+        });
+        assert.equal(forced.statusCode, 200, forced.body);
+        assert.equal(t.ctx.modules.isEnabled('sso'), false);
+        assert.equal(t.ctx.modules.isEnabled('organizations'), false);
       } finally {
         assert.equal((await put('organizations', true)).statusCode, 200);
         assert.equal((await put('sso', true)).statusCode, 200);

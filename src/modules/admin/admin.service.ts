@@ -41,9 +41,9 @@ export async function switchModule(
   if (enabled && !module.enabled && options.unavailable !== null) {
     throw new ApiError('module_unavailable', { detail: options.unavailable });
   }
-  // docs/api.md §23: sso needs providers and organizations.
-  checkSsoNeeds(ctx, module.name, enabled);
   const { force } = options;
+  // docs/api.md §23: sso needs providers and organizations (a forced switch-off takes sso along).
+  const ssoToo = checkSsoNeeds(ctx, module.name, enabled, force);
   await ctx.modules.set(module.name, enabled, async (trx) => {
     // docs/api.md §16: switching off a factor's module that accounts use is refused (409
     // module_in_use) unless forced, and even then while no admin could sign in afterwards.
@@ -66,4 +66,15 @@ export async function switchModule(
       },
     });
   });
+  if (ssoToo) {
+    await ctx.modules.set('sso', false, (trx) =>
+      recordAudit(trx, {
+        action: 'module.toggle',
+        actor: options.actor,
+        target: { type: 'module', id: 'sso' },
+        client: options.client,
+        details: { enabled: false, previous: true, force, because: module.name },
+      }),
+    );
+  }
 }

@@ -16,7 +16,7 @@ import { isUniqueViolation } from '../../../platform/db/dialect.ts';
 import type { Db } from '../../../platform/db/schema.ts';
 import { countLogin } from '../../core/index.ts';
 import type { UpstreamIdentity } from '../upstream/id-token.ts';
-import { findLinkOrCreate } from '../upstream/identity-mapping.ts';
+import { findLinkOrCreate, type MappedIdentity } from '../upstream/identity-mapping.ts';
 import { notFound, type Provider, requireProvider } from '../upstream/providers.service.ts';
 import { reserveIdToken } from '../upstream/replay.ts';
 import {
@@ -186,6 +186,13 @@ async function landFlow(
   }
 }
 
+/** What a sign-in of a kind adds inside the sign-in's transaction (a SAML connection's replay record and provisioning). */
+export interface SignInExtras {
+  reserve?: (trx: Db) => Promise<void>;
+  /** After the account is found, linked or created; may add audit entries to `mapped.events`. */
+  afterMapped?: (trx: Db, mapped: MappedIdentity) => Promise<void>;
+}
+
 /**
  * Maps a verified identity and signs in through the one pipeline. `reserve` records what must sign
  * in once (a SAML assertion) inside the sign-in's transaction, so a refusal does not record it.
@@ -196,8 +203,9 @@ export async function signInWithProvider(
   provider: Provider,
   upstream: UpstreamIdentity,
   returnTo: string,
-  reserve?: (trx: Db) => Promise<void>,
+  extra: SignInExtras = {},
 ): Promise<Landing> {
+  const { reserve, afterMapped } = extra;
   const { client } = attempt;
   const { identity, idToken } = upstream;
   const seen = { userId: null as string | null };
@@ -211,7 +219,9 @@ export async function signInWithProvider(
       // "An ID token signs in once" (docs/api.md §16), as at POST /idp/verify.
       if (idToken !== null) await reserveIdToken(trx, idToken, identity.expiresAt);
       if (reserve) await reserve(trx);
-      const { user, created, events } = await findLinkOrCreate(ctx, trx, identity, policy, client, seen);
+      const mapped = await findLinkOrCreate(ctx, trx, identity, policy, client, seen);
+      if (afterMapped) await afterMapped(trx, mapped);
+      const { user, created, events } = mapped;
       const { issuer, subject } = identity;
       const outcome = await signIn(ctx, trx, {
         user,

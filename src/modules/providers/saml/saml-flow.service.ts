@@ -5,6 +5,7 @@ import { hashOpaqueToken, newOpaqueToken } from '../../../identity/tokens/opaque
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import type { Db } from '../../../platform/db/schema.ts';
+import { joinProvisioned } from '../../organizations/index.ts';
 import { insertFlow, takeFlow } from '../flow/flow.queries.ts';
 import {
   FLOW_TTL_MS,
@@ -18,6 +19,7 @@ import {
 } from '../flow/flow.service.ts';
 import { linkToAccount } from '../flow/link.service.ts';
 import type { UpstreamIdentity } from '../upstream/id-token.ts';
+import type { MappedIdentity } from '../upstream/identity-mapping.ts';
 import { notFound, type Provider, requireProvider } from '../upstream/providers.service.ts';
 import { type AssertedPerson, checkAssertion, checkEnvelope, SamlRefused } from './saml-checks.ts';
 import type { SamlSettings } from './saml-config.ts';
@@ -163,7 +165,14 @@ async function landSaml(
   }
   // An IdP-initiated sign-in lands on /account; its RelayState is ignored (docs/api.md §23).
   const returnTo = flow?.return_to ?? `${base(ctx)}/account`;
-  return signInWithProvider(ctx, attempt, provider, upstream, returnTo, reserve);
+  // docs/api.md §23: a person this connection provisions joins its organization (default_roles).
+  const organizationId = provider.organizationId;
+  const afterMapped = async (trx: Db, mapped: MappedIdentity) => {
+    if (!mapped.created || organizationId === null || !ctx.modules.isEnabled('organizations')) return;
+    const joined = await joinProvisioned(trx, organizationId, mapped.user.id, attempt.client);
+    if (joined) mapped.events.push(joined);
+  };
+  return signInWithProvider(ctx, attempt, provider, upstream, returnTo, { reserve, afterMapped });
 }
 
 function guard<T>(run: () => T): T {
