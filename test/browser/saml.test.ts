@@ -74,6 +74,8 @@ for (const dialect of DIALECTS) {
       await page.goto(`${stack.origin}/account/sign-in`);
       await page.getByRole('button', { name: 'Continue', exact: true }).waitFor();
       assert.equal(await page.getByLabel('Password', { exact: true }).isVisible(), false);
+      // No button names the connection: the address alone leads there.
+      assert.equal(await page.getByRole('link', { name: 'Continue with Corp SSO' }).count(), 0);
       await page.getByLabel('E-mail address').fill('pat@corp.example');
       await page.getByRole('button', { name: 'Continue', exact: true }).click();
       // The IdP's page: its form posts the signed response back, cross-origin, to the ACS.

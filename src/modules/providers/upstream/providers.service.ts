@@ -145,8 +145,10 @@ export async function enabledProviders(
   ctx: AppContext,
 ): Promise<Array<{ name: string; displayName: string; preset: string | null }>> {
   const seed = defaultProvider(ctx);
+  // SAML connections get no button (docs/sso.md): the address-first step sends their domains to
+  // them, and a list of buttons would show every customer's company on the public sign-in page.
   const stored = (await listProviderRows(ctx.db))
-    .filter((r) => r.enabled === 1)
+    .filter((r) => r.enabled === 1 && r.kind !== 'saml')
     .map((r) => ({ name: r.name, displayName: r.display_name, preset: r.preset }));
   return seed ? [{ name: seed.name, displayName: seed.displayName, preset: null }, ...stored] : stored;
 }
