@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { SAML } from '@node-saml/node-saml';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { authHeaders, createUser, firstAdmin } from '../helpers/users.ts';
-import { createSamlIdp, type RespondOptions, RSA_SHA1, type SamlIdp } from '../support/saml-idp.ts';
+import { createSamlIdp, IDP_CERT, type RespondOptions, RSA_SHA1, type SamlIdp } from '../support/saml-idp.ts';
 
 const ACS = `${PUBLIC_URL}/saml/acme/acs`;
 const COOKIE = 'gatehouse_saml_flow';
@@ -285,6 +286,26 @@ for (const dialect of DIALECTS) {
         /Invalid signature/,
       ],
       [
+        'a Response signed by the IdP around an unsigned assertion (a Response signature is never enough)',
+        { user: { nameId: 'r18', email: 'r18@acme.example' }, onlyResponseSigned: true },
+        undefined,
+        /Invalid signature/,
+      ],
+      [
+        'a duplicated assertion ID: the signed assertion in Extensions, an evil one with its ID in its place',
+        { user: { nameId: 'r19', email: 'r19@acme.example' } },
+        (xml) => {
+          const signed = /<saml:Assertion[\s\S]*<\/saml:Assertion>/.exec(xml)?.[0] ?? '';
+          const evil = signed
+            .replace(/<ds:Signature[\s\S]*?<\/ds:Signature>/, '')
+            .replaceAll('r19@acme.example', 'ann@acme.example');
+          return xml
+            .replace(signed, evil)
+            .replace('<samlp:Status>', `<samlp:Extensions>${signed}</samlp:Extensions><samlp:Status>`);
+        },
+        /2 assertions/,
+      ],
+      [
         'a DTD with an entity',
         { user: { nameId: 'r14', email: 'r14@acme.example' } },
         (xml) => `<!DOCTYPE samlp:Response [<!ENTITY x "y">]>${xml.replace(/^<\?xml[^>]*>/, '')}`,
@@ -319,6 +340,26 @@ for (const dialect of DIALECTS) {
         assert.equal((await usersNamed(email)).length, 0);
       });
     }
+
+    it('the Response-only fixture above is validly signed: a library told to trust Response signatures accepts it', async () => {
+      // The control for the refusal above: the Response's signature verifies, so Gatehouse refuses
+      // it only because the assertion itself carries none.
+      const answer = await idp.respond(spMetadata, {
+        location: null,
+        user: { nameId: 'ctl', email: 'ctl@acme.example' },
+        onlyResponseSigned: true,
+      });
+      const lax = new SAML({
+        callbackUrl: ACS,
+        issuer: `${PUBLIC_URL}/saml/acme`,
+        audience: `${PUBLIC_URL}/saml/acme`,
+        idpCert: IDP_CERT,
+        wantAssertionsSigned: false,
+        wantAuthnResponseSigned: true,
+      });
+      const { profile } = await lax.validatePostResponseAsync({ SAMLResponse: answer.SAMLResponse });
+      assert.equal(profile?.nameID, 'ctl');
+    });
 
     it('refuses signature wrapping: the signed assertion moved into Extensions, an evil one in its place', async () => {
       const { res } = await signIn({ user: { nameId: 'w1', email: 'w1@acme.example' } }, (xml) => {

@@ -60,6 +60,8 @@ export interface RespondOptions {
   signatureAlgorithm?: string;
   /** Also sign the Response (Okta's default); the assertion is always signed (our metadata asks). */
   signResponse?: boolean;
+  /** Sign only the Response, not the assertion (what an SP that accepts that would get). */
+  onlyResponseSigned?: boolean;
 }
 
 export interface SamlIdp {
@@ -156,6 +158,26 @@ export function createSamlIdp(
           attributeStatement(o.user),
         ),
       );
+      if (o.onlyResponseSigned) {
+        // samlify's own signing of the whole Response, the assertion left unsigned.
+        const signed = samlify.SamlLib.constructSAMLSignature({
+          privateKey: o.foreign ? FOREIGN_KEY : IDP_KEY,
+          // As samlify passes it: the certificate's base64 body (it writes the KeyInfo).
+          signingCert: (o.foreign ? FOREIGN_CERT : IDP_CERT).replace(/-----[A-Z ]+-----|\s/g, ''),
+          signatureAlgorithm: o.signatureAlgorithm ?? RSA_SHA256,
+          rawSamlMessage: context,
+          isBase64Output: true,
+          isMessageSigned: true,
+          signatureConfig: {
+            prefix: 'ds',
+            location: {
+              reference: "/*[local-name(.)='Response']/*[local-name(.)='Issuer']",
+              action: 'after',
+            },
+          },
+        } as never) as string;
+        return { SAMLResponse: signed, ...(relayState === undefined ? {} : { RelayState: relayState }) };
+      }
       const answer = await signer.createLoginResponse(
         sp,
         { extract: { request: { id: requestId } } },
