@@ -21,6 +21,7 @@ import {
   showError,
   showOnly,
 } from './lib.js';
+import { addressPending, continueWithAddress, setUpAddressFirst } from './sign-in-discover.js';
 import { onLinkPage, setUpEmailSignIn } from './sign-in-email.js';
 import { startEnrolment } from './sign-in-enrol.js';
 import { pendingSecondFactor, providerError, showProviders } from './sign-in-providers.js';
@@ -87,6 +88,8 @@ function askToConfirm({ email, password }) {
 }
 
 onSubmit($('#password-form'), async (values) => {
+  // Address first (docs/sso.md): an SSO domain goes to its provider, any other on to the password.
+  if (addressPending()) return continueWithAddress(values.email);
   $('#unverified').hidden = true;
   unconfirmed = null;
   try {
@@ -220,6 +223,7 @@ if (passkeysOn) $('#passkey-signin').hidden = false;
 const failed = providerError();
 if (failed !== null) showError($('#password-form'), failed);
 showProviders().catch(() => undefined);
+setUpAddressFirst().catch(() => undefined);
 pendingSecondFactor().then(
   (pending) => {
     if (pending === null) return;

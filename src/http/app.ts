@@ -17,7 +17,7 @@ import { VERSION } from '../platform/version.ts';
 import { registerDocs } from './docs.ts';
 import type { Endpoint } from './endpoint.ts';
 import { installErrorHandlers } from './errors.ts';
-import { FORM_POST_ROUTE, formFields } from './form-body.ts';
+import { FORM_POST_ROUTES, formFields } from './form-body.ts';
 import { createAuthenticator, guardFor } from './guard.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './http-errors.ts';
 import { IndexResponse } from './index.schemas.ts';
@@ -98,10 +98,10 @@ export async function buildApp(ctx: AppContext, loaded?: LoadedModule[]): Promis
       done(err as Error, undefined);
     }
   });
-  // The one form body Gatehouse reads: a provider's `form_post` answer at its callback (docs/api.md §18).
-  // Every other route keeps refusing it with 415, as before.
+  // The form bodies Gatehouse reads: a provider's `form_post` answer at its callback (docs/api.md §18)
+  // and a SAML response at an assertion consumer service (§23). Every other route refuses it with 415.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (req, body, done) => {
-    if (req.routeOptions.url !== FORM_POST_ROUTE) {
+    if (!FORM_POST_ROUTES.has(req.routeOptions.url ?? '')) {
       done(
         new ApiError('unsupported_media_type', {
           detail: 'Requests with a body must send Content-Type: application/json',

@@ -19,6 +19,7 @@ import { providersModule } from '../modules/providers/providers.module.ts';
 import { recoveryModule } from '../modules/recovery/recovery.module.ts';
 import { registrationModule } from '../modules/registration/registration.module.ts';
 import { sessionsModule } from '../modules/sessions/sessions.module.ts';
+import { ssoModule } from '../modules/sso/sso.module.ts';
 import { userAdminModule } from '../modules/user-admin/user-admin.module.ts';
 import { usersModule } from '../modules/users/users.module.ts';
 import { webhooksModule } from '../modules/webhooks/webhooks.module.ts';
@@ -60,6 +61,7 @@ export const MODULES = [
   webhooksModule,
   passwordlessModule,
   organizationsModule,
+  ssoModule,
   pagesModule,
   consoleModule,
 ] as const;

@@ -98,6 +98,7 @@ export const LATER_MODULES: readonly string[] = [
   'webhooks',
   'passwordless',
   'organizations',
+  'sso',
   'pages',
   'console',
 ];
@@ -260,6 +261,10 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
     'organizations.members': 'GET /api/v1/organizations/<id>/members',
     'organizations.member_put': 'PUT /api/v1/organizations/<id>/members/<user_id>',
     'organizations.member_delete': 'DELETE /api/v1/organizations/<id>/members/<user_id>',
+  },
+  // docs/api.md §23; /saml/* are protocol endpoints (hidden from the index, like the callbacks).
+  sso: {
+    'idp.discover': 'POST /api/v1/idp/discover',
   },
 };
 

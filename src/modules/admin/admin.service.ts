@@ -5,6 +5,7 @@ import { ApiError } from '../../platform/api-error.ts';
 import { checkFactorModuleOff } from '../mfa/index.ts';
 import { checkPasswordlessOff } from '../passwordless/index.ts';
 import { checkProvidersOff } from '../providers/index.ts';
+import { checkSsoNeeds } from '../sso/index.ts';
 
 /** A module as the switch sees it: the catalog's facts and its state now. */
 export interface SwitchedModule {
@@ -41,6 +42,8 @@ export async function switchModule(
     throw new ApiError('module_unavailable', { detail: options.unavailable });
   }
   const { force } = options;
+  // docs/api.md §23: sso needs providers and organizations (a forced switch-off takes sso along).
+  const ssoToo = checkSsoNeeds(ctx, module.name, enabled, force);
   await ctx.modules.set(module.name, enabled, async (trx) => {
     // docs/api.md §16: switching off a factor's module that accounts use is refused (409
     // module_in_use) unless forced, and even then while no admin could sign in afterwards.
@@ -63,4 +66,15 @@ export async function switchModule(
       },
     });
   });
+  if (ssoToo) {
+    await ctx.modules.set('sso', false, (trx) =>
+      recordAudit(trx, {
+        action: 'module.toggle',
+        actor: options.actor,
+        target: { type: 'module', id: 'sso' },
+        client: options.client,
+        details: { enabled: false, previous: true, force, because: module.name },
+      }),
+    );
+  }
 }

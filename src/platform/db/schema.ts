@@ -276,6 +276,17 @@ export interface IdpProvidersTable {
   allowed_domains: string;
   created_at: number;
   updated_at: number;
+  /** docs/api.md §23: the organization owning a SAML connection, and the e-mail domains it claims (JSON). */
+  organization_id: string | null;
+  domains: string;
+  /** JSON of a SAML connection's settings (kind `saml`), else null. */
+  saml: string | null;
+}
+
+/** A SAML assertion that signed someone in (docs/api.md §23), remembered until it could not be valid. */
+export interface SamlAssertionUsesTable {
+  assertion_key: string;
+  expires_at: number;
 }
 
 /** The server-side half of a provider redirect (or of its pending second factor), keyed by the cookie's hash. */
@@ -502,6 +513,7 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   idp_providers: IdpProvidersTable;
   idp_flows: IdpFlowsTable;
+  saml_assertion_uses: SamlAssertionUsesTable;
   oauth_clients: OauthClientsTable;
   oauth_resources: OauthResourcesTable;
   oauth_consents: OauthConsentsTable;

@@ -38,6 +38,8 @@ export const TABLE_OWNERS = {
   id_token_uses: 'src/modules/providers/',
   idp_providers: 'src/modules/providers/',
   idp_flows: 'src/modules/providers/',
+  // docs/api.md §23: SAML connections are providers; their replay guard is the providers' too.
+  saml_assertion_uses: 'src/modules/providers/',
   app_secrets: 'src/modules/oauth/',
   oauth_clients: 'src/modules/oauth/',
   oauth_resources: 'src/modules/oauth/',

@@ -26,7 +26,9 @@ import {
   toProvider,
   toView,
 } from '../upstream/providers.service.ts';
+import { selectOrganizationDomains } from './organization-domains.queries.ts';
 import type { CreateProviderInput, ProviderView, UpdateProviderInput } from './providers.schemas.ts';
+import { checkDomains, completeSaml, refuseSamlFields } from './saml-admin.ts';
 
 /* The admin API of docs/api.md §18: create, update, delete, with presets applied and secrets sealed. */
 
@@ -122,6 +124,9 @@ function toRow(ctx: AppContext, p: Merged, createdAt: number, now: number): Prov
     allowed_domains: JSON.stringify(p.allowedDomains.map((d) => d.toLowerCase())),
     created_at: createdAt,
     updated_at: now,
+    organization_id: p.organizationId,
+    domains: JSON.stringify(p.domains),
+    saml: p.saml === null ? null : JSON.stringify(p.saml),
   };
 }
 
@@ -147,26 +152,27 @@ export async function createProvider(
   }
   const preset = input.preset ?? null;
   const kind = input.kind ?? (preset ? PRESETS[preset].kind : 'oidc');
-  const merged = await complete(
-    {
-      name: input.name,
-      displayName: input.display_name ?? (preset ? PRESETS[preset].displayName : input.name),
-      kind,
-      preset,
-      issuer: input.issuer ?? '',
-      clientId: required(input.client_id, 'client_id'),
-      clientSecret: input.client_secret ?? null,
-      privateKey: input.private_key ?? null,
-      settings: settingsOf(input, {}),
-      scopes: input.scopes ?? [],
-      enabled: input.enabled ?? true,
-      autoProvision: input.auto_provision ?? true,
-      linkByEmail: input.link_by_email ?? true,
-      linkAdmins: input.link_admins ?? false,
-      allowedDomains: input.allowed_domains ?? [],
-    },
-    { issuer: input.issuer, scopes: input.scopes },
-  );
+  const fields = {
+    name: input.name,
+    displayName: input.display_name ?? (preset ? PRESETS[preset].displayName : input.name),
+    kind,
+    preset,
+    issuer: input.issuer ?? '',
+    clientId: kind === 'saml' ? '' : required(input.client_id, 'client_id'),
+    clientSecret: input.client_secret ?? null,
+    privateKey: input.private_key ?? null,
+    settings: settingsOf(input, {}),
+    scopes: input.scopes ?? [],
+    enabled: input.enabled ?? true,
+    autoProvision: input.auto_provision ?? true,
+    linkByEmail: input.link_by_email ?? true,
+    linkAdmins: input.link_admins ?? false,
+    allowedDomains: input.allowed_domains ?? [],
+    organizationId: input.organization_id ?? null,
+    domains: input.domains ?? [],
+    saml: null,
+  };
+  const merged = await completeKind(ctx, fields, input, { issuer: input.issuer, scopes: input.scopes });
   const now = Date.now();
   const row = toRow(ctx, merged, now, now);
   try {
@@ -194,7 +200,8 @@ export async function updateProvider(
   const row = await findProviderRow(ctx.db, name);
   if (!row) throw notFound(name);
   const current = toProvider(ctx, row);
-  const merged = await complete(
+  const merged = await completeKind(
+    ctx,
     {
       ...current,
       displayName: input.display_name ?? current.displayName,
@@ -209,7 +216,10 @@ export async function updateProvider(
       linkByEmail: input.link_by_email ?? current.linkByEmail,
       linkAdmins: input.link_admins ?? current.linkAdmins,
       allowedDomains: input.allowed_domains ?? current.allowedDomains,
+      organizationId: input.organization_id !== undefined ? input.organization_id : current.organizationId,
+      domains: input.domains ?? current.domains,
     },
+    input,
     { issuer: input.issuer, scopes: input.scopes },
   );
   const next = toRow(ctx, merged, Number(row.created_at), Math.max(Date.now(), Number(row.updated_at) + 1));
@@ -226,6 +236,26 @@ export async function deleteProvider(ctx: AppContext, name: string, actorId: str
     if (!(await deleteProviderRow(trx, name))) throw notFound(name);
     await recordAudit(trx, audit('idp_provider.delete', actorId, name, client));
   });
+}
+
+/**
+ * A definition completed by its kind: a SAML connection's block (docs/api.md §23) or an OpenID
+ * Connect / GitHub provider's preset and checks; then the domains it claims.
+ */
+async function completeKind(
+  ctx: AppContext,
+  fields: Merged,
+  input: UpdateProviderInput & { preset?: unknown },
+  given: { issuer?: string | undefined; scopes?: string[] | undefined },
+): Promise<Merged> {
+  let merged: Merged;
+  if (fields.kind === 'saml') {
+    merged = completeSaml(fields, input, fields.saml);
+  } else {
+    refuseSamlFields(input);
+    merged = await complete(fields, given);
+  }
+  return checkDomains(ctx, merged, (organizationId) => selectOrganizationDomains(ctx.db, organizationId));
 }
 
 function required(value: string | undefined, field: string): string {

@@ -11,6 +11,9 @@ export const SECOND_FACTOR_COOKIE = 'gatehouse_idp_mfa';
 /** Their paths when they cannot be `__Host-` cookies (http, a PUBLIC_URL with a path: ownCookie). */
 export const FLOW_COOKIE_PATH = '/api/v1/idp/';
 export const SECOND_FACTOR_COOKIE_PATH = '/api/v1/idp/continue';
+/** A SAML connection's flow (docs/api.md §23): the IdP POSTs to /saml/<name>/acs. */
+export const SAML_FLOW_COOKIE = 'gatehouse_saml_flow';
+export const SAML_FLOW_COOKIE_PATH = '/saml/';
 
 const basePath = (ctx: AppContext) => new URL(ctx.config.publicUrl).pathname.replace(/\/+$/, '');
 
@@ -26,6 +29,21 @@ export function flowCookie(ctx: AppContext, value: string, maxAge: number, cross
     httpOnly: true,
     secure: crossSitePost || !cookiesInsecure(ctx),
     sameSite: crossSitePost ? 'none' : 'lax',
+    maxAge,
+  });
+}
+
+/**
+ * A SAML connection's flow cookie (docs/api.md §23, settled): HttpOnly, `SameSite=None; Secure` on
+ * localhost too (browsers treat it as secure), so the IdP's cross-site POST to the ACS carries it.
+ */
+export function samlFlowCookie(ctx: AppContext, value: string, maxAge: number): string {
+  return stringifySetCookie({
+    ...ownCookie(ctx, SAML_FLOW_COOKIE, SAML_FLOW_COOKIE_PATH),
+    value,
+    httpOnly: true,
+    secure: true,
+    sameSite: 'none',
     maxAge,
   });
 }

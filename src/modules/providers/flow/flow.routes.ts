@@ -18,7 +18,7 @@ import {
   LinkResponse,
   StartQuery,
 } from './flow.schemas.ts';
-import { finishFlow, startFlow, takeSecondFactor } from './flow.service.ts';
+import { finishFlow, type Started, takeSecondFactor } from './flow.service.ts';
 import {
   FLOW_COOKIE,
   FLOW_COOKIE_PATH,
@@ -26,10 +26,12 @@ import {
   landingPage,
   SECOND_FACTOR_COOKIE,
   SECOND_FACTOR_COOKIE_PATH,
+  samlFlowCookie,
   secondFactorCookie,
 } from './flow-http.ts';
 import { assertFreshSession, identitiesOf, isFresh, unlinkIdentity } from './link.service.ts';
 import { checkReturnTo } from './return-to.ts';
+import { startAnyFlow } from './start-any.ts';
 import { startBudget } from './start-budget.ts';
 
 const Buttons = Type.Object({
@@ -75,6 +77,12 @@ export function flowEndpoints(ctx: AppContext, upstreams: Upstreams): Endpoint[]
     return landingPage(ctx, reply, landing);
   };
 
+  // A SAML connection's flow cookie goes to its ACS (docs/api.md §23); every other to the callback.
+  const startCookie = (started: Started) =>
+    started.saml
+      ? samlFlowCookie(ctx, started.browserToken, 600)
+      : flowCookie(ctx, started.browserToken, 600, started.crossSitePost);
+
   return [
     endpoint({
       group: 'idp',
@@ -91,10 +99,8 @@ export function flowEndpoints(ctx: AppContext, upstreams: Upstreams): Endpoint[]
         // Reserved first: a start costs a flow row and a provider's discovery (429 past the budget).
         await reserveOrThrow(ctx.db, [startBudget(req.ip)], 'Too many sign-ins started; try again later');
         const returnTo = await checkReturnTo(ctx, req.query.return_to);
-        const started = await startFlow(ctx, upstreams, req.params.name, returnTo, 'sign_in');
-        return reply
-          .header('set-cookie', flowCookie(ctx, started.browserToken, 600, started.crossSitePost))
-          .redirect(started.location, 302);
+        const started = await startAnyFlow(ctx, upstreams, req.params.name, returnTo, 'sign_in');
+        return reply.header('set-cookie', startCookie(started)).redirect(started.location, 302);
       },
     }),
     endpoint({
@@ -188,13 +194,11 @@ export function flowEndpoints(ctx: AppContext, upstreams: Upstreams): Endpoint[]
         const auth = requireAuth(req);
         assertFreshSession(auth.claims.auth_time);
         const returnTo = await checkReturnTo(ctx, req.query.return_to);
-        const started = await startFlow(ctx, upstreams, req.params.name, returnTo, 'link', {
+        const started = await startAnyFlow(ctx, upstreams, req.params.name, returnTo, 'link', {
           userId: auth.user.id,
           sessionId: auth.session.id,
         });
-        return reply
-          .header('set-cookie', flowCookie(ctx, started.browserToken, 600, started.crossSitePost))
-          .send({ authorization_url: started.location });
+        return reply.header('set-cookie', startCookie(started)).send({ authorization_url: started.location });
       },
     }),
     endpoint({

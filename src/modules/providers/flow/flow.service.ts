@@ -13,8 +13,10 @@ import { hashOpaqueToken, newOpaqueToken } from '../../../identity/tokens/opaque
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import { isUniqueViolation } from '../../../platform/db/dialect.ts';
+import type { Db } from '../../../platform/db/schema.ts';
 import { countLogin } from '../../core/index.ts';
-import { findLinkOrCreate } from '../upstream/identity-mapping.ts';
+import type { UpstreamIdentity } from '../upstream/id-token.ts';
+import { findLinkOrCreate, type MappedIdentity } from '../upstream/identity-mapping.ts';
 import { notFound, type Provider, requireProvider } from '../upstream/providers.service.ts';
 import { reserveIdToken } from '../upstream/replay.ts';
 import {
@@ -33,7 +35,7 @@ export const FLOW_TTL_MS = 10 * 60_000;
 export type FlowPurpose = 'sign_in' | 'link';
 
 /** A provider's sign-in as a way in (its entries name the provider beside `method`). */
-const PROVIDER_WAY: SignInWay = { method: 'idp', count: countLogin };
+export const PROVIDER_WAY: SignInWay = { method: 'idp', count: countLogin };
 
 /** The start's answer: where to send the browser, and the cookie that binds the flow to it. */
 export interface Started {
@@ -41,9 +43,15 @@ export interface Started {
   browserToken: string;
   /** `SameSite=None` for `form_post` providers (their callback is a cross-site POST). */
   crossSitePost: boolean;
+  /** A SAML connection's flow: its cookie is scoped to the ACS (/saml/), not to the callbacks. */
+  saml?: boolean;
 }
 
 const sealContext = (hash: string) => `idp_flow:${hash}`;
+
+/** Seals a flow's secret to the browser's hash. */
+export const sealFlow = (ctx: AppContext, hash: string, value: Buffer) =>
+  key(ctx).seal(value, sealContext(hash));
 
 function key(ctx: AppContext) {
   const k = ctx.secrets.key();
@@ -107,7 +115,7 @@ export type Landing =
   | { kind: 'linked'; returnTo: string }
   | { kind: 'refused'; code: string };
 
-const spent = () =>
+export const spent = () =>
   new ApiError('link_invalid', {
     detail: 'This sign-in link was already used, has expired or was not started here',
   });
@@ -178,13 +186,26 @@ async function landFlow(
   }
 }
 
-async function signInWithProvider(
+/** What a sign-in of a kind adds inside the sign-in's transaction (a SAML connection's replay record and provisioning). */
+export interface SignInExtras {
+  reserve?: (trx: Db) => Promise<void>;
+  /** After the account is found, linked or created; may add audit entries to `mapped.events`. */
+  afterMapped?: (trx: Db, mapped: MappedIdentity) => Promise<void>;
+}
+
+/**
+ * Maps a verified identity and signs in through the one pipeline. `reserve` records what must sign
+ * in once (a SAML assertion) inside the sign-in's transaction, so a refusal does not record it.
+ */
+export async function signInWithProvider(
   ctx: AppContext,
   attempt: LoginAttempt,
   provider: Provider,
-  upstream: Awaited<ReturnType<typeof exchange>>,
+  upstream: UpstreamIdentity,
   returnTo: string,
+  extra: SignInExtras = {},
 ): Promise<Landing> {
+  const { reserve, afterMapped } = extra;
   const { client } = attempt;
   const { identity, idToken } = upstream;
   const seen = { userId: null as string | null };
@@ -197,7 +218,10 @@ async function signInWithProvider(
     ctx.db.transaction().execute(async (trx): Promise<Landing> => {
       // "An ID token signs in once" (docs/api.md §16), as at POST /idp/verify.
       if (idToken !== null) await reserveIdToken(trx, idToken, identity.expiresAt);
-      const { user, created, events } = await findLinkOrCreate(ctx, trx, identity, policy, client, seen);
+      if (reserve) await reserve(trx);
+      const mapped = await findLinkOrCreate(ctx, trx, identity, policy, client, seen);
+      if (afterMapped) await afterMapped(trx, mapped);
+      const { user, created, events } = mapped;
       const { issuer, subject } = identity;
       const outcome = await signIn(ctx, trx, {
         user,

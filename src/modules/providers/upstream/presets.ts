@@ -3,7 +3,8 @@ import { ApiError } from '../../../platform/api-error.ts';
 
 /** The presets of docs/api.md §18. */
 export type PresetName = 'google' | 'microsoft' | 'gitlab' | 'apple' | 'github';
-export type ProviderKind = 'oidc' | 'github';
+/** `saml`: a SAML 2.0 connection of the `sso` module (docs/api.md §23). */
+export type ProviderKind = 'oidc' | 'github' | 'saml';
 
 /** Settings a preset keeps beside the common fields (none of them secret). */
 export interface PresetSettings {

@@ -2,6 +2,7 @@ import type { SecretsKey } from '../../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import type { ProviderView } from '../admin/providers.schemas.ts';
+import type { SamlSettings } from '../saml/saml-config.ts';
 import type { PresetName, PresetSettings, ProviderKind } from './presets.ts';
 import { findProviderRow, listProviderRows, type ProviderRow } from './providers.queries.ts';
 
@@ -22,6 +23,11 @@ export interface Provider {
   linkByEmail: boolean;
   linkAdmins: boolean;
   allowedDomains: string[];
+  /** docs/api.md §23: the organization owning a connection, and the e-mail domains it claims. */
+  organizationId: string | null;
+  domains: string[];
+  /** A SAML connection's settings (kind `saml`), else null. */
+  saml: SamlSettings | null;
   /** When the row last changed (the flow's cached upstream configuration is keyed by it). */
   version: number;
 }
@@ -41,19 +47,24 @@ export const secretContext = (name: string, field: string) => `idp_provider:${na
 
 /** The answer shape: no secret, no private key. */
 export function toView(row: ProviderRow): ProviderView {
+  const saml = row.kind === 'saml';
   return {
     name: row.name,
     display_name: row.display_name,
     kind: row.kind as ProviderKind,
-    preset: (row.preset as PresetName | null) ?? null,
-    issuer: row.issuer,
-    client_id: row.client_id,
-    scopes: JSON.parse(row.scopes) as string[],
+    // docs/api.md §23: a SAML connection has no issuer, client or scopes of its own.
+    preset: saml ? null : ((row.preset as PresetName | null) ?? null),
+    issuer: saml ? null : row.issuer,
+    client_id: saml ? null : row.client_id,
+    scopes: saml ? null : (JSON.parse(row.scopes) as string[]),
     enabled: row.enabled === 1,
     auto_provision: row.auto_provision === 1,
     link_by_email: row.link_by_email === 1,
     link_admins: row.link_admins === 1,
     allowed_domains: JSON.parse(row.allowed_domains) as string[],
+    organization_id: row.organization_id,
+    domains: JSON.parse(row.domains) as string[],
+    ...(row.saml === null ? {} : { saml: JSON.parse(row.saml) as SamlSettings }),
   };
 }
 
@@ -77,12 +88,15 @@ export function toProvider(ctx: AppContext, row: ProviderRow): Provider {
     clientSecret: open(row.client_secret_box, 'client_secret'),
     privateKey: open(row.private_key_box, 'private_key'),
     settings: JSON.parse(row.settings) as PresetSettings,
-    scopes: view.scopes,
+    scopes: view.scopes ?? [],
     enabled: view.enabled,
     autoProvision: view.auto_provision,
     linkByEmail: view.link_by_email,
     linkAdmins: view.link_admins,
     allowedDomains: view.allowed_domains,
+    organizationId: row.organization_id,
+    domains: view.domains,
+    saml: view.saml ?? null,
     version: Number(row.updated_at),
   };
 }
@@ -116,6 +130,9 @@ export function defaultProvider(ctx: AppContext): Provider | null {
     linkByEmail: oidc.linkByEmail,
     linkAdmins: oidc.linkAdmins,
     allowedDomains: [],
+    organizationId: null,
+    domains: [],
+    saml: null,
     version: 0,
   };
 }
@@ -128,8 +145,10 @@ export async function enabledProviders(
   ctx: AppContext,
 ): Promise<Array<{ name: string; displayName: string; preset: string | null }>> {
   const seed = defaultProvider(ctx);
+  // SAML connections get no button (docs/sso.md): the address-first step sends their domains to
+  // them, and a list of buttons would show every customer's company on the public sign-in page.
   const stored = (await listProviderRows(ctx.db))
-    .filter((r) => r.enabled === 1)
+    .filter((r) => r.enabled === 1 && r.kind !== 'saml')
     .map((r) => ({ name: r.name, displayName: r.display_name, preset: r.preset }));
   return seed ? [{ name: seed.name, displayName: seed.displayName, preset: null }, ...stored] : stored;
 }
@@ -149,4 +168,26 @@ export async function requireProvider(ctx: AppContext, name: string): Promise<Pr
 export function notFound(name: string): ApiError {
   const shown = /^[a-z0-9_-]{1,32}$/.test(name) ? ` "${name}"` : '';
   return new ApiError('provider_not_found', { detail: `There is no provider${shown}` });
+}
+
+/**
+ * Home-realm discovery (docs/api.md §23): the enabled provider claiming this exact domain
+ * (lower-cased, no subdomains), or null. A disabled one claims nothing.
+ */
+export async function providerForDomain(
+  ctx: AppContext,
+  domain: string,
+): Promise<{ name: string; displayName: string } | null> {
+  const wanted = domain.toLowerCase();
+  for (const row of await listProviderRows(ctx.db)) {
+    if (row.enabled !== 1) continue;
+    if ((JSON.parse(row.domains) as string[]).includes(wanted))
+      return { name: row.name, displayName: row.display_name };
+  }
+  return null;
+}
+
+/** Whether any enabled provider claims a domain: the hosted sign-in then asks for the address first. */
+export async function anyDomainClaimed(ctx: AppContext): Promise<boolean> {
+  return (await listProviderRows(ctx.db)).some((r) => r.enabled === 1 && r.domains !== '[]');
 }

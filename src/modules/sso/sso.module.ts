@@ -1,0 +1,26 @@
+import { defineModule } from '../../kernel/module.ts';
+import { pruneAssertionUses } from '../providers/index.ts';
+import { ssoEndpoints } from './sso.routes.ts';
+
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    sso: true;
+  }
+}
+
+/**
+ * Enterprise single sign-on (docs/api.md §23): SAML 2.0 connections (providers of kind `saml`),
+ * their SP metadata and assertion consumer, and home-realm discovery. Needs `providers` and
+ * `organizations`.
+ */
+export const ssoModule = defineModule({
+  name: 'sso',
+  required: false,
+  description: 'Enterprise single sign-on: SAML 2.0 connections and home-realm discovery',
+  forms: ['FULL'],
+  endpoints: (ctx) => ssoEndpoints(ctx),
+  jobs: [
+    // Used assertion ids past their NotOnOrAfter + 60 s guard nothing; idempotent on every instance.
+    { name: 'sso.prune', what: 'used SAML assertion pruning', everyMs: 10 * 60_000, run: pruneAssertionUses },
+  ],
+});
