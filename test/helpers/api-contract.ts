@@ -97,6 +97,7 @@ export const LATER_MODULES: readonly string[] = [
   'providers',
   'webhooks',
   'passwordless',
+  'organizations',
   'pages',
   'console',
 ];
