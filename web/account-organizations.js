@@ -48,10 +48,13 @@ export async function loadOrganizations(say) {
         if (!window.confirm(`Leave ${org.name}? You will need a new invitation to come back.`)) return;
         try {
           const me = currentUser();
-          await api(`/api/v1/organizations/${encodeURIComponent(org.id)}/members/${encodeURIComponent(me.id)}`, {
-            ...auth,
-            method: 'DELETE',
-          });
+          await api(
+            `/api/v1/organizations/${encodeURIComponent(org.id)}/members/${encodeURIComponent(me.id)}`,
+            {
+              ...auth,
+              method: 'DELETE',
+            },
+          );
           say(`You left ${org.name}.`);
           await loadOrganizations(() => {});
           focusOn($('#organizations-title'));

@@ -55,6 +55,11 @@ export const AUDIT_ACTIONS = [
   'oauth.grant',
   'oauth.grant_revoke',
   'oauth.registration_token_create',
+  // docs/api.md §21: the invitation events' names (a revocation is audited, not an event).
+  'organization.invitation.created',
+  'organization.invitation.accepted',
+  'organization.invitation.revoked',
+  'organization.member.added',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -69,7 +74,8 @@ export type AuditTargetType =
   | 'passkey'
   | 'webhook'
   | 'idp_provider'
-  | 'oauth_client';
+  | 'oauth_client'
+  | 'organization';
 
 /** Who did it: a signed-in user, the service itself (CLI, background jobs), or nobody known yet. */
 export type AuditActor = { type: 'user'; id: string } | { type: 'system' } | { type: 'anonymous' };

@@ -100,18 +100,31 @@ for (const dialect of DIALECTS) {
       assert.equal(res.statusCode, 200, res.body);
       const body = json(res);
       assert.deepEqual(body.organization, { id: org.id, slug: org.slug, name: 'Acme Corp' });
-      assert.deepEqual(body.user, { id: user.id, email: 'joiner@example.com', name: 'Jo Iner', status: 'active' });
+      assert.deepEqual(body.user, {
+        id: user.id,
+        email: 'joiner@example.com',
+        name: 'Jo Iner',
+        status: 'active',
+      });
       assert.deepEqual([...(body.roles as string[])].sort(), ['member', 'owner']);
       assert.equal(body.access_token, undefined);
       assert.deepEqual(await memberRoles(t, org.id, user.id), ['member', 'owner']);
-      const count = await t.ctx.db.selectFrom('organizations').select('member_count').where('id', '=', org.id).executeTakeFirstOrThrow();
+      const count = await t.ctx.db
+        .selectFrom('organizations')
+        .select('member_count')
+        .where('id', '=', org.id)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(count.member_count), 1);
       const again = await accept(token, {}, headers);
       assert.equal(again.statusCode, 410, again.body);
       assert.equal(json(again).code, 'invitation_used');
       assert.equal(await statusOf(token), 'invitation_used');
       const actions = (
-        await t.ctx.db.selectFrom('audit_log').select(['action', 'details']).where('action', 'like', 'organization.%').execute()
+        await t.ctx.db
+          .selectFrom('audit_log')
+          .select(['action', 'details'])
+          .where('action', 'like', 'organization.%')
+          .execute()
       ).map((r) => r.action);
       assert.ok(actions.includes('organization.invitation.accepted'));
       assert.ok(actions.includes('organization.member.added'));
@@ -147,7 +160,10 @@ for (const dialect of DIALECTS) {
       assert.equal(row.created_via, 'invitation');
       assert.deepEqual(await memberRoles(t, org.id, row.id), ['member']);
       // The token works, and the password signs in.
-      const profile = await t.app.inject({ url: '/api/v1/profile', headers: { authorization: `Bearer ${body.access_token}` } });
+      const profile = await t.app.inject({
+        url: '/api/v1/profile',
+        headers: { authorization: `Bearer ${body.access_token}` },
+      });
       assert.equal(profile.statusCode, 200, profile.body);
       const login = await t.app.inject({
         method: 'POST',
@@ -186,7 +202,11 @@ for (const dialect of DIALECTS) {
       const weak = await accept(token, { password: 'short' });
       assert.equal(weak.statusCode, 422, weak.body);
       assert.equal(json(weak).code, 'weak_password');
-      for (const payload of [{ password: 12345 }, { password: PASSWORD, extra: 1 }, { name: 'x'.repeat(201), password: PASSWORD }]) {
+      for (const payload of [
+        { password: 12345 },
+        { password: PASSWORD, extra: 1 },
+        { name: 'x'.repeat(201), password: PASSWORD },
+      ]) {
         const res = await accept(token, payload);
         assert.equal(res.statusCode, 400, `${JSON.stringify(payload)}: ${res.body}`);
         assert.equal(json(res).code, 'validation_failed');
@@ -197,13 +217,19 @@ for (const dialect of DIALECTS) {
 
     it('single use under concurrency: of five simultaneous acceptances exactly one makes the account', async () => {
       const token = await inviteToken('race@example.com');
-      const answers = await Promise.all(Array.from({ length: 5 }, () => accept(token, { password: PASSWORD })));
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => accept(token, { password: PASSWORD })),
+      );
       const ok = answers.filter((r) => r.statusCode === 200);
       assert.equal(ok.length, 1, answers.map((r) => `${r.statusCode} ${r.body}`).join('\n'));
       for (const r of answers.filter((x) => x.statusCode !== 200)) {
         assert.ok([401, 410].includes(r.statusCode), r.body);
       }
-      const users = await t.ctx.db.selectFrom('users').select('id').where('email', '=', 'race@example.com').execute();
+      const users = await t.ctx.db
+        .selectFrom('users')
+        .select('id')
+        .where('email', '=', 'race@example.com')
+        .execute();
       assert.equal(users.length, 1);
 
       const member = await createUser(t, { email: 'race-signed-in@example.com' });

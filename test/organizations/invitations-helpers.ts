@@ -56,7 +56,13 @@ export async function createRole(t: TestApp, name: string, permissions: string[]
   const now = Date.now();
   await t.ctx.db
     .insertInto('roles')
-    .values({ name, description: '', permissions: JSON.stringify(permissions), created_at: now, updated_at: now })
+    .values({
+      name,
+      description: '',
+      permissions: JSON.stringify(permissions),
+      created_at: now,
+      updated_at: now,
+    })
     .execute();
 }
 

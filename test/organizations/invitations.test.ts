@@ -34,7 +34,7 @@ for (const dialect of DIALECTS) {
     let plainMember: Headers;
     let outsider: Headers;
 
-    const invite = (headers: Headers, org: Org, payload: unknown) =>
+    const invite = (headers: Headers, org: Org, payload: Record<string, unknown>) =>
       t.app.inject({ method: 'POST', url: `/api/v1/organizations/${org.id}/invitations`, headers, payload });
     const list = (headers: Headers, org: Org) =>
       t.app.inject({ url: `/api/v1/organizations/${org.id}/invitations`, headers });
@@ -64,10 +64,19 @@ for (const dialect of DIALECTS) {
     it("an admin's invitation answers invite_url (the join page), mails it once, stores only the token's hash", async () => {
       const res = await invite(admin, a, { email: 'New.Person@Example.com', roles: ['member'] });
       assert.equal(res.statusCode, 201, res.body);
-      const body = json<{ id: string; email: string; roles: string[]; expires_at: string; invite_url: string }>(res);
+      const body = json<{
+        id: string;
+        email: string;
+        roles: string[];
+        expires_at: string;
+        invite_url: string;
+      }>(res);
       assert.equal(body.email, 'new.person@example.com');
       assert.deepEqual(body.roles, ['member']);
-      assert.match(body.invite_url, /^http:\/\/gatehouse\.test\/account\/organizations\/join\/[A-Za-z0-9_-]{43}$/);
+      assert.match(
+        body.invite_url,
+        /^http:\/\/gatehouse\.test\/account\/organizations\/join\/[A-Za-z0-9_-]{43}$/,
+      );
       const token = tokenOfUrl(body.invite_url);
       // INVITATION_TTL_S (7 days by default).
       const ttl = Date.parse(body.expires_at) - Date.now();
@@ -129,7 +138,9 @@ for (const dialect of DIALECTS) {
     });
 
     it('inviting a pending address again replaces the invitation: the old token answers 410 invitation_used', async () => {
-      const first = json<{ invite_url: string }>(await invite(admin, a, { email: 'twice@example.com', roles: [] }));
+      const first = json<{ invite_url: string }>(
+        await invite(admin, a, { email: 'twice@example.com', roles: [] }),
+      );
       const second = await invite(admin, a, { email: 'twice@example.com', roles: ['member'] });
       assert.equal(second.statusCode, 201, second.body);
       const old = await show(tokenOfUrl(first.invite_url));
@@ -161,7 +172,14 @@ for (const dialect of DIALECTS) {
       const { data } = json<{ data: Array<Record<string, unknown>> }>(res);
       const listed = data.find((i) => i.id === made.id);
       assert.ok(listed);
-      assert.deepEqual(Object.keys(listed).sort(), ['created_at', 'email', 'expires_at', 'id', 'invited_by', 'roles']);
+      assert.deepEqual(Object.keys(listed).sort(), [
+        'created_at',
+        'email',
+        'expires_at',
+        'id',
+        'invited_by',
+        'roles',
+      ]);
       assert.deepEqual(listed.invited_by, { id: adminUser.id, name: 'Ada Admin' });
       assert.ok(!res.body.includes(tokenOfUrl(made.invite_url)), 'no token in the list');
       assert.ok(!res.body.includes('/join/'), 'no link in the list');

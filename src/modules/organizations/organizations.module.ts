@@ -1,4 +1,5 @@
 import { defineModule } from '../../kernel/module.ts';
+import { invitationEndpoints } from './invitations/invitations.routes.ts';
 import { memberEndpoints } from './members.routes.ts';
 import { organizationEndpoints } from './organizations.routes.ts';
 import { roleEndpoints } from './roles.routes.ts';
@@ -15,5 +16,10 @@ export const organizationsModule = defineModule({
   required: false,
   description: 'Organizations (tenants), roles and permissions',
   forms: ['FULL'],
-  endpoints: (ctx) => [...roleEndpoints(ctx), ...organizationEndpoints(ctx), ...memberEndpoints(ctx)],
+  endpoints: (ctx) => [
+    ...roleEndpoints(ctx),
+    ...organizationEndpoints(ctx),
+    ...memberEndpoints(ctx),
+    ...invitationEndpoints(ctx),
+  ],
 });

@@ -1,4 +1,5 @@
 import type { AuthContext } from '../../../http/guard.ts';
+import { release, reserveOrThrow } from '../../../identity/budgets/attempt-budget.ts';
 import {
   type AuditEvent,
   type ClientInfo,
@@ -10,7 +11,6 @@ import {
   signIn,
   type TokenResponse,
 } from '../../../identity/index.ts';
-import { release, reserveOrThrow } from '../../../identity/budgets/attempt-budget.ts';
 import { linkBudget } from '../../../identity/links/budgets.ts';
 import { checkPasswordPolicy } from '../../../identity/passwords/password-policy.ts';
 import { HashCapacityError } from '../../../identity/passwords/passwords.ts';
@@ -159,14 +159,22 @@ export async function acceptOrganizationInvitation(
   }
 }
 
-function acceptedEvent(invitation: InvitationWithOrganization, userId: string, client: ClientInfo): AuditEvent {
+function acceptedEvent(
+  invitation: InvitationWithOrganization,
+  userId: string,
+  client: ClientInfo,
+): AuditEvent {
   return {
     action: 'organization.invitation.accepted',
     actor: { type: 'user', id: userId },
     target: { type: 'organization', id: invitation.organization_id },
     client,
     details: invitationEventData(
-      { id: invitation.organization_id, slug: invitation.organization_slug, name: invitation.organization_name },
+      {
+        id: invitation.organization_id,
+        slug: invitation.organization_slug,
+        name: invitation.organization_name,
+      },
       { id: invitation.id, email: invitation.email, roles: parseRoles(invitation.roles) },
     ),
   };
@@ -190,7 +198,11 @@ async function usableInvitation(
   token: string,
   client: ClientInfo,
 ): Promise<InvitationWithOrganization> {
-  const reservation = await reserveOrThrow(ctx.db, [linkBudget(client.ip)], 'Too many link attempts; try again later');
+  const reservation = await reserveOrThrow(
+    ctx.db,
+    [linkBudget(client.ip)],
+    'Too many link attempts; try again later',
+  );
   const invitation = TOKEN_FORMAT.test(token)
     ? await findInvitationByTokenHash(ctx.db, hashOpaqueToken(token))
     : undefined;
@@ -214,4 +226,3 @@ function used(): ApiError {
 function expired(): ApiError {
   return new ApiError('invitation_expired', { detail: 'This invitation has expired' });
 }
-

@@ -75,7 +75,11 @@ export function listPendingInvitations(
  * Revokes one pending invitation of an organization (the organization named too: an id of another
  * organization's invitation matches nothing). True when it was pending.
  */
-export async function revokeInvitation(db: Db, organizationId: string, invitationId: string): Promise<boolean> {
+export async function revokeInvitation(
+  db: Db,
+  organizationId: string,
+  invitationId: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('organization_invitations')
     .set({ status: 'revoked' })
@@ -149,8 +153,9 @@ export async function insertInvitedMember(
     .insertInto('organization_members')
     .values({ organization_id: organizationId, user_id: userId, joined_at: joinedAt })
     .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doNothing())
+    .returning('user_id')
     .executeTakeFirst();
-  if (Number(added.numInsertedRows ?? 0n) === 0) return false;
+  if (added === undefined) return false;
   if (roles.length > 0) {
     await db
       .insertInto('organization_member_roles')

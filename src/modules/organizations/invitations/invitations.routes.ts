@@ -34,8 +34,7 @@ export function invitationEndpoints(ctx: AppContext): Endpoint[] {
       summary: 'Invite an address to an organization (admin or org:members:manage; only roles you hold)',
       schema: { params: OrgParams, body: OrgInviteBody, response: { 201: OrgInviteResponse } },
       status: 201,
-      handler: (req) =>
-        inviteToOrganization(ctx, requireAuth(req), req.params.id, req.body, clientInfo(req)),
+      handler: (req) => inviteToOrganization(ctx, requireAuth(req), req.params.id, req.body, clientInfo(req)),
     }),
     endpoint({
       group: 'organizations',

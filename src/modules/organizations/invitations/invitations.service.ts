@@ -1,11 +1,17 @@
+import { v7 as uuidv7 } from 'uuid';
 import type { AuthContext } from '../../../http/guard.ts';
-import { type ClientInfo, findUserByEmail, iso, normalizeEmail, recordAudit } from '../../../identity/index.ts';
-import { linkUrl } from '../../../identity/links/one-time-links.ts';
 import { reserveOrThrow } from '../../../identity/budgets/attempt-budget.ts';
+import {
+  type ClientInfo,
+  findUserByEmail,
+  iso,
+  normalizeEmail,
+  recordAudit,
+} from '../../../identity/index.ts';
+import { linkUrl } from '../../../identity/links/one-time-links.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../../identity/tokens/opaque-tokens.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
-import { v7 as uuidv7 } from 'uuid';
 import { renderOrganizationInvitationMail } from './invitation-mail.ts';
 import {
   insertOrgInvitation,
@@ -14,7 +20,13 @@ import {
   revokeInvitation,
 } from './invitations.queries.ts';
 import type { OrgInvitationList, OrgInviteBody, OrgInviteResponse } from './invitations.schemas.ts';
-import { checkGrantable, invitationEventData, isMember, organizationAccess, parseRoles } from './org-access.ts';
+import {
+  checkGrantable,
+  invitationEventData,
+  isMember,
+  organizationAccess,
+  parseRoles,
+} from './org-access.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -61,7 +73,9 @@ export async function inviteToOrganization(
     );
     const existing = await findUserByEmail(trx, email);
     if (existing && (await isMember(ctx, trx, organization.id, existing.id))) {
-      throw new ApiError('already_member', { detail: 'This address belongs to a member of the organization' });
+      throw new ApiError('already_member', {
+        detail: 'This address belongs to a member of the organization',
+      });
     }
     const replaced = await replacePendingInvitations(trx, organization.id, email);
     // An older mail still waiting (SMTP down) would only deliver a dead link.
@@ -148,7 +162,9 @@ export async function deleteOrganizationInvitation(
   const { organization } = await organizationAccess(ctx, caller, organizationId, 'org:members:manage');
   await ctx.db.transaction().execute(async (trx) => {
     if (!(await revokeInvitation(trx, organization.id, invitationId))) {
-      throw new ApiError('invitation_not_found', { detail: 'This organization has no such pending invitation' });
+      throw new ApiError('invitation_not_found', {
+        detail: 'This organization has no such pending invitation',
+      });
     }
     await recordAudit(trx, {
       action: 'organization.invitation.revoked',

@@ -54,7 +54,9 @@ export async function organizationAccess(
   }
   const permissions = await orgPermissionsOf(ctx, org.id, caller.user.id);
   if (!permissions.has(permission)) {
-    throw new ApiError('forbidden', { detail: `This needs the ${permission} permission in the organization` });
+    throw new ApiError('forbidden', {
+      detail: `This needs the ${permission} permission in the organization`,
+    });
   }
   return { organization, admin: false, permissions };
 }
@@ -63,7 +65,11 @@ export async function organizationAccess(
  * The escalation rule (docs/api.md §21): every role must exist (404 `role_not_found`), and a caller
  * who is not an admin may hand out only roles whose every permission they hold there (403).
  */
-export async function checkGrantable(ctx: AppContext, access: OrgAccess, roles: readonly string[]): Promise<void> {
+export async function checkGrantable(
+  ctx: AppContext,
+  access: OrgAccess,
+  roles: readonly string[],
+): Promise<void> {
   const known = await knownRoleNames(ctx.db, roles);
   const unknown = roles.find((r) => !known.has(r));
   if (unknown !== undefined) throw new ApiError('role_not_found', { detail: `No role is named ${unknown}` });
