@@ -246,6 +246,13 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
     'auth.login_email': 'POST /api/v1/login/email',
     'auth.login_email_verify': 'POST /api/v1/login/email/verify',
   },
+  organizations: {
+    'organizations.invite': 'POST /api/v1/organizations/<id>/invitations',
+    'organizations.invitations': 'GET /api/v1/organizations/<id>/invitations',
+    'organizations.invitation_delete': 'DELETE /api/v1/organizations/<id>/invitations/<invitation_id>',
+    'organizations.invitation_get': 'GET /api/v1/organization-invitations/<token>',
+    'organizations.invitation_accept': 'POST /api/v1/organization-invitations/<token>/accept',
+  },
 };
 
 /** The same table, under the name the second-factor tests use. */
