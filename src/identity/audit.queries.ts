@@ -55,11 +55,19 @@ export const AUDIT_ACTIONS = [
   'oauth.grant',
   'oauth.grant_revoke',
   'oauth.registration_token_create',
-  // docs/api.md §21: the invitation events' names (a revocation is audited, not an event).
+  // docs/api.md §21: the organization actions are the event names (src/identity/events.ts).
+  'role.put',
+  'role.delete',
+  'user.roles_change',
+  'organization.created',
+  'organization.updated',
+  'organization.deleted',
+  'organization.member.added',
+  'organization.member.updated',
+  'organization.member.removed',
   'organization.invitation.created',
   'organization.invitation.accepted',
   'organization.invitation.revoked',
-  'organization.member.added',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -75,6 +83,7 @@ export type AuditTargetType =
   | 'webhook'
   | 'idp_provider'
   | 'oauth_client'
+  | 'role'
   | 'organization';
 
 /** Who did it: a signed-in user, the service itself (CLI, background jobs), or nobody known yet. */

@@ -247,6 +247,11 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
     'auth.login_email_verify': 'POST /api/v1/login/email/verify',
   },
   organizations: {
+    'roles.list': 'GET /api/v1/roles',
+    'roles.put': 'PUT /api/v1/roles/<name>',
+    'roles.delete': 'DELETE /api/v1/roles/<name>',
+    'users.roles': 'GET /api/v1/users/<id>/roles',
+    'users.roles_put': 'PUT /api/v1/users/<id>/roles',
     'organizations.invite': 'POST /api/v1/organizations/<id>/invitations',
     'organizations.invitations': 'GET /api/v1/organizations/<id>/invitations',
     'organizations.invitation_delete': 'DELETE /api/v1/organizations/<id>/invitations/<invitation_id>',

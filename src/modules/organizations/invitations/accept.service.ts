@@ -176,6 +176,8 @@ function acceptedEvent(
         name: invitation.organization_name,
       },
       { id: invitation.id, email: invitation.email, roles: parseRoles(invitation.roles) },
+      // The person who joined: the event's `data.user`.
+      userId,
     ),
   };
 }

@@ -87,10 +87,12 @@ export async function checkGrantable(
 export function invitationEventData(
   organization: { id: string; slug: string; name: string },
   invitation: { id: string; email: string; roles: string[] },
+  userId?: string,
 ): Record<string, unknown> {
   return {
     organization: { id: organization.id, slug: organization.slug, name: organization.name },
     invitation: { id: invitation.id, email: invitation.email, roles: invitation.roles },
+    ...(userId !== undefined && { user_id: userId }),
   };
 }
 
@@ -138,9 +140,10 @@ export async function addInvitedMember(
       actor: { type: 'user', id: user.id },
       target: { type: 'organization', id: organization.id },
       client,
+      // The events' mapper (src/identity/events.ts) reads `organization`, `user_id` and `roles`.
       details: {
         organization,
-        user: { id: user.id, email: user.email, name: user.name, status: user.status },
+        user_id: user.id,
         roles: kept,
         via: 'invitation',
         invitation_id: invitation.id,
