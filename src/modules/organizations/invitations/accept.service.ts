@@ -71,7 +71,7 @@ export async function acceptOrganizationInvitation(
     }
     return ctx.db.transaction().execute(async (trx) => {
       await useUp(trx, invitation);
-      const joined = await addInvitedMember(ctx, trx, invitation, caller.user, client, [
+      const joined = await addInvitedMember(trx, invitation, caller.user, client, [
         acceptedEvent(invitation, caller.user.id, client),
       ]);
       return {
@@ -140,7 +140,7 @@ export async function acceptOrganizationInvitation(
         details: { via: 'organization_invitation', organization_id: invitation.organization_id },
         subject: user,
       };
-      await addInvitedMember(ctx, trx, invitation, user, client, [
+      await addInvitedMember(trx, invitation, user, client, [
         created,
         acceptedEvent(invitation, user.id, client),
       ]);

@@ -1,7 +1,8 @@
 import { type Endpoint, endpoint } from '../../../http/endpoint.ts';
-import { createAuthenticator, optionalCaller, requireAuth } from '../../../http/guard.ts';
+import { createAuthenticator, optionalCaller } from '../../../http/guard.ts';
 import { clientInfo } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
+import { callerOf } from '../caller.ts';
 import { acceptOrganizationInvitation, viewOrganizationInvitation } from './accept.service.ts';
 import {
   AcceptBody,
@@ -34,7 +35,7 @@ export function invitationEndpoints(ctx: AppContext): Endpoint[] {
       summary: 'Invite an address to an organization (admin or org:members:manage; only roles you hold)',
       schema: { params: OrgParams, body: OrgInviteBody, response: { 201: OrgInviteResponse } },
       status: 201,
-      handler: (req) => inviteToOrganization(ctx, requireAuth(req), req.params.id, req.body, clientInfo(req)),
+      handler: (req) => inviteToOrganization(ctx, callerOf(req), req.params.id, req.body),
     }),
     endpoint({
       group: 'organizations',
@@ -44,7 +45,7 @@ export function invitationEndpoints(ctx: AppContext): Endpoint[] {
       access: 'authenticated',
       summary: "An organization's pending invitations (never a token or a link)",
       schema: { params: OrgParams, response: { 200: OrgInvitationList } },
-      handler: (req) => organizationInvitations(ctx, requireAuth(req), req.params.id),
+      handler: (req) => organizationInvitations(ctx, callerOf(req), req.params.id),
     }),
     endpoint({
       group: 'organizations',
@@ -56,13 +57,7 @@ export function invitationEndpoints(ctx: AppContext): Endpoint[] {
       schema: { params: OrgInvitationParams },
       status: 204,
       handler: (req) =>
-        deleteOrganizationInvitation(
-          ctx,
-          requireAuth(req),
-          req.params.id,
-          req.params.invitation_id,
-          clientInfo(req),
-        ),
+        deleteOrganizationInvitation(ctx, callerOf(req), req.params.id, req.params.invitation_id),
     }),
     endpoint({
       group: 'organizations',

@@ -1,17 +1,11 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { AuthContext } from '../../../http/guard.ts';
 import { reserveOrThrow } from '../../../identity/budgets/attempt-budget.ts';
-import {
-  type ClientInfo,
-  findUserByEmail,
-  iso,
-  normalizeEmail,
-  recordAudit,
-} from '../../../identity/index.ts';
+import { findUserByEmail, iso, normalizeEmail, recordAudit } from '../../../identity/index.ts';
 import { linkUrl } from '../../../identity/links/one-time-links.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../../identity/tokens/opaque-tokens.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
+import type { Caller } from '../common.ts';
 import { renderOrganizationInvitationMail } from './invitation-mail.ts';
 import {
   insertOrgInvitation,
@@ -48,10 +42,9 @@ export function invitationMailKind(organizationId: string): string {
  */
 export async function inviteToOrganization(
   ctx: AppContext,
-  caller: AuthContext,
+  caller: Caller,
   organizationId: string,
   input: OrgInviteBody,
-  client: ClientInfo,
 ): Promise<OrgInviteResponse> {
   const email = normalizeEmail(input.email);
   if (email === null) {
@@ -89,7 +82,7 @@ export async function inviteToOrganization(
       token_hash: hashOpaqueToken(token),
       status: 'pending' as const,
       expires_at: now + ctx.config.invitationTtlS * 1000,
-      created_by: caller.user.id,
+      created_by: caller.auth.user.id,
       created_at: now,
       used_at: null,
     };
@@ -100,7 +93,7 @@ export async function inviteToOrganization(
       renderOrganizationInvitationMail({
         to: email,
         organizationName: organization.name,
-        inviterName: caller.user.name.trim() || null,
+        inviterName: caller.auth.user.name.trim() || null,
         joinUrl: url,
         expiresAt: new Date(row.expires_at),
         productName: ctx.config.appName,
@@ -109,9 +102,9 @@ export async function inviteToOrganization(
     );
     await recordAudit(trx, {
       action: 'organization.invitation.created',
-      actor: { type: 'user', id: caller.user.id },
+      actor: caller.actor,
       target: { type: 'organization', id: organization.id },
-      client,
+      client: caller.client,
       details: { ...invitationEventData(organization, { id: row.id, email, roles }), replaced: replaced > 0 },
     });
     return { row, url };
@@ -131,7 +124,7 @@ export async function inviteToOrganization(
 /** The organization's pending invitations (admin or `org:members:manage`): never a token or URL. */
 export async function organizationInvitations(
   ctx: AppContext,
-  caller: AuthContext,
+  caller: Caller,
   organizationId: string,
 ): Promise<OrgInvitationList> {
   const { organization } = await organizationAccess(ctx, caller, organizationId, 'org:members:manage');
@@ -154,10 +147,9 @@ export async function organizationInvitations(
  */
 export async function deleteOrganizationInvitation(
   ctx: AppContext,
-  caller: AuthContext,
+  caller: Caller,
   organizationId: string,
   invitationId: string,
-  client: ClientInfo,
 ): Promise<void> {
   const { organization } = await organizationAccess(ctx, caller, organizationId, 'org:members:manage');
   await ctx.db.transaction().execute(async (trx) => {
@@ -168,9 +160,9 @@ export async function deleteOrganizationInvitation(
     }
     await recordAudit(trx, {
       action: 'organization.invitation.revoked',
-      actor: { type: 'user', id: caller.user.id },
+      actor: caller.actor,
       target: { type: 'organization', id: organization.id },
-      client,
+      client: caller.client,
       details: { invitation_id: invitationId },
     });
   });

@@ -1,18 +1,19 @@
-import type { AuthContext } from '../../../http/guard.ts';
-import { type AuditEvent, type ClientInfo, isMultiFactor, recordAudits } from '../../../identity/index.ts';
+import { type AuditEvent, type ClientInfo, recordAudits } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
+import { isUniqueViolation } from '../../../platform/db/dialect.ts';
 import type { Db, UserRow } from '../../../platform/db/schema.ts';
-import { membershipIn, orgPermissionsOf, parseNames, permissionsOf } from '../reads.ts';
-import {
-  findOrganizationById,
-  type InvitationWithOrganization,
-  insertInvitedMember,
-  knownRoleNames,
-} from './invitations.queries.ts';
+import { orgAccess, requirePermission } from '../access.ts';
+import type { Caller } from '../common.ts';
+import { roleNotFound } from '../common.ts';
+import { findMember, insertMember } from '../members.queries.ts';
+import { lockOrganization } from '../organizations.queries.ts';
+import { membershipIn, parseNames, permissionsOf } from '../reads.ts';
+import { existingRoleNames } from '../roles.queries.ts';
+import type { InvitationWithOrganization } from './invitations.queries.ts';
 
 /** The organization a caller acts in, and what they may do there. */
-export interface OrgAccess {
+export interface OrgInviter {
   organization: { id: string; name: string; slug: string };
   /** Gatehouse's own admin: every organization, every role, no escalation rule. */
   admin: boolean;
@@ -25,65 +26,52 @@ export function parseRoles(text: string): string[] {
   return parseNames(text);
 }
 
-function notFound(): ApiError {
-  return new ApiError('organization_not_found', { detail: 'No such organization' });
-}
-
 /**
- * Who may act in an organization (docs/api.md §21): an admin; or a member holding `permission`
- * there (403 `forbidden` without it), with a second factor in the session when the organization
- * requires one (403 `mfa_required`). Anyone else — whatever ids the request carries — gets 404
- * `organization_not_found`, the same as for an organization that does not exist (no oracle).
+ * Who may act on an organization's invitations (docs/api.md §21): the module's one access check
+ * (src/modules/organizations/access.ts: 404 `organization_not_found` for a non-member whatever ids
+ * the request carries, 403 `mfa_required` in a `require_mfa` organization without a second
+ * factor), then `permission` (403 `forbidden` without it; admins hold every one).
  */
 export async function organizationAccess(
   ctx: AppContext,
-  caller: AuthContext,
+  caller: Caller,
   organizationId: string,
   permission: string,
-): Promise<OrgAccess> {
-  const org = await findOrganizationById(ctx.db, organizationId);
-  if (!org) throw notFound();
-  const organization = { id: org.id, name: org.name, slug: org.slug };
-  if (caller.user.role === 'admin') return { organization, admin: true, permissions: new Set() };
-  const membership = await membershipIn(ctx, org.id, caller.user.id);
-  if (membership === null) throw notFound();
-  if (membership.require_mfa && !isMultiFactor(caller.claims.amr)) {
-    throw new ApiError('mfa_required', {
-      detail: 'This organization requires a second factor: sign in again with it (or set one up)',
-    });
-  }
-  const permissions = await orgPermissionsOf(ctx, org.id, caller.user.id);
-  if (!permissions.has(permission)) {
-    throw new ApiError('forbidden', {
-      detail: `This needs the ${permission} permission in the organization`,
-    });
-  }
-  return { organization, admin: false, permissions };
+): Promise<OrgInviter> {
+  const access = await orgAccess(ctx, organizationId, caller);
+  requirePermission(access, permission);
+  const { id, name, slug } = access.org;
+  return { organization: { id, name, slug }, admin: access.admin, permissions: access.permissions };
 }
 
 /**
- * The escalation rule (docs/api.md §21): every role must exist (404 `role_not_found`), and a caller
- * who is not an admin may hand out only roles whose every permission they hold there (403).
+ * The escalation rule (docs/api.md §21), as for member_put: every role must exist (404
+ * `role_not_found`), and a caller who is not an admin may hand out only roles whose every
+ * permission they hold there (403 `forbidden`).
  */
 export async function checkGrantable(
   ctx: AppContext,
-  access: OrgAccess,
+  access: OrgInviter,
   roles: readonly string[],
 ): Promise<void> {
-  const known = await knownRoleNames(ctx.db, roles);
+  const known = await existingRoleNames(ctx.db, roles);
   const unknown = roles.find((r) => !known.has(r));
-  if (unknown !== undefined) throw new ApiError('role_not_found', { detail: `No role is named ${unknown}` });
+  if (unknown !== undefined) throw roleNotFound(unknown);
   if (access.admin) return;
-  const granted = await permissionsOf(ctx, roles);
-  const beyond = granted.find((p) => !access.permissions.has(p));
-  if (beyond !== undefined) {
-    throw new ApiError('forbidden', {
-      detail: `You may hand out only roles whose permissions you hold here (not ${beyond})`,
-    });
+  for (const role of roles) {
+    const needs = await permissionsOf(ctx, [role]);
+    if (needs.some((p) => !access.permissions.has(p))) {
+      throw new ApiError('forbidden', {
+        detail: `The role ${role} grants permissions you do not hold in this organization`,
+      });
+    }
   }
 }
 
-/** `data` of the invitation events: the organization and the invitation (never its token). */
+/**
+ * `data` of the invitation events (src/identity/events.ts maps the entry): the organization and the
+ * invitation (never its token), and for an acceptance the person who joined (`user_id`).
+ */
 export function invitationEventData(
   organization: { id: string; slug: string; name: string },
   invitation: { id: string; email: string; roles: string[] },
@@ -107,13 +95,13 @@ export async function isMember(
 }
 
 /**
- * Adds the invited person as a member with the invitation's roles, in the acceptance's transaction,
- * and writes `before` (the acceptance, an account's creation) and `organization.member.added` in
- * one statement. 409 `already_member` when they joined meanwhile (the transaction then rolls back
- * and the invitation stays usable).
+ * Adds the invited person as a member with the invitation's roles, in the acceptance's transaction
+ * (the module's own member write: `member_count` kept, a departure cleared), and writes `before`
+ * (an account's creation, the acceptance) and `organization.member.added` in one statement. 409
+ * `already_member` when they are one already (the transaction then rolls back and the invitation
+ * stays usable).
  */
 export async function addInvitedMember(
-  _ctx: AppContext,
   trx: Db,
   invitation: InvitationWithOrganization,
   user: UserRow,
@@ -122,11 +110,19 @@ export async function addInvitedMember(
 ): Promise<{ roles: string[]; joinedAt: number }> {
   const roles = parseRoles(invitation.roles);
   // Roles deleted from the catalogue since the invitation was sent are not handed out.
-  const known = await knownRoleNames(trx, roles);
-  const kept = roles.filter((r) => known.has(r));
+  const known = await existingRoleNames(trx, roles);
+  const kept = roles.filter((r) => known.has(r)).sort();
   const joinedAt = Date.now();
-  if (!(await insertInvitedMember(trx, invitation.organization_id, user.id, kept, joinedAt))) {
-    throw new ApiError('already_member', { detail: 'You are already a member of this organization' });
+  const alreadyMember = () =>
+    new ApiError('already_member', { detail: 'You are already a member of this organization' });
+  // The organization's row is the lock of its member changes (as member_put takes it).
+  await lockOrganization(trx, invitation.organization_id);
+  if (await findMember(trx, invitation.organization_id, user.id)) throw alreadyMember();
+  try {
+    await insertMember(trx, invitation.organization_id, user.id, kept, joinedAt);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw alreadyMember();
+    throw err;
   }
   const organization = {
     id: invitation.organization_id,
