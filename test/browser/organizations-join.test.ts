@@ -151,6 +151,15 @@ describe('organizations in Chromium: the join page and /account', { skip: skipWi
     await assertAccessible(page, 'the organization join page, signed in');
     await page.getByRole('button', { name: 'Accept and join' }).click();
     await page.waitForURL(new RegExp(`/account\\?joined=${orgId}$`));
+    // The only manager cannot leave: the page says why.
+    await page.getByText('Your roles: owner').waitFor();
+    page.once('dialog', (dialog) => dialog.accept());
+    await page.getByRole('button', { name: 'Leave Acme Corp' }).click();
+    await page
+      .locator('#organizations-section')
+      .getByRole('alert')
+      .filter({ hasText: 'You are the last person who manages this organization' })
+      .waitFor();
     const roles = await stack.adminApi('GET', `/api/v1/users/${(made.body as { id: string }).id}/roles`);
     assert.equal(roles.status, 200);
     assert.deepEqual(
