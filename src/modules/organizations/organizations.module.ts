@@ -1,4 +1,5 @@
 import { defineModule } from '../../kernel/module.ts';
+import { joinByDomainListener } from './domain-join.ts';
 import { invitationEndpoints } from './invitations/invitations.routes.ts';
 import { memberEndpoints } from './members.routes.ts';
 import { organizationEndpoints } from './organizations.routes.ts';
@@ -16,6 +17,10 @@ export const organizationsModule = defineModule({
   required: false,
   description: 'Organizations (tenants), roles and permissions',
   forms: ['FULL'],
+  // Joining by domain acts on every sign-in through the pipeline's one extension point.
+  start: (ctx) => {
+    ctx.signIn.onSessionOpened(joinByDomainListener(ctx));
+  },
   endpoints: (ctx) => [
     ...roleEndpoints(ctx),
     ...organizationEndpoints(ctx),
