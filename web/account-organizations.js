@@ -9,22 +9,37 @@ const LAST_MANAGER =
   'You are the last person who manages this organization, so you cannot leave it. ' +
   'Give someone else the right to manage its members first, or ask an administrator.';
 
-/**
- * Lists the person's organizations; `say` announces a leave. An admin's list is every
- * organization, so for them the section keeps to the ones they are a member of (`roles` present).
- */
-export async function loadOrganizations(say) {
-  if (!modules.has('organizations')) return;
+/** The person's organizations with their roles there, as the API gives them to this caller. */
+async function myOrganizations() {
+  const me = currentUser();
+  if (me.role === 'admin') {
+    // An admin's organizations list is every organization, without roles: their own memberships
+    // come from users.roles, each organization's name from organizations.get (admins may read any).
+    const { organizations } = await api(`/api/v1/users/${encodeURIComponent(me.id)}/roles`, auth);
+    return Promise.all(
+      organizations.map(async (m) => {
+        const org = await api(`/api/v1/organizations/${encodeURIComponent(m.id)}`, auth);
+        return { id: m.id, slug: m.slug, name: org.name, roles: m.roles };
+      }),
+    );
+  }
   const items = [];
   let cursor = null;
-  // The person's own organizations are few; follow the pages anyway (at most 10 rounds).
+  // Anyone else's list is their own organizations, each with "roles"; follow its pages (10 at most).
   for (let round = 0; round < 10; round++) {
     const query = cursor ? `?limit=100&cursor=${encodeURIComponent(cursor)}` : '?limit=100';
     const page = await api(`/api/v1/organizations${query}`, auth);
-    items.push(...page.data.filter((org) => Array.isArray(org.roles)));
+    items.push(...page.data);
     cursor = page.next_cursor ?? null;
     if (!cursor) break;
   }
+  return items;
+}
+
+/** Lists the person's organizations; `say` announces a join (after the join page) or a leave. */
+export async function loadOrganizations(say) {
+  if (!modules.has('organizations')) return;
+  const items = await myOrganizations();
   const joined = new URLSearchParams(location.search).get('joined');
   const joinedOrg = joined ? items.find((org) => org.id === joined) : undefined;
   if (joinedOrg) say(`You joined ${joinedOrg.name}.`);

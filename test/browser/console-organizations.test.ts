@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { consoleScreenshot, signInToConsole } from './console-support.ts';
 import {
+  ADMIN_EMAIL,
   assertAccessible,
   assertClean,
   linkFromMail,
@@ -108,6 +109,18 @@ describe('admin console in Chromium: organizations and roles', { skip: skipWitho
     await page.getByRole('button', { name: 'Remove member@pages.test from the organization' }).click();
     await page.getByRole('button', { name: 'Remove member', exact: true }).click();
     await page.getByRole('cell', { name: 'No members yet.' }).waitFor();
+
+    // An admin who is a member sees the organization on /account too (users.roles, then its name).
+    await page.getByLabel('Member (e-mail address or user id)').fill(ADMIN_EMAIL);
+    await page.locator('#org-member-roles').fill('owner');
+    await page.getByRole('button', { name: 'Add or change member' }).click();
+    await page.getByRole('cell', { name: ADMIN_EMAIL, exact: true }).waitFor();
+    await page.goto(`${stack.origin}/account`);
+    const mine = page.locator('#organizations-section');
+    await mine.getByText('Globex Corporation').waitFor();
+    await mine.getByText('Your roles: owner').waitFor();
+    await page.goto(`${stack.origin}/admin#/organizations/${orgId}`);
+    await page.getByRole('heading', { name: 'Globex Corporation', level: 1 }).waitFor();
 
     // Found by search; deleted.
     await page.getByRole('link', { name: '← All organizations' }).click();
