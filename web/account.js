@@ -3,6 +3,7 @@
 
 import { loadApps } from './account-apps.js';
 import { loadIdentities } from './account-identities.js';
+import { loadOrganizations } from './account-organizations.js';
 import { loadSessions } from './account-sessions.js';
 import {
   $,
@@ -284,6 +285,7 @@ async function start() {
   $('#sessions-section').hidden = !modules.has('sessions');
   $('#identities-section').hidden = !modules.has('providers');
   $('#apps-section').hidden = !modules.has('oauth');
+  $('#organizations-section').hidden = !modules.has('organizations');
   $('#loading').hidden = true;
   $('#account').hidden = false;
   const loads = [
@@ -292,6 +294,7 @@ async function start() {
     [() => loadSessions(say), '#sessions-section'],
     [() => (modules.has('providers') ? loadIdentities(say) : Promise.resolve()), '#identities-section'],
     [() => loadApps(say), '#apps-section'],
+    [() => loadOrganizations(say), '#organizations-section'],
   ];
   await Promise.all(loads.map(([load, section]) => load().catch((err) => showError($(section), err))));
 }

@@ -5,15 +5,31 @@
 import { can, clearNotice, fail, loadModules } from './admin-core.js';
 import { initAudit, initNew, showAudit, showModules, showNew } from './admin-more.js';
 import { initOAuth, showOAuth } from './admin-oauth.js';
+import { initOrganization, showOrganization } from './admin-org.js';
+import { initOrganizations, showOrganizations } from './admin-orgs.js';
 import { initProviders, showProviders } from './admin-providers.js';
+import { initRoles, showRoles } from './admin-roles.js';
 import { initUser, showUser } from './admin-user.js';
 import { initUsers, showUsers } from './admin-users.js';
 import { initWebhooks, showWebhook, showWebhooks } from './admin-webhooks.js';
 import { $, base, focusOn, Problem, restore, signOut } from './lib.js';
 
-const VIEWS = ['users', 'user', 'new', 'modules', 'audit', 'oauth', 'providers', 'webhooks', 'webhook'];
+const VIEWS = [
+  'users',
+  'user',
+  'new',
+  'modules',
+  'audit',
+  'oauth',
+  'providers',
+  'webhooks',
+  'webhook',
+  'orgs',
+  'org',
+  'roles',
+];
 /** A page's own view and the navigation entry it belongs to. */
-const SECTION = { user: 'users', webhook: 'webhooks' };
+const SECTION = { user: 'users', webhook: 'webhooks', orgs: 'organizations', org: 'organizations' };
 
 function showView(name) {
   for (const view of VIEWS) $(`#view-${view}`).hidden = view !== name;
@@ -32,11 +48,13 @@ function applyModules() {
   $('#nav-oauth').hidden = !can('GET /api/v1/clients');
   $('#nav-providers').hidden = !can('GET /api/v1/idp/providers');
   $('#nav-webhooks').hidden = !can('GET /api/v1/webhooks');
+  $('#nav-organizations').hidden = !can('GET /api/v1/organizations');
+  $('#nav-roles').hidden = !can('GET /api/v1/roles');
 }
 
 /**
  * `#/users`, `#/users/<id>`, `#/new`, `#/modules`, `#/audit?target=<id>`, `#/oauth`, `#/oauth/<client_id>`, `#/providers`,
- * `#/webhooks`, `#/webhooks/<id>`.
+ * `#/webhooks`, `#/webhooks/<id>`, `#/organizations`, `#/organizations/<id>`, `#/roles`.
  */
 async function route() {
   clearNotice();
@@ -81,6 +99,20 @@ async function route() {
     focusOn($('#webhooks-title'));
     return showWebhooks();
   }
+  if (parts[0] === 'organizations' && !$('#nav-organizations').hidden) {
+    if (parts[1]) {
+      showView('org');
+      return showOrganization(decodeURIComponent(parts[1]));
+    }
+    showView('orgs');
+    focusOn($('#orgs-title'));
+    return showOrganizations();
+  }
+  if (parts[0] === 'roles' && !$('#nav-roles').hidden) {
+    showView('roles');
+    focusOn($('#roles-title'));
+    return showRoles();
+  }
   showView('users');
   await showUsers();
 }
@@ -122,6 +154,9 @@ async function start() {
   initOAuth();
   initProviders();
   initWebhooks();
+  initOrganizations();
+  initOrganization();
+  initRoles();
   applyModules();
   document.addEventListener('modules-changed', applyModules);
   $('#sign-out').addEventListener('click', async () => {

@@ -76,6 +76,12 @@ export function loadConfig(env: Env): Config {
   // Mailed links default to the hosted pages (docs/api.md §10, §15); a team's own front end by
   // setting the template.
   const inviteUrlTemplate = linkTemplate(r, 'INVITE_URL_TEMPLATE', `${publicUrl}/account/invitation/{token}`);
+  // An invitation to an organization (docs/api.md §21) opens the join page, not the account one.
+  const orgInviteUrlTemplate = linkTemplate(
+    r,
+    'ORG_INVITE_URL_TEMPLATE',
+    `${publicUrl}/account/organizations/join/{token}`,
+  );
   const resetUrlTemplate = linkTemplate(
     r,
     'RESET_URL_TEMPLATE',
@@ -173,6 +179,7 @@ export function loadConfig(env: Env): Config {
     requireMfa,
     invitationTtlS: int('INVITATION_TTL_S', 604_800, 1, 31_536_000),
     inviteUrlTemplate,
+    orgInviteUrlTemplate,
     passwordMinLength: int('PASSWORD_MIN_LENGTH', 15, 8, 256),
     passwordBreachedCheck: bool('PASSWORD_BREACHED_CHECK', true),
     passwordResetTtlS: int('PASSWORD_RESET_TTL_S', 1800, 60, 604_800),

@@ -49,6 +49,8 @@ export interface Stack {
   origin: string;
   /** The database the process runs on: a fresh SQLite file or a fresh PostgreSQL database. */
   dialect: TestDialect;
+  /** Its URL: a test may write the ground it stands on there (rows another branch's API will make). */
+  databaseUrl: string;
   service: ServiceProcess;
   smtp: SmtpHarness;
   browser: Browser;
@@ -134,6 +136,7 @@ export async function startStack(
   return {
     origin,
     dialect,
+    databaseUrl: database.url,
     service,
     smtp,
     browser,

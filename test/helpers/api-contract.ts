@@ -261,6 +261,11 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
     'organizations.members': 'GET /api/v1/organizations/<id>/members',
     'organizations.member_put': 'PUT /api/v1/organizations/<id>/members/<user_id>',
     'organizations.member_delete': 'DELETE /api/v1/organizations/<id>/members/<user_id>',
+    'organizations.invite': 'POST /api/v1/organizations/<id>/invitations',
+    'organizations.invitations': 'GET /api/v1/organizations/<id>/invitations',
+    'organizations.invitation_delete': 'DELETE /api/v1/organizations/<id>/invitations/<invitation_id>',
+    'organizations.invitation_get': 'GET /api/v1/organization-invitations/<token>',
+    'organizations.invitation_accept': 'POST /api/v1/organization-invitations/<token>/accept',
   },
   // docs/api.md §23; /saml/* are protocol endpoints (hidden from the index, like the callbacks).
   sso: {

@@ -26,6 +26,7 @@ const NEEDS: Partial<Record<ModuleName, string>> = {
   sessions: 'GET /api/v1/sessions',
   providers: 'GET /api/v1/idp/<name>/start',
   passwordless: 'POST /api/v1/login/email/verify',
+  organizations: 'POST /api/v1/organization-invitations/<token>/accept',
 };
 
 /** Which modules the pages may use now (enabled and served), for the page scripts and the flow pages. */

@@ -1,5 +1,6 @@
 import { defineModule } from '../../kernel/module.ts';
 import { joinByDomainListener } from './domain-join.ts';
+import { invitationEndpoints } from './invitations/invitations.routes.ts';
 import { memberEndpoints } from './members.routes.ts';
 import { organizationEndpoints } from './organizations.routes.ts';
 import { roleEndpoints } from './roles.routes.ts';
@@ -20,5 +21,10 @@ export const organizationsModule = defineModule({
   start: (ctx) => {
     ctx.signIn.onSessionOpened(joinByDomainListener(ctx));
   },
-  endpoints: (ctx) => [...roleEndpoints(ctx), ...organizationEndpoints(ctx), ...memberEndpoints(ctx)],
+  endpoints: (ctx) => [
+    ...roleEndpoints(ctx),
+    ...organizationEndpoints(ctx),
+    ...memberEndpoints(ctx),
+    ...invitationEndpoints(ctx),
+  ],
 });

@@ -53,6 +53,17 @@ const PAGES: readonly PageDef[] = [
     withToken: true,
   },
   {
+    // An invitation to an organization (docs/api.md §21): a signed-in person with the invited
+    // address accepts; a new person chooses a password and gets the account.
+    label: 'organization_join',
+    path: '/account/organizations/join/:token',
+    title: 'Join an organization',
+    fragment: 'org-join',
+    script: 'org-join.js',
+    flow: 'organizations',
+    withToken: true,
+  },
+  {
     label: 'sign_up',
     path: '/account/sign-up',
     title: 'Create an account',

@@ -42,6 +42,8 @@ export interface Config {
   readonly requireMfa: RequireMfa;
   readonly invitationTtlS: number;
   readonly inviteUrlTemplate: string;
+  /** ORG_INVITE_URL_TEMPLATE: the link of an invitation to an organization (docs/organizations.md). */
+  readonly orgInviteUrlTemplate: string;
   readonly passwordMinLength: number;
   /** New passwords also checked against the breached-password filter (docs/security.md). */
   readonly passwordBreachedCheck: boolean;
