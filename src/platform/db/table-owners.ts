@@ -46,4 +46,6 @@ export const TABLE_OWNERS = {
   oauth_session_links: 'src/modules/oauth/',
   webhook_endpoints: 'src/modules/webhooks/',
   webhook_deliveries: 'src/modules/webhooks/',
+  api_keys: 'src/modules/api-keys/',
+  rate_window_hits: 'src/identity/budgets/',
 } as const satisfies Record<keyof DB, string>;
