@@ -55,6 +55,8 @@ export const AUDIT_ACTIONS = [
   'oauth.grant',
   'oauth.grant_revoke',
   'oauth.registration_token_create',
+  'api_key.create',
+  'api_key.revoke',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -69,7 +71,8 @@ export type AuditTargetType =
   | 'passkey'
   | 'webhook'
   | 'idp_provider'
-  | 'oauth_client';
+  | 'oauth_client'
+  | 'api_key';
 
 /** Who did it: a signed-in user, the service itself (CLI, background jobs), or nobody known yet. */
 export type AuditActor = { type: 'user'; id: string } | { type: 'system' } | { type: 'anonymous' };

@@ -38,6 +38,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'invitation.accepted',
   'oauth.grant.created',
   'oauth.grant.revoked',
+  'api_key.created',
+  'api_key.revoked',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -61,6 +63,8 @@ interface Mapped {
   system?: boolean;
   /** `oauth.grant.*`: the client, added to the body as `"client": {"client_id","name"}`. */
   clientId?: string;
+  /** `api_key.*` (docs/api.md §22): the body has no `user` (an organization may own the key). */
+  userless?: true;
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -141,6 +145,16 @@ function mapAudit(e: AuditedChange): Mapped | null {
       );
       return m && t !== null ? { ...m, clientId: t } : null;
     }
+    case 'api_key.create':
+    case 'api_key.revoke': {
+      // details.api_key is the key object the module wrote (never the key or its hash);
+      // userId is its owner's, so the actor reads `user` when the owner acted, else `admin`.
+      const key = d.api_key as { owner?: { id?: unknown } } | undefined;
+      const owner = str(key?.owner?.id);
+      if (owner === null) return null;
+      const type = e.action === 'api_key.create' ? 'api_key.created' : 'api_key.revoked';
+      return { type, userId: owner, extra: { api_key: d.api_key }, userless: true };
+    }
     default:
       return null;
   }
@@ -198,9 +212,10 @@ export async function emitForAudits(db: Db, entries: readonly AuditedChange[]): 
       replaces = before?.eventId ?? null;
     }
     const endpoints = subscriptions.filter((s) => subscribes(s.events, m.type));
-    const user = e.subject ?? (endpoints.length > 0 ? await userForEvent(db, m.userId) : undefined);
+    const user =
+      e.subject ?? (endpoints.length > 0 && !m.userless ? await userForEvent(db, m.userId) : undefined);
     let eventId: string | null = null;
-    if (endpoints.length > 0 && user) {
+    if (endpoints.length > 0 && (user || m.userless)) {
       const at = e.at ?? Date.now();
       eventId = uuidv7();
       const client = m.clientId === undefined ? undefined : await clientForEvent(db, m.clientId);
@@ -213,7 +228,7 @@ export async function emitForAudits(db: Db, entries: readonly AuditedChange[]): 
         type: m.type,
         timestamp: new Date(at).toISOString(),
         data: {
-          user: toPublicUser(user),
+          ...(user && !m.userless && { user: toPublicUser(user) }),
           actor: actorOf(e, m),
           ...m.extra,
           ...(m.clientId !== undefined && {

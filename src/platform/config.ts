@@ -214,6 +214,10 @@ export function loadConfig(env: Env): Config {
       allowHttp: bool('WEBHOOK_ALLOW_HTTP', false),
       allowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
     },
+    apiKeys: {
+      maxTtlDays: int('API_KEY_MAX_TTL_DAYS', 365, 1, 36_500),
+      allowNoExpiry: bool('API_KEY_ALLOW_NO_EXPIRY', false),
+    },
     webauthn: {
       ...webauthn,
       rpName: attempt(() => singleLineName(str('WEBAUTHN_RP_NAME') ?? 'Gatehouse'), 'Gatehouse'),

@@ -99,6 +99,7 @@ export const LATER_MODULES: readonly string[] = [
   'passwordless',
   'pages',
   'console',
+  'api_keys',
 ];
 
 /** Later modules that are on in every form (docs/api.md §15: pages are not in the index). */
@@ -244,6 +245,14 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
   passwordless: {
     'auth.login_email': 'POST /api/v1/login/email',
     'auth.login_email_verify': 'POST /api/v1/login/email/verify',
+  },
+  api_keys: {
+    'api_keys.service_account_create': 'POST /api/v1/service-accounts',
+    'api_keys.list': 'GET /api/v1/api-keys',
+    'api_keys.create': 'POST /api/v1/api-keys',
+    'api_keys.verify': 'POST /api/v1/api-keys/verify',
+    'api_keys.get': 'GET /api/v1/api-keys/<id>',
+    'api_keys.delete': 'DELETE /api/v1/api-keys/<id>',
   },
 };
 

@@ -105,6 +105,8 @@ export interface Config {
   readonly secretsKey: string | null;
   /** docs/api.md §19: `http` endpoints (WEBHOOK_ALLOW_HTTP) and private addresses (WEBHOOK_ALLOW_PRIVATE, tests). */
   readonly webhooks: { readonly allowHttp: boolean; readonly allowPrivate: boolean };
+  /** docs/api.md §22: API_KEY_MAX_TTL_DAYS, API_KEY_ALLOW_NO_EXPIRY. */
+  readonly apiKeys: { readonly maxTtlDays: number; readonly allowNoExpiry: boolean };
   /** The authorization server (docs/api.md §17, docs/oauth.md). */
   readonly oauth: {
     /** OAUTH_DYNAMIC_REGISTRATION: RFC 7591 registration off, with an initial access token, or open. */
