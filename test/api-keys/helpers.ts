@@ -33,7 +33,7 @@ export function problemCode(res: LightMyRequestResponse): string {
 /** How many rows the table has. */
 export async function rowCount(
   t: TestApp,
-  table: 'api_keys' | 'users' | 'rate_window_hits',
+  table: 'api_keys' | 'users' | 'rate_window_slots',
 ): Promise<number> {
   const row = await t.ctx.db
     .selectFrom(table)

@@ -2,46 +2,81 @@ import { sql } from 'kysely';
 import type { DialectName } from '../../platform/db/dialect.ts';
 import type { Db } from '../../platform/db/schema.ts';
 
-/**
- * Serializes every window operation on `key` until the transaction ends. PostgreSQL: a transaction
- * advisory lock on the key's hash (every instance sharing the database waits for it). SQLite has one
- * writer: the first statement of the window's transaction is a write, which takes the lock.
+/*
+ * The slots of exact sliding windows (./sliding-window.ts). Every statement here is one atomic
+ * step on its own: no transaction is held across round trips, so a hundred requests for one key
+ * never queue on a lock while holding pooled connections.
  */
-export async function lockWindow(trx: Db, dialect: DialectName, key: string): Promise<void> {
-  if (dialect === 'postgres')
-    await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+
+/**
+ * Takes a free slot (its last use at or before `freeBefore`) for `now`; the slot number, or null
+ * when none is free. PostgreSQL: the free slot is locked and skipped by concurrent takers (SKIP
+ * LOCKED), so each request gets its own; SQLite runs one statement at a time.
+ */
+export async function takeFreeSlot(
+  db: Db,
+  dialect: DialectName,
+  key: string,
+  freeBefore: number,
+  now: number,
+): Promise<number | null> {
+  const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+  const result = await sql<{ slot: number }>`
+    update rate_window_slots set at = ${now}
+    where key = ${key} and slot = (
+      select slot from rate_window_slots where key = ${key} and at <= ${freeBefore}
+      order by at limit 1 ${lock})
+    returning slot`.execute(db);
+  return result.rows[0] === undefined ? null : Number(result.rows[0].slot);
 }
 
-/** Forgets the hits of `key` that left the window (at or before `before`). */
-export async function dropHitsBefore(trx: Db, key: string, before: number): Promise<void> {
-  await trx.deleteFrom('rate_window_hits').where('key', '=', key).where('at', '<=', before).execute();
-}
-
-/** The hits of `key` still in the window, and the oldest of them. */
-export async function countHits(trx: Db, key: string): Promise<{ n: number; oldest: number | null }> {
-  const row = await trx
-    .selectFrom('rate_window_hits')
-    .select((eb) => [
-      eb.fn.countAll<number | string>().as('n'),
-      eb.fn.min<number | string | null>('at').as('oldest'),
-    ])
+/**
+ * Makes the next slot (numbers are dense, 0 … limit − 1) and uses it at `now`: 'made'; 'full' when
+ * `limit` slots exist; 'raced' when a concurrent call made that number first (try again).
+ */
+export async function makeSlot(
+  db: Db,
+  key: string,
+  limit: number,
+  now: number,
+): Promise<'made' | 'full' | 'raced'> {
+  const next = await db
+    .selectFrom('rate_window_slots')
+    .select((eb) => eb.fn.max<number | string | null>('slot').as('top'))
     .where('key', '=', key)
     .executeTakeFirst();
-  return { n: Number(row?.n ?? 0), oldest: row?.oldest == null ? null : Number(row.oldest) };
+  const slot = next?.top == null ? 0 : Number(next.top) + 1;
+  if (slot >= limit) return 'full';
+  const made = await db
+    .insertInto('rate_window_slots')
+    .values({ key, slot, at: now })
+    .onConflict((oc) => oc.columns(['key', 'slot']).doNothing())
+    .executeTakeFirst();
+  return Number(made.numInsertedOrUpdatedRows ?? 0) === 1 ? 'made' : 'raced';
 }
 
-/** Records one accepted request. */
-export async function insertHit(trx: Db, hit: { id: string; key: string; at: number }): Promise<void> {
-  await trx.insertInto('rate_window_hits').values(hit).execute();
+/** The oldest use among a key's slots (when all are taken: the first to leave the window). */
+export async function oldestUse(db: Db, key: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('rate_window_slots')
+    .select((eb) => eb.fn.min<number | string | null>('at').as('oldest'))
+    .where('key', '=', key)
+    .executeTakeFirst();
+  return row?.oldest == null ? null : Number(row.oldest);
 }
 
-/** Housekeeping: every hit older than `before`, whatever its key (the longest window is a day). */
-export async function pruneHits(db: Db, before: number): Promise<number> {
-  const result = await db.deleteFrom('rate_window_hits').where('at', '<', before).executeTakeFirst();
-  return Number(result.numDeletedRows);
+/**
+ * Housekeeping: every window whose slots were all last used before `before` (idle for longer than
+ * any window), whole, so the numbers of a window that stays stay dense.
+ */
+export async function pruneIdleWindows(db: Db, before: number): Promise<number> {
+  const result = await sql`
+    delete from rate_window_slots where key in (
+      select key from rate_window_slots group by key having max(at) < ${before})`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }
 
-/** Every hit of one key (a key revoked or its limit changed). */
+/** Every slot of one key (a key revoked). */
 export async function dropWindow(db: Db, key: string): Promise<void> {
-  await db.deleteFrom('rate_window_hits').where('key', '=', key).execute();
+  await db.deleteFrom('rate_window_slots').where('key', '=', key).execute();
 }

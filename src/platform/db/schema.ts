@@ -427,10 +427,11 @@ export interface ApiKeysTable {
   revoked_at: number | null;
 }
 
-/** One accepted request of an exact sliding window (src/identity/budgets/sliding-window.ts). */
-export interface RateWindowHitsTable {
-  id: string;
+/** One slot of an exact sliding window (src/identity/budgets/sliding-window.ts): its last use. */
+export interface RateWindowSlotsTable {
   key: string;
+  /** 0 … limit − 1, made densely as the window first fills. */
+  slot: number;
   at: number;
 }
 
@@ -467,7 +468,7 @@ export interface DB {
   oauth_models: OauthModelsTable;
   oauth_session_links: OauthSessionLinksTable;
   api_keys: ApiKeysTable;
-  rate_window_hits: RateWindowHitsTable;
+  rate_window_slots: RateWindowSlotsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

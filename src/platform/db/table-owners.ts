@@ -47,5 +47,5 @@ export const TABLE_OWNERS = {
   webhook_endpoints: 'src/modules/webhooks/',
   webhook_deliveries: 'src/modules/webhooks/',
   api_keys: 'src/modules/api-keys/',
-  rate_window_hits: 'src/identity/budgets/',
+  rate_window_slots: 'src/identity/budgets/',
 } as const satisfies Record<keyof DB, string>;

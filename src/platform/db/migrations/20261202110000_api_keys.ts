@@ -12,7 +12,7 @@ import { bigintType, dialectOf } from '../dialect.ts';
  *   relaxed without rebuilding the table and every trigger on it).
  * - `api_keys`: stored as a SHA-256 hash only; the owner is a user or an organization, with no
  *   foreign key, so a deleted owner's keys stay behind as revoked ("revoked", never "invalid").
- * - `rate_window_hits`: the accepted requests of exact sliding windows (src/identity/budgets/).
+ * - `rate_window_slots`: exact sliding windows, one slot per request a window allows (src/identity/budgets/).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const ts = bigintType(dialectOf(db));
@@ -49,22 +49,25 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('api_keys_created_idx').on('api_keys').columns(['created_at', 'id']).execute();
 
+  // One row per slot of a key's window (src/identity/budgets/sliding-window.ts): a slot is free
+  // once its last use left the window.
   await db.schema
-    .createTable('rate_window_hits')
-    .addColumn('id', 'text', (c) => c.primaryKey())
+    .createTable('rate_window_slots')
     .addColumn('key', 'text', (c) => c.notNull())
+    .addColumn('slot', 'integer', (c) => c.notNull())
     .addColumn('at', ts, (c) => c.notNull())
+    .addPrimaryKeyConstraint('rate_window_slots_pkey', ['key', 'slot'])
     .execute();
   await db.schema
-    .createIndex('rate_window_hits_key_idx')
-    .on('rate_window_hits')
+    .createIndex('rate_window_slots_at_idx')
+    .on('rate_window_slots')
     .columns(['key', 'at'])
     .execute();
 }
 
 /** Drops the tables and the column again. */
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropTable('rate_window_hits').ifExists().execute();
+  await db.schema.dropTable('rate_window_slots').ifExists().execute();
   await db.schema.dropTable('api_keys').ifExists().execute();
   await sql`drop index if exists users_service_idx`.execute(db);
   await db.schema.alterTable('users').dropColumn('kind').execute();
