@@ -55,6 +55,19 @@ export const AUDIT_ACTIONS = [
   'oauth.grant',
   'oauth.grant_revoke',
   'oauth.registration_token_create',
+  // docs/api.md §21: the organization actions are the event names (src/identity/events.ts).
+  'role.put',
+  'role.delete',
+  'user.roles_change',
+  'organization.created',
+  'organization.updated',
+  'organization.deleted',
+  'organization.member.added',
+  'organization.member.updated',
+  'organization.member.removed',
+  'organization.invitation.created',
+  'organization.invitation.accepted',
+  'organization.invitation.revoked',
   'api_key.create',
   'api_key.revoke',
 ] as const;
@@ -72,6 +85,8 @@ export type AuditTargetType =
   | 'webhook'
   | 'idp_provider'
   | 'oauth_client'
+  | 'role'
+  | 'organization'
   | 'api_key';
 
 /** Who did it: a signed-in user, the service itself (CLI, background jobs), or nobody known yet. */

@@ -12,6 +12,7 @@ import { idpModule } from '../modules/idp/idp.module.ts';
 import { invitationsModule } from '../modules/invitations/invitations.module.ts';
 import { mfaModule } from '../modules/mfa/mfa.module.ts';
 import { oauthModule } from '../modules/oauth/oauth.module.ts';
+import { organizationsModule } from '../modules/organizations/organizations.module.ts';
 import { pagesModule } from '../modules/pages/pages.module.ts';
 import { passkeysModule } from '../modules/passkeys/passkeys.module.ts';
 import { passwordlessModule } from '../modules/passwordless/passwordless.module.ts';
@@ -59,6 +60,7 @@ export const MODULES = [
   providersModule,
   webhooksModule,
   passwordlessModule,
+  organizationsModule,
   pagesModule,
   consoleModule,
   apiKeysModule,

@@ -163,7 +163,11 @@ for (const dialect of DIALECTS) {
       for (let i = 0; i < 94; i++) await makeKey(t, h, { name: `k${i}` });
       // An expired key is not live: it does not count against the limit.
       const old = await makeKey(t, h, { name: 'expired' });
-      await t.ctx.db.updateTable('api_keys').set({ expires_at: Date.now() - 1 }).where('id', '=', old.id).execute();
+      await t.ctx.db
+        .updateTable('api_keys')
+        .set({ expires_at: Date.now() - 1 })
+        .where('id', '=', old.id)
+        .execute();
       const answers = await Promise.all(
         Array.from({ length: 12 }, (_, i) =>
           t.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: h, payload: { name: `p${i}` } }),

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type { DialectName } from '../../platform/db/dialect.ts';
-import type { ApiKeysTable, Db, UserRow } from '../../platform/db/schema.ts';
+import type { ApiKeysTable, Db, OrganizationsTable, UserRow } from '../../platform/db/schema.ts';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
@@ -127,4 +127,45 @@ export async function findOwnerUser(db: Db, id: string): Promise<UserRow | undef
 export async function lockOwner(trx: Db, dialect: DialectName, owner: string): Promise<void> {
   if (dialect === 'postgres')
     await sql`select pg_advisory_xact_lock(hashtextextended(${`api_keys:${owner}`}, 0))`.execute(trx);
+}
+
+/** An organization's row and its domains (read for the verify answer; the organizations module owns them). */
+export async function findOrganizationWithDomains(
+  db: Db,
+  id: string,
+): Promise<{ row: Selectable<OrganizationsTable>; domains: string[] } | undefined> {
+  const row = await db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  const domains = await db
+    .selectFrom('organization_domains')
+    .select('domain')
+    .where('organization_id', '=', id)
+    .orderBy('domain')
+    .execute();
+  return { row, domains: domains.map((d) => d.domain) };
+}
+
+/** Which of these role names the catalogue holds. */
+export async function knownRoleNames(db: Db, names: readonly string[]): Promise<Set<string>> {
+  if (names.length === 0) return new Set();
+  const rows = await db.selectFrom('roles').select('name').where('name', 'in', names).execute();
+  return new Set(rows.map((r) => r.name));
+}
+
+/** Organization keys whose organization is gone and that are not revoked yet. */
+export async function orphanedOrganizationKeys(db: Db): Promise<Array<{ owner_id: string }>> {
+  return db
+    .selectFrom('api_keys')
+    .select('owner_id')
+    .distinct()
+    .where('owner_type', '=', 'organization')
+    .where('revoked_at', 'is', null)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb.selectFrom('organizations').select('id').whereRef('organizations.id', '=', 'api_keys.owner_id'),
+        ),
+      ),
+    )
+    .execute();
 }

@@ -39,7 +39,7 @@ export function apiKeyEndpoints(ctx: AppContext, directory: ModuleDirectory): En
       schema: { body: ServiceAccountBody, response: { 201: UserSchema } },
       status: 201,
       location: (user) => `/api/v1/users/${user.id}`,
-      handler: (req) => createServiceAccount(ctx, req.body, by(req)),
+      handler: (req) => createServiceAccount(ctx, req.body, by(req), requireAuth(req)),
     }),
     endpoint({
       group: 'api_keys',

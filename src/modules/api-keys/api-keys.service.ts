@@ -18,6 +18,7 @@ import {
   insertKey,
   lockOwner,
   markRevoked,
+  orphanedOrganizationKeys,
   revokeOwnerKeyRows,
   selectKeyPage,
 } from './api-keys.queries.ts';
@@ -312,4 +313,26 @@ export async function listKeys(
         ? Buffer.from(JSON.stringify({ c: Number(last.created_at), i: last.id })).toString('base64url')
         : null,
   };
+}
+
+/**
+ * The organizations' deletion hook (docs/api-keys.md): the organizations module's delete does not
+ * call this module (that would be an import cycle), so this job revokes the keys of organizations
+ * that are gone, with an `api_key.revoked` event each. Until it runs, such a key already answers
+ * `revoked` (its owner cannot be read).
+ */
+export async function revokeOrphanedOrganizationKeys(ctx: AppContext): Promise<number> {
+  let n = 0;
+  for (const { owner_id } of await orphanedOrganizationKeys(ctx.db)) {
+    n += await ctx.db
+      .transaction()
+      .execute((trx) =>
+        revokeOwnerKeys(
+          trx,
+          { type: 'organization', id: owner_id },
+          { actor: { type: 'system' }, client: null },
+        ),
+      );
+  }
+  return n;
 }

@@ -1,5 +1,7 @@
+import type { AuthContext } from '../../http/guard.ts';
 import { insertUser, newUserRow, type PublicUser, recordAudit, toPublicUser } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { ServiceAccountBody } from './api-keys.schemas.ts';
 import type { ChangedBy } from './api-keys.service.ts';
 import { organizationsOf } from './organizations-port.ts';
@@ -13,7 +15,21 @@ export async function createServiceAccount(
   ctx: AppContext,
   body: ServiceAccountBody,
   by: ChangedBy,
+  auth: AuthContext | null = null,
 ): Promise<PublicUser> {
+  const roles = body.roles ?? [];
+  const orgs = organizationsOf(ctx);
+  // Global roles belong to the organizations module (docs/api.md §21): every name is checked
+  // before anything is written; the CLI (no caller) makes none.
+  if (roles.length > 0) {
+    if (auth === null || !ctx.modules.isEnabled('organizations')) {
+      throw new ApiError('validation_failed', {
+        detail: 'body/roles needs the organizations module',
+        errors: [{ path: '/roles', message: 'needs the organizations module' }],
+      });
+    }
+    await orgs.checkRoles(ctx, roles);
+  }
   const row = newUserRow(
     { created_via: 'admin', email: '', name: body.name, role: body.role ?? 'user', kind: 'service' },
     Date.now(),
@@ -21,10 +37,6 @@ export async function createServiceAccount(
   row.email = `service:${row.id}`;
   await ctx.db.transaction().execute(async (trx) => {
     await insertUser(trx, row);
-    // Global roles belong to the organizations module (docs/api.md §21): checked and set there.
-    if (body.roles !== undefined && body.roles.length > 0) {
-      await organizationsOf(ctx).setGlobalRoles(ctx, trx, row.id, body.roles, by.actor);
-    }
     await recordAudit(trx, {
       action: 'user.create',
       actor: by.actor,
@@ -34,5 +46,8 @@ export async function createServiceAccount(
       subject: row,
     });
   });
+  // Its own transaction (the organizations module's users.roles_put): a role deleted in between is
+  // the one way this fails after the account exists, and the answer then says so.
+  if (roles.length > 0 && auth !== null) await orgs.setGlobalRoles(ctx, row.id, roles, { ...by, auth });
   return toPublicUser(row);
 }

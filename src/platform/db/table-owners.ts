@@ -46,6 +46,15 @@ export const TABLE_OWNERS = {
   oauth_session_links: 'src/modules/oauth/',
   webhook_endpoints: 'src/modules/webhooks/',
   webhook_deliveries: 'src/modules/webhooks/',
+  // docs/api.md §21; invitations are written from src/modules/organizations/invitations/.
+  roles: 'src/modules/organizations/',
+  user_roles: 'src/modules/organizations/',
+  organizations: 'src/modules/organizations/',
+  organization_domains: 'src/modules/organizations/',
+  organization_members: 'src/modules/organizations/',
+  organization_member_roles: 'src/modules/organizations/',
+  organization_departures: 'src/modules/organizations/',
+  organization_invitations: 'src/modules/organizations/',
   api_keys: 'src/modules/api-keys/',
   rate_window_slots: 'src/identity/budgets/',
 } as const satisfies Record<keyof DB, string>;

@@ -23,6 +23,7 @@ import * as usersNameWords from './20261126150000_users_name_words.ts';
 import * as usersEmailTail3 from './20261126170000_users_email_tail3.ts';
 import * as generatedPasswords from './20261202050000_generated_passwords.ts';
 import * as oauthClientsPkce from './20261202080000_oauth_clients_pkce.ts';
+import * as organizations from './20261202100000_organizations.ts';
 import * as apiKeys from './20261202110000_api_keys.ts';
 
 /**
@@ -56,5 +57,6 @@ export const migrations: Record<string, Migration> = {
   '20261126170000_users_email_tail3': usersEmailTail3,
   '20261202050000_generated_passwords': generatedPasswords,
   '20261202080000_oauth_clients_pkce': oauthClientsPkce,
+  '20261202100000_organizations': organizations,
   '20261202110000_api_keys': apiKeys,
 };

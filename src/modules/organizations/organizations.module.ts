@@ -1,0 +1,19 @@
+import { defineModule } from '../../kernel/module.ts';
+import { memberEndpoints } from './members.routes.ts';
+import { organizationEndpoints } from './organizations.routes.ts';
+import { roleEndpoints } from './roles.routes.ts';
+
+declare module '../../kernel/module-names.ts' {
+  interface ModuleNames {
+    organizations: true;
+  }
+}
+
+/** docs/api.md §21: organizations, the role catalogue, members and (in invitations/) invitations. */
+export const organizationsModule = defineModule({
+  name: 'organizations',
+  required: false,
+  description: 'Organizations (tenants), roles and permissions',
+  forms: ['FULL'],
+  endpoints: (ctx) => [...roleEndpoints(ctx), ...organizationEndpoints(ctx), ...memberEndpoints(ctx)],
+});
