@@ -61,9 +61,9 @@ export const MODULES = [
   webhooksModule,
   passwordlessModule,
   organizationsModule,
+  apiKeysModule,
   pagesModule,
   consoleModule,
-  apiKeysModule,
 ] as const;
 
 /**

@@ -98,9 +98,9 @@ export const LATER_MODULES: readonly string[] = [
   'webhooks',
   'passwordless',
   'organizations',
+  'api_keys',
   'pages',
   'console',
-  'api_keys',
 ];
 
 /** Later modules that are on in every form (docs/api.md §15: pages are not in the index). */
