@@ -150,6 +150,7 @@ export function* seedUsers(opts: SeedOptions, batchSize: number): Generator<User
       updated_at: lastLogin ?? createdAt,
       created_via: status === 'invited' ? 'invitation' : 'admin',
       last_login_at: lastLogin,
+      kind: 'person',
     });
     if (batch.length >= batchSize) {
       yield batch;

@@ -9,6 +9,7 @@ import {
 import type { CliCommand } from './command.ts';
 import { createAdminCommand } from './create-admin.ts';
 import { doctorCommand } from './doctor.ts';
+import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.ts';
 import { migrateCommand } from './migrate.ts';
 import { modulesDisableCommand, modulesEnableCommand, modulesListCommand } from './modules.ts';
 import { rotateKeysCommand } from './rotate-keys.ts';
@@ -57,4 +58,7 @@ export const COMMANDS: readonly CliCommand[] = [
   clientsUpdateCommand,
   clientsDeleteCommand,
   clientsRegistrationTokenCommand,
+  keysCreateCommand,
+  keysListCommand,
+  keysRevokeCommand,
 ];

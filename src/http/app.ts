@@ -9,13 +9,14 @@ import Fastify, {
 import type { AppContext } from '../kernel/context.types.ts';
 import type { ModuleName } from '../kernel/module-state.ts';
 import { documentation, type LoadedModule, loadModules } from '../kernel/registry.ts';
+import { authenticateKey, looksLikeKey } from '../modules/api-keys/index.ts';
 import { installRequestMetrics } from '../modules/core/metrics.ts';
 import { ApiError } from '../platform/api-error.ts';
 import { recordRoutes } from '../platform/log-url.ts';
 import { lazyChildLogger } from '../platform/logger.ts';
 import { VERSION } from '../platform/version.ts';
 import { registerDocs } from './docs.ts';
-import type { Endpoint } from './endpoint.ts';
+import { type Endpoint, scopeOf } from './endpoint.ts';
 import { installErrorHandlers } from './errors.ts';
 import { FORM_POST_ROUTES, formFields } from './form-body.ts';
 import { createAuthenticator, guardFor } from './guard.ts';
@@ -177,11 +178,25 @@ export async function buildApp(ctx: AppContext, loaded?: LoadedModule[]): Promis
   installErrorHandlers(app, (path) => allowedMethods(routeTable, path));
 
   const authenticate = createAuthenticator(ctx.accessTokens, ctx.sessions, ctx.config.requireMfa);
+  // API keys (docs/api.md §22): the same guard, the scope from each endpoint's declaration.
+  const keyAuthenticator = {
+    claims: looksLikeKey,
+    authenticate: (token: string) => authenticateKey(ctx, token),
+  };
   for (const { module, endpoint } of allEndpoints) {
     // One callback hook per route (the module switch, then the access guard): it runs on every
     // request, and each hook Fastify walks and each promise costs.
+    const keys =
+      endpoint.apiKeys === 'unrecognized'
+        ? null
+        : {
+            authenticator: keyAuthenticator,
+            rule: { scope: scopeOf(endpoint), refused: endpoint.apiKeys === 'refused' },
+          };
     const guard =
-      endpoint.access === 'public' ? null : guardFor(endpoint.access, authenticate, endpoint.enrollment);
+      endpoint.access === 'public'
+        ? null
+        : guardFor(endpoint.access, authenticate, endpoint.enrollment, keys);
     const disabled = `The ${module} module is disabled`;
     const noStore = endpoint.access !== 'public' || endpoint.issuesTokens === true;
     const onRequest = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {

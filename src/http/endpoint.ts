@@ -80,6 +80,21 @@ interface EndpointBase<S extends FastifySchema> {
    * second factor and what they need (the factor status, the caller's profile, logout).
    */
   enrollment?: true;
+  /**
+   * API keys (docs/api.md §22): `'refused'` on the endpoints that change credentials (403
+   * `forbidden` for a key, whatever its scopes). Every other endpoint answers a key holding its
+   * scope, which derives from this declaration: `<group>:read` for GET, `<group>:write` otherwise
+   * (`scopeOf`), unless `scope` names another. `'unrecognized'`: a key is no token here at all and
+   * gets the access tokens' 401 `token_invalid` (`auth.verify_token`).
+   */
+  apiKeys?: 'refused' | 'unrecognized';
+  /** The scope a key needs here when it is not the derived one (`api_keys.verify`: `api_keys:verify`). */
+  scope?: string;
+}
+
+/** The scope an API key needs for an endpoint: declared, or derived from its group and method. */
+export function scopeOf(e: { group: string; method: HttpMethod; scope?: string }): string {
+  return e.scope ?? `${e.group}:${e.method === 'GET' ? 'read' : 'write'}`;
 }
 
 /** The usual endpoint: the handler returns data; the status and headers are declared here. */

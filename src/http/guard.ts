@@ -18,7 +18,56 @@ export interface AuthContext {
    * account needs; only endpoints declared `enrollment: true` answer it.
    */
   readonly enrollmentOnly: boolean;
+  /**
+   * The API key the caller authenticated with (docs/api.md §22), or null for an access token. A key's
+   * caller has no token claims and no session: reading `claims` or `session` of one answers 403
+   * `forbidden` (a credential endpoint that forgot its `apiKeys: 'refused'` still refuses keys).
+   */
+  readonly apiKey: KeyCaller | null;
 }
+
+/** What the guard knows of a key's caller. */
+export interface KeyCaller {
+  readonly id: string;
+  /** null: everything the owner may do (`api_keys:verify` only for an admin owner). */
+  readonly scopes: readonly string[] | null;
+}
+
+/**
+ * Authenticates API keys (the `api_keys` module, wired by app.ts): `claims` tells a key from an
+ * access token by its shape; `authenticate` answers the caller (counting the use on the key's rate
+ * limit) or throws the 401/403/429 that says why not — also while the module is off.
+ */
+export interface KeyAuthenticator {
+  claims(token: string): boolean;
+  authenticate(token: string): Promise<AuthContext>;
+}
+
+/** What the guard checks of an endpoint for a key. */
+export interface KeyRule {
+  readonly scope: string;
+  readonly refused: boolean;
+}
+
+/** The caller of a key, its owner acting: no claims, no session (see AuthContext.apiKey). */
+export function keyCallerContext(token: string, user: UserRow, key: KeyCaller): AuthContext {
+  const noSession = (): never => {
+    throw new ApiError('forbidden', { detail: 'API keys cannot be used for this endpoint' });
+  };
+  return Object.defineProperties(
+    { token, user, enrollmentOnly: false, apiKey: key } as unknown as AuthContext,
+    { claims: { get: noSession }, session: { get: noSession } },
+  );
+}
+
+/** Whether a key's scopes grant `scope` (exact matching; null scopes: the owner's reach). */
+export function keyGrants(key: KeyCaller, owner: UserRow, scope: string): boolean {
+  if (key.scopes === null) return scope !== VERIFY_SCOPE || owner.role === 'admin';
+  return key.scopes.includes(scope);
+}
+
+/** The scope of `api_keys.verify`, which `api_keys:write` does not grant (docs/api.md §22). */
+export const VERIFY_SCOPE = 'api_keys:verify';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -61,7 +110,7 @@ export function createAuthenticator(
     // a pre-existing one-factor session, or an admin promoted since, is held to REQUIRE_MFA too.
     const enrollment =
       claims.aud === ENROLLMENT_AUDIENCE || enrollmentOnly(requireMfa, user.role, claims.amr);
-    return { token, claims, user, session, enrollmentOnly: enrollment };
+    return { token, claims, user, session, enrollmentOnly: enrollment, apiKey: null };
   };
 }
 
@@ -86,7 +135,12 @@ export function bearerToken(request: FastifyRequest): string | null {
  * the endpoint also answers an enrolment-only session (REQUIRE_MFA); every other one refuses it
  * with 403 `mfa_enrollment_required`, before the admin check.
  */
-export function guardFor(access: Access, authenticate: Authenticate, enrollment = false) {
+export function guardFor(
+  access: Access,
+  authenticate: Authenticate,
+  enrollment = false,
+  keys: { authenticator: KeyAuthenticator; rule: KeyRule } | null = null,
+) {
   return (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
     let token: string | null;
     try {
@@ -101,6 +155,17 @@ export function guardFor(access: Access, authenticate: Authenticate, enrollment 
           detail: 'A Bearer access token is required',
           headers: { 'www-authenticate': REALM },
         }),
+      );
+      return;
+    }
+    if (keys?.authenticator.claims(token)) {
+      keys.authenticator.authenticate(token).then(
+        (auth) => {
+          request.auth = auth;
+          done(keyRefusal(access, keys.rule, auth));
+        },
+        (err: unknown) =>
+          done(err instanceof ApiError && err.status === 401 ? withChallenge(err) : (err as Error)),
       );
       return;
     }
@@ -119,6 +184,23 @@ export function guardFor(access: Access, authenticate: Authenticate, enrollment 
         done(err instanceof ApiError && err.status === 401 ? withChallenge(err) : (err as Error)),
     );
   };
+}
+
+/** Why a key's caller may not call this endpoint, or undefined: refused, out of scope, not an admin. */
+function keyRefusal(access: Access, rule: KeyRule, auth: AuthContext): ApiError | undefined {
+  if (rule.refused) {
+    return new ApiError('forbidden', { detail: 'API keys cannot change credentials; sign in instead' });
+  }
+  if (!keyGrants(auth.apiKey!, auth.user, rule.scope)) {
+    return new ApiError('insufficient_scope', {
+      detail: `This key lacks the scope ${rule.scope}`,
+      headers: { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="${rule.scope}"` },
+    });
+  }
+  if (access === 'admin' && auth.user.role !== 'admin') {
+    return new ApiError('forbidden', { detail: 'This endpoint is for admins' });
+  }
+  return undefined;
 }
 
 /**

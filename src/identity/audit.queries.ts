@@ -68,6 +68,8 @@ export const AUDIT_ACTIONS = [
   'organization.invitation.created',
   'organization.invitation.accepted',
   'organization.invitation.revoked',
+  'api_key.create',
+  'api_key.revoke',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -84,7 +86,8 @@ export type AuditTargetType =
   | 'idp_provider'
   | 'oauth_client'
   | 'role'
-  | 'organization';
+  | 'organization'
+  | 'api_key';
 
 /** Who did it: a signed-in user, the service itself (CLI, background jobs), or nobody known yet. */
 export type AuditActor = { type: 'user'; id: string } | { type: 'system' } | { type: 'anonymous' };

@@ -46,6 +46,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'organization.member.removed',
   'organization.invitation.created',
   'organization.invitation.accepted',
+  'api_key.created',
+  'api_key.revoked',
 ] as const;
 
 /** docs/api.md §21: an organization's events; their audit action is the event name. */
@@ -75,6 +77,8 @@ interface Mapped {
   system?: boolean;
   /** `oauth.grant.*`: the client, added to the body as `"client": {"client_id","name"}`. */
   clientId?: string;
+  /** `api_key.*` (docs/api.md §22): the body has no `user` (an organization may own the key). */
+  userless?: true;
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -155,6 +159,16 @@ function mapAudit(e: AuditedChange): Mapped | null {
         str(d.user_id),
       );
       return m && t !== null ? { ...m, clientId: t } : null;
+    }
+    case 'api_key.create':
+    case 'api_key.revoke': {
+      // details.api_key is the key object the module wrote (never the key or its hash);
+      // userId is its owner's, so the actor reads `user` when the owner acted, else `admin`.
+      const key = d.api_key as { owner?: { id?: unknown } } | undefined;
+      const owner = str(key?.owner?.id);
+      if (owner === null) return null;
+      const type = e.action === 'api_key.create' ? 'api_key.created' : 'api_key.revoked';
+      return { type, userId: owner, extra: { api_key: d.api_key }, userless: true };
     }
     default:
       return null;
@@ -237,10 +251,13 @@ export async function emitForAudits(db: Db, entries: readonly AuditedChange[]): 
     }
     const endpoints = subscriptions.filter((s) => subscribes(s.events, m.type));
     const user =
-      e.subject ?? (endpoints.length > 0 && m.userId !== null ? await userForEvent(db, m.userId) : undefined);
+      e.subject ??
+      (endpoints.length > 0 && m.userId !== null && !m.userless
+        ? await userForEvent(db, m.userId)
+        : undefined);
     let eventId: string | null = null;
-    // An organization's own events name no user; every other event needs its user's row.
-    if (endpoints.length > 0 && (user || m.userId === null)) {
+    // An organization's own events and the api_key events name no user; every other event needs its user's row.
+    if (endpoints.length > 0 && (user || m.userId === null || m.userless)) {
       const at = e.at ?? Date.now();
       eventId = uuidv7();
       const client = m.clientId === undefined ? undefined : await clientForEvent(db, m.clientId);
@@ -253,7 +270,7 @@ export async function emitForAudits(db: Db, entries: readonly AuditedChange[]): 
         type: m.type,
         timestamp: new Date(at).toISOString(),
         data: {
-          ...(user && { user: toPublicUser(user) }),
+          ...(user && !m.userless && { user: toPublicUser(user) }),
           actor: actorOf(e, m),
           ...m.extra,
           ...(m.clientId !== undefined && {

@@ -1,11 +1,13 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { ApiError } from '../platform/api-error.ts';
 import type { UserRow } from '../platform/db/schema.ts';
 
 /** The user object of docs/api.md §5: never a password hash, never token material. */
 export const UserSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
-    email: Type.String(),
+    // null for a service account (docs/api.md §22), which has no e-mail.
+    email: Type.Union([Type.String(), Type.Null()]),
     name: Type.String(),
     role: Type.Union([Type.Literal('admin'), Type.Literal('user')]),
     status: Type.Union([Type.Literal('active'), Type.Literal('invited'), Type.Literal('disabled')]),
@@ -13,6 +15,7 @@ export const UserSchema = Type.Object(
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
     last_login_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    kind: Type.Union([Type.Literal('person'), Type.Literal('service')]),
   },
   { additionalProperties: false },
 );
@@ -24,7 +27,8 @@ export type PublicUser = Static<typeof UserSchema>;
 export function toPublicUser(row: UserRow): PublicUser {
   return {
     id: row.id,
-    email: row.email,
+    // A service account's column holds `service:<id>`, never an address (the api_keys migration).
+    email: row.kind === 'service' ? null : row.email,
     name: row.name,
     role: row.role,
     status: row.status,
@@ -32,6 +36,7 @@ export function toPublicUser(row: UserRow): PublicUser {
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     last_login_at: row.last_login_at === null ? null : iso(row.last_login_at),
+    kind: row.kind,
   };
 }
 
@@ -50,3 +55,17 @@ export const TokenResponse = Type.Object({
   user: UserSchema,
 });
 export type TokenResponse = Static<typeof TokenResponse>;
+
+/**
+ * docs/api.md §22: a service account has no e-mail, password or factors, so the endpoints that
+ * would give it one (an admin's e-mail or password set, a reset link, an invitation, a second-factor
+ * reset) answer 400 `validation_failed` for it.
+ */
+export function refuseServiceAccount(user: Pick<UserRow, 'kind'>, what: string): void {
+  if (user.kind === 'service') {
+    throw new ApiError('validation_failed', {
+      detail: `A service account has no ${what}`,
+      errors: [{ path: '', message: `a service account has no ${what}` }],
+    });
+  }
+}

@@ -4,6 +4,7 @@ import type {
   Db,
   NewUserRow,
   Role,
+  UserKind,
   UserOrigin,
   UserRow,
   UserStatus,
@@ -54,6 +55,7 @@ export function newUserRow(
     status?: UserStatus;
     password_hash?: string | null;
     email_verified?: number;
+    kind?: UserKind;
   },
   now: number,
 ): UserRow {
@@ -69,6 +71,7 @@ export function newUserRow(
     updated_at: now,
     last_login_at: null,
     created_via: fields.created_via,
+    kind: fields.kind ?? 'person',
   };
 }
 
@@ -177,6 +180,7 @@ export const JOINED_USER_COLUMNS = [
   'u.updated_at',
   'u.last_login_at',
   'u.created_via',
+  'u.kind',
 ] as const;
 
 /** The user fields of a joined row (selected with JOINED_USER_COLUMNS). */
@@ -193,5 +197,6 @@ export function pickUser(row: UserRow): UserRow {
     updated_at: row.updated_at,
     last_login_at: row.last_login_at,
     created_via: row.created_via,
+    kind: row.kind,
   };
 }

@@ -27,6 +27,8 @@ export type ModuleCatalog = Array<{
   required: boolean;
   description: string;
   endpoints: string[];
+  /** The index groups of its listed endpoints (API key scopes derive from them, docs/api.md §22). */
+  groups: string[];
 }>;
 
 /**

@@ -1,6 +1,7 @@
 import { describeEndpoint, type Endpoint } from '../http/endpoint.ts';
 import { accountModule } from '../modules/account/account.module.ts';
 import { adminModule } from '../modules/admin/admin.module.ts';
+import { apiKeysModule } from '../modules/api-keys/api-keys.module.ts';
 import { auditModule } from '../modules/audit/audit.module.ts';
 import { authModule } from '../modules/auth/auth.module.ts';
 import { consoleModule } from '../modules/console/console.module.ts';
@@ -61,6 +62,7 @@ export const MODULES = [
   webhooksModule,
   passwordlessModule,
   organizationsModule,
+  apiKeysModule,
   ssoModule,
   pagesModule,
   consoleModule,
@@ -115,6 +117,7 @@ export function loadModules(ctx: AppContext): LoadedModule[] {
         required: info.required,
         description: info.description,
         endpoints: endpoints.filter((e) => !e.hidden).map(describeEndpoint),
+        groups: [...new Set(endpoints.filter((e) => !e.hidden).map((e) => e.group))],
       })),
     unavailable: (name) => findModule(name)?.preconditions?.unmet(ctx.config, ctx.database.dialect) ?? null,
     offer: <N extends keyof ModuleOffers & ModuleName>(name: N): ModuleOffers[N] => {

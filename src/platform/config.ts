@@ -230,6 +230,10 @@ export function loadConfig(env: Env): Config {
       selfService: bool('ORGANIZATIONS_SELF_SERVICE', false),
       creatorRoles: roleNames(r, 'ORGANIZATIONS_CREATOR_ROLES', ['owner']),
     },
+    apiKeys: {
+      maxTtlDays: int('API_KEY_MAX_TTL_DAYS', 365, 1, 36_500),
+      allowNoExpiry: bool('API_KEY_ALLOW_NO_EXPIRY', false),
+    },
     webauthn: {
       ...webauthn,
       rpName: attempt(() => singleLineName(str('WEBAUTHN_RP_NAME') ?? 'Gatehouse'), 'Gatehouse'),

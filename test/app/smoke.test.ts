@@ -26,7 +26,16 @@ for (const dialect of DIALECTS) {
         [
           ...['core', 'health', 'admin', 'auth', 'users', 'account', 'user_admin', 'idp', 'invitations'],
           ...['audit', 'recovery', 'email', 'registration', 'mfa', 'passkeys', 'sessions'],
-          ...['oauth', 'providers', 'webhooks', 'passwordless', 'organizations', 'pages', 'console'],
+          ...[
+            'oauth',
+            'providers',
+            'webhooks',
+            'passwordless',
+            'organizations',
+            'api_keys',
+            'pages',
+            'console',
+          ],
         ],
       );
       const verify = await t.app.inject({ url: '/api/v1/verify-token', headers });

@@ -98,6 +98,7 @@ export const LATER_MODULES: readonly string[] = [
   'webhooks',
   'passwordless',
   'organizations',
+  'api_keys',
   'sso',
   'pages',
   'console',
@@ -270,6 +271,14 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
   // docs/api.md §23; /saml/* are protocol endpoints (hidden from the index, like the callbacks).
   sso: {
     'idp.discover': 'POST /api/v1/idp/discover',
+  },
+  api_keys: {
+    'api_keys.service_account_create': 'POST /api/v1/service-accounts',
+    'api_keys.list': 'GET /api/v1/api-keys',
+    'api_keys.create': 'POST /api/v1/api-keys',
+    'api_keys.verify': 'POST /api/v1/api-keys/verify',
+    'api_keys.get': 'GET /api/v1/api-keys/<id>',
+    'api_keys.delete': 'DELETE /api/v1/api-keys/<id>',
   },
 };
 

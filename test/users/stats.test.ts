@@ -11,6 +11,7 @@ type Stats = {
   total: number;
   by_role: Record<'admin' | 'user', number>;
   by_status: Record<'active' | 'invited' | 'disabled', number>;
+  by_kind: Record<'person' | 'service', number>;
   created: Record<'last_24h' | 'last_7d' | 'last_30d', number>;
   active: Record<'last_24h' | 'last_7d' | 'last_30d', number>;
 };
@@ -34,6 +35,7 @@ function expected(users: UserRow[], now: number): Stats {
       invited: count((u) => u.status === 'invited'),
       disabled: count((u) => u.status === 'disabled'),
     },
+    by_kind: { person: count((u) => u.kind === 'person'), service: count((u) => u.kind === 'service') },
     created: per('created_at'),
     active: per('last_login_at'),
   };
@@ -72,7 +74,14 @@ for (const dialect of DIALECTS) {
 
     it('has the shape of docs/api.md §6, adds up, and matches the rows', async () => {
       const s = await stats();
-      assert.deepEqual(Object.keys(s).sort(), ['active', 'by_role', 'by_status', 'created', 'total']);
+      assert.deepEqual(Object.keys(s).sort(), [
+        'active',
+        'by_kind',
+        'by_role',
+        'by_status',
+        'created',
+        'total',
+      ]);
       assert.equal(sum(s.by_role), s.total);
       assert.equal(sum(s.by_status), s.total);
       assert.deepEqual(s, expected(await allUsers(t), Date.now()));

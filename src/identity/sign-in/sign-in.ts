@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
 import { type AuditEvent, recordAudits } from '../audit.queries.ts';
 import type { SecondFactorMethod } from '../factors/census.ts';
@@ -101,6 +102,11 @@ export async function signIn(
 ): Promise<SignInOutcome | { kind: 'signed_in'; sessionId: string }> {
   const { user, client, amr, details, attempt, events = [], secondFactor } = request;
   const newHash = request.newHash ?? null;
+  // docs/api.md §22: a service account acts only through its keys; no way in opens it a session,
+  // whatever proof got this far (it has no address, password or factor to prove anyway).
+  if (user.kind === 'service') {
+    throw new ApiError('invalid_credentials', { detail: 'Service accounts cannot sign in' });
+  }
   if (secondFactor) {
     const methods = await secondFactors(ctx, trx, user.id);
     if (methods.length > 0) {

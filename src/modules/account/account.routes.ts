@@ -16,6 +16,7 @@ export function accountEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'auth',
       label: 'change_password',
+      apiKeys: 'refused',
       method: 'PUT',
       path: '/api/v1/change-password',
       access: 'authenticated',

@@ -108,7 +108,8 @@ export async function profile(ctx: AppContext, auth: AuthContext): Promise<Stati
       id: s.id,
       created_at: iso(s.created_at),
       last_used_at: iso(s.last_used_at),
-      current: s.id === auth.session.id,
+      // A key's caller has no session of its own (docs/api.md §22).
+      current: auth.apiKey === null && s.id === auth.session.id,
     })),
     ...(ctx.modules.isEnabled('mfa') && { mfa: await mfaStatus(ctx, auth.user) }),
   };

@@ -26,6 +26,7 @@ export function authEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpoi
     endpoint({
       group: 'auth',
       label: 'logout',
+      apiKeys: 'refused',
       method: 'POST',
       path: '/api/v1/logout',
       access: 'authenticated',
@@ -51,6 +52,8 @@ export function authEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpoi
     endpoint({
       group: 'auth',
       label: 'verify_token',
+      // docs/api.md §22: a key is not an access token; it answers 401 token_invalid here.
+      apiKeys: 'unrecognized',
       method: 'GET',
       path: '/api/v1/verify-token',
       access: 'authenticated',

@@ -95,6 +95,7 @@ export function emailEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'auth',
       label: 'email_change',
+      apiKeys: 'refused',
       method: 'POST',
       path: '/api/v1/email/change',
       access: 'authenticated',

@@ -63,6 +63,7 @@ export function mfaEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'auth',
       label: 'mfa_totp_enroll',
+      apiKeys: 'refused',
       method: 'POST',
       path: '/api/v1/mfa/totp',
       access: 'authenticated',
@@ -74,6 +75,7 @@ export function mfaEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'auth',
       label: 'mfa_totp_confirm',
+      apiKeys: 'refused',
       method: 'POST',
       path: '/api/v1/mfa/totp/confirm',
       access: 'authenticated',
@@ -85,6 +87,7 @@ export function mfaEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'auth',
       label: 'mfa_totp_delete',
+      apiKeys: 'refused',
       method: 'DELETE',
       path: '/api/v1/mfa/totp',
       access: 'authenticated',
@@ -96,6 +99,7 @@ export function mfaEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'auth',
       label: 'mfa_recovery_codes',
+      apiKeys: 'refused',
       method: 'POST',
       path: '/api/v1/mfa/recovery-codes',
       access: 'authenticated',
@@ -107,6 +111,7 @@ export function mfaEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'users',
       label: 'mfa_reset',
+      apiKeys: 'refused',
       method: 'DELETE',
       path: '/api/v1/users/:id/mfa',
       access: 'admin',

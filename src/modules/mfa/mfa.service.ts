@@ -23,6 +23,7 @@ import {
   findUserById,
   recordAudit,
   recoveryCodesForNewFactor,
+  refuseServiceAccount,
   regenerateRecoveryCodes,
   requireSecretsKey,
   revokeUserSessions,
@@ -234,6 +235,7 @@ export async function newRecoveryCodeSet(
 export async function resetUserMfa(ctx: AppContext, admin: AuthContext, userId: string, client: ClientInfo) {
   const user = await findUserById(ctx.db, userId);
   if (!user) throw new ApiError('not_found', { detail: 'No such user' });
+  refuseServiceAccount(user, 'second factors');
   await resetFactors(ctx, user, { type: 'user', id: admin.user.id }, client);
 }
 

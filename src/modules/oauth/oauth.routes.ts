@@ -152,6 +152,7 @@ function grantEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'auth',
       label: 'grant_delete',
+      apiKeys: 'refused',
       method: 'DELETE',
       path: '/api/v1/grants/:client_id',
       access: 'authenticated',

@@ -1,6 +1,9 @@
 // What other features use of this one: they import it from here, never from its inner files
 // (docs/architecture.md, "The dependency rule").
 
+// The api_keys module (docs/api.md §22): the organization object of a verify answer, and a new
+// service account's global roles.
+export { toPublicOrganization } from './organizations.service.ts';
 // docs/api.md §23: SSO connections provision people into their organization.
 export { joinProvisioned } from './provisioning.ts';
 export {
@@ -11,3 +14,4 @@ export {
   type OrgMembership,
   permissionsOf,
 } from './reads.ts';
+export { putUserRoles } from './roles.service.ts';

@@ -29,6 +29,7 @@ export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'auth',
       label: 'passkey_options',
+      apiKeys: 'refused',
       method: 'POST',
       path: '/api/v1/passkeys/authentication/options',
       access: 'public',
@@ -54,6 +55,7 @@ export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'auth',
       label: 'passkeys',
+      apiKeys: 'refused',
       method: 'GET',
       path: '/api/v1/passkeys',
       access: 'authenticated',
@@ -65,6 +67,7 @@ export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'auth',
       label: 'passkey_registration_options',
+      apiKeys: 'refused',
       method: 'POST',
       path: '/api/v1/passkeys/registration/options',
       access: 'authenticated',
@@ -77,6 +80,7 @@ export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'auth',
       label: 'passkey_create',
+      apiKeys: 'refused',
       method: 'POST',
       path: '/api/v1/passkeys',
       access: 'authenticated',
@@ -90,6 +94,7 @@ export function passkeyEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'auth',
       label: 'passkey_delete',
+      apiKeys: 'refused',
       method: 'DELETE',
       path: '/api/v1/passkeys/:id',
       access: 'authenticated',

@@ -56,6 +56,7 @@ export function recoveryEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'users',
       label: 'password_reset',
+      apiKeys: 'refused',
       method: 'POST',
       path: '/api/v1/users/:id/password-reset',
       access: 'admin',

@@ -1,5 +1,12 @@
 import type { ClientInfo } from '../../identity/index.ts';
-import { findUserByEmail, findUserById, iso, normalizeEmail, recordAudit } from '../../identity/index.ts';
+import {
+  findUserByEmail,
+  findUserById,
+  iso,
+  normalizeEmail,
+  recordAudit,
+  refuseServiceAccount,
+} from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
@@ -26,6 +33,7 @@ export async function adminSendResetLink(
   const id = parseUserId(rawId);
   const user = id === null ? undefined : await findUserById(ctx.db, id);
   if (!user) throw new ApiError('not_found', { detail: 'No such user' });
+  refuseServiceAccount(user, 'password');
   if (user.status !== 'active') throw notActive();
   const expiresAt = await ctx.db.transaction().execute(async (trx) => {
     const issued = await mailResetLink(ctx, trx, user);

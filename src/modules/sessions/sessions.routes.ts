@@ -28,6 +28,7 @@ export function sessionEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'auth',
       label: 'sessions',
+      apiKeys: 'refused',
       method: 'GET',
       path: '/api/v1/sessions',
       access: 'authenticated',
@@ -41,6 +42,7 @@ export function sessionEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'auth',
       label: 'session_delete',
+      apiKeys: 'refused',
       method: 'DELETE',
       path: '/api/v1/sessions/:id',
       access: 'authenticated',
@@ -55,6 +57,7 @@ export function sessionEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'users',
       label: 'sessions',
+      apiKeys: 'refused',
       method: 'GET',
       path: '/api/v1/users/:id/sessions',
       access: 'admin',
@@ -65,6 +68,7 @@ export function sessionEndpoints(ctx: AppContext): Endpoint[] {
     endpoint({
       group: 'users',
       label: 'session_delete',
+      apiKeys: 'refused',
       method: 'DELETE',
       path: '/api/v1/users/:id/sessions/:session_id',
       access: 'admin',

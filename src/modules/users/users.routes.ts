@@ -3,6 +3,7 @@ import { requireAuth } from '../../http/guard.ts';
 import { clientInfo, UserSchema } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
+import { ApiError } from '../../platform/api-error.ts';
 import { requestActor } from '../audit/index.ts';
 import { type CursorCodec, loadCursorCodec } from './list/cursors.ts';
 import { listUsers, userStats } from './list/users-list.service.ts';
@@ -78,11 +79,17 @@ export function usersEndpoints(
       access: 'authenticated',
       summary: 'Change a user (admins: any field; users: their own name)',
       schema: { params: IdParams, body: UpdateBody, response: { 200: UserSchema } },
-      handler: (req) =>
-        updateUser(ctx, requireAuth(req).user, req.params.id, req.body, {
+      handler: (req) => {
+        const auth = requireAuth(req);
+        // docs/api.md §22: keys never change credentials (the rest of an update they may make).
+        if (auth.apiKey !== null && req.body.password !== undefined) {
+          throw new ApiError('forbidden', { detail: 'API keys cannot set passwords' });
+        }
+        return updateUser(ctx, auth.user, req.params.id, req.body, {
           actor: requestActor(req),
           client: clientInfo(req),
-        }),
+        });
+      },
     }),
   ];
 }

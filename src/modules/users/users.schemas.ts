@@ -34,6 +34,8 @@ export const ListQuery = Type.Object(
     status: Type.Optional(Status),
     created_after: Type.Optional(Type.String({ format: 'date-time' })),
     created_before: Type.Optional(Type.String({ format: 'date-time' })),
+    // docs/api.md §22: accepted in every form (anything else: 400 validation_failed).
+    kind: Type.Optional(Type.Union([Type.Literal('person'), Type.Literal('service')])),
     sort: Type.Union(
       SORTS.map((s) => Type.Literal(s)),
       { default: '-created_at' },
@@ -72,6 +74,7 @@ export const StatsResponse = Type.Object({
   total: Type.Integer(),
   by_role: Type.Object({ admin: Type.Integer(), user: Type.Integer() }),
   by_status: Type.Object({ active: Type.Integer(), invited: Type.Integer(), disabled: Type.Integer() }),
+  by_kind: Type.Object({ person: Type.Integer(), service: Type.Integer() }),
   created: Window,
   active: Window,
 });

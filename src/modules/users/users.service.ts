@@ -11,6 +11,7 @@ import {
   newUserRow,
   normalizeEmail,
   recordAudit,
+  refuseServiceAccount,
   revokeUserSessions,
   toPublicUser,
   updateUser as updateUserRow,
@@ -21,6 +22,7 @@ import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { Db, UserRow, UserUpdate } from '../../platform/db/schema.ts';
+import { revokeOwnerKeys } from '../api-keys/index.ts';
 import { parseUserId } from './list/users-list.service.ts';
 import type { CreateBody, UpdateBody } from './users.schemas.ts';
 
@@ -81,6 +83,8 @@ export async function updateUser(
     const activeAdmins = changesAdminSet ? await lockActiveAdminIds(trx, ctx.database.dialect) : [];
     const before = await lockUserById(trx, id, ctx.database.dialect);
     if (!before) throw notFound();
+    if (body.email !== undefined || body.email_verified !== undefined) refuseServiceAccount(before, 'e-mail');
+    if (body.password !== undefined) refuseServiceAccount(before, 'password');
     // A new address is unproven until a link proves it, unless the admin vouches in the same call.
     if (patch.email !== undefined && patch.email !== before.email && body.email_verified === undefined) {
       patch.email_verified = 0;
@@ -202,6 +206,8 @@ export async function deleteUser(
     // Foreign keys cascade to sessions (and their refresh tokens), identities and invitations;
     // invitations this user sent keep existing with invited_by cleared.
     await deleteUserById(trx, id);
+    // docs/api.md §22: the owner's keys are revoked with it, each with its api_key.revoked event.
+    await revokeOwnerKeys(trx, { type: 'user', id }, by);
     // The e-mail names the account once the id names nobody.
     await recordAudit(trx, {
       action: 'user.delete',

@@ -109,6 +109,8 @@ export interface Config {
   readonly webhooks: { readonly allowHttp: boolean; readonly allowPrivate: boolean };
   /** docs/api.md §21: the claims hook (TOKEN_HOOK_*), null when TOKEN_HOOK_URL is not set. */
   readonly tokenHook: TokenHookSettings | null;
+  /** docs/api.md §22: API_KEY_MAX_TTL_DAYS, API_KEY_ALLOW_NO_EXPIRY. */
+  readonly apiKeys: { readonly maxTtlDays: number; readonly allowNoExpiry: boolean };
   /** The authorization server (docs/api.md §17, docs/oauth.md). */
   readonly oauth: {
     /** OAUTH_DYNAMIC_REGISTRATION: RFC 7591 registration off, with an initial access token, or open. */

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
+import type { ColumnType, Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
 
 /*
  * Table shapes shared by both dialects. Timestamps are epoch milliseconds (bigint on PostgreSQL,
@@ -7,6 +7,8 @@ import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'ky
  */
 
 export type Role = 'admin' | 'user';
+/** docs/api.md §22. */
+export type UserKind = 'person' | 'service';
 export type UserStatus = 'active' | 'invited' | 'disabled';
 /** How an account was created (docs/api.md §16); `unknown`: an older row whose origin was not established. */
 export type UserOrigin = 'signup' | 'admin' | 'invitation' | 'idp' | 'import' | 'first_admin' | 'unknown';
@@ -23,6 +25,8 @@ export interface UsersTable {
   updated_at: number;
   last_login_at: number | null;
   created_via: UserOrigin;
+  /** docs/api.md §22: a person, or a service account (no e-mail, password or sign-in; keys only). */
+  kind: ColumnType<UserKind, UserKind | undefined, UserKind>;
 }
 
 export interface SessionsTable {
@@ -486,6 +490,34 @@ export interface OrganizationInvitationsTable {
   used_at: number | null;
 }
 
+/** An API key (docs/api.md §22): only its SHA-256 hash is stored. */
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  /** The key's first 12 characters, shown to tell keys apart. */
+  prefix: string;
+  key_hash: string;
+  owner_type: 'user' | 'organization';
+  owner_id: string;
+  /** JSON array of scopes, or null: everything the owner may do. */
+  scopes: string | null;
+  expires_at: number | null;
+  rate_requests: number | null;
+  rate_window_s: number | null;
+  last_used_at: number | null;
+  created_at: number;
+  created_by: string;
+  revoked_at: number | null;
+}
+
+/** One slot of an exact sliding window (src/identity/budgets/sliding-window.ts): its last use. */
+export interface RateWindowSlotsTable {
+  key: string;
+  /** 0 … limit − 1, made densely as the window first fills. */
+  slot: number;
+  at: number;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -527,6 +559,8 @@ export interface DB {
   organization_member_roles: OrganizationMemberRolesTable;
   organization_departures: OrganizationDeparturesTable;
   organization_invitations: OrganizationInvitationsTable;
+  api_keys: ApiKeysTable;
+  rate_window_slots: RateWindowSlotsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -57,4 +57,6 @@ export const TABLE_OWNERS = {
   organization_member_roles: 'src/modules/organizations/',
   organization_departures: 'src/modules/organizations/',
   organization_invitations: 'src/modules/organizations/',
+  api_keys: 'src/modules/api-keys/',
+  rate_window_slots: 'src/identity/budgets/',
 } as const satisfies Record<keyof DB, string>;

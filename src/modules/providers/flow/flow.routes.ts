@@ -183,6 +183,7 @@ export function flowEndpoints(ctx: AppContext, upstreams: Upstreams): Endpoint[]
     endpoint({
       group: 'idp',
       label: 'link',
+      apiKeys: 'refused',
       method: 'GET',
       path: '/api/v1/idp/:name/link',
       access: 'authenticated',
@@ -204,6 +205,7 @@ export function flowEndpoints(ctx: AppContext, upstreams: Upstreams): Endpoint[]
     endpoint({
       group: 'idp',
       label: 'identity_delete',
+      apiKeys: 'refused',
       method: 'DELETE',
       path: '/api/v1/idp/identities/:id',
       access: 'authenticated',

@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DialectName } from '../../../platform/db/dialect.ts';
-import type { DB, Role, UserRow, UserStatus } from '../../../platform/db/schema.ts';
+import type { DB, Role, UserKind, UserRow, UserStatus } from '../../../platform/db/schema.ts';
 
 /*
  * Listing users at scale: keyset pages over one index per sort, and totals from the per-day
@@ -18,6 +18,8 @@ export interface ListFilters {
   createdFrom?: number | undefined;
   /** created_at < this (epoch ms). */
   createdUntil?: number | undefined;
+  /** docs/api.md §22: people or service accounts (not kept in the counters: see countSql). */
+  kind?: UserKind | undefined;
 }
 
 /** Where a keyset page starts: after the row with this sort key and id. */
@@ -194,6 +196,7 @@ function filterConditions(f: ListFilters, key: SortKey, hint: string): RawBuilde
   const h = sql.raw(hint);
   if (f.role !== undefined) out.push(sql`${h}role = ${f.role}`);
   if (f.status !== undefined) out.push(sql`${h}status = ${f.status}`);
+  if (f.kind !== undefined) out.push(sql`${h}kind = ${f.kind}`);
   if (f.status !== undefined && f.role === undefined && hint === '') out.push(ANY_ROLE);
   // A created_at range on the created_at sort is a range of that very index: no hint.
   const ch = sql.raw(key === 'created_at' ? '' : hint);
@@ -220,6 +223,25 @@ export async function countUsers(db: Kysely<DB>, dialect: DialectName, f: ListFi
 
 /** countUsers' expression, to select alone or beside a page's rows; null when no user can match. */
 export function countSql(dialect: DialectName, f: ListFilters): RawBuilder<unknown> | null {
+  if (f.kind === undefined) return countEveryKind(dialect, f);
+  // The counters do not split by kind. Service accounts are few and indexed (users_service_idx):
+  // counted exactly; people are everyone the counters hold minus them.
+  const services = serviceCount(f);
+  if (f.kind === 'service') return services;
+  const everyone = countEveryKind(dialect, f);
+  return everyone === null ? null : sql`(${everyone} - ${services})`;
+}
+
+function serviceCount(f: ListFilters): RawBuilder<unknown> {
+  const conditions = [sql`kind = 'service'`];
+  if (f.role !== undefined) conditions.push(sql`role = ${f.role}`);
+  if (f.status !== undefined) conditions.push(sql`status = ${f.status}`);
+  if (f.createdFrom !== undefined) conditions.push(sql`created_at >= ${f.createdFrom}`);
+  if (f.createdUntil !== undefined) conditions.push(sql`created_at < ${f.createdUntil}`);
+  return sql`(select count(*) from users where ${sql.join(conditions, sql` and `)})`;
+}
+
+function countEveryKind(dialect: DialectName, f: ListFilters): RawBuilder<unknown> | null {
   const from = f.createdFrom === undefined ? undefined : Math.max(0, f.createdFrom);
   const until = f.createdUntil;
   if (until !== undefined && (until <= 0 || (from !== undefined && until <= from))) return null;

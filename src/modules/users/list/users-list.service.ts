@@ -57,6 +57,7 @@ export async function listUsers(ctx: AppContext, codec: CursorCodec, query: List
     status: query.status,
     createdFrom: instant(query.created_after, 'created_after'),
     createdUntil: instant(query.created_before, 'created_before'),
+    kind: query.kind,
   };
   const after = query.cursor === undefined ? null : readListCursor(codec, query.cursor, sort, key);
   const dialect = ctx.database.dialect;
@@ -113,6 +114,7 @@ export async function userStats(ctx: AppContext, now = Date.now()): Promise<Stat
     total: 0,
     by_role: { admin: 0, user: 0 },
     by_status: { active: 0, invited: 0, disabled: 0 },
+    by_kind: { person: 0, service: raw.services },
     created: { last_24h: raw.created[0], last_7d: raw.created[1], last_30d: raw.created[2] },
     active: { last_24h: raw.active[0], last_7d: raw.active[1], last_30d: raw.active[2] },
   };
@@ -121,6 +123,7 @@ export async function userStats(ctx: AppContext, now = Date.now()): Promise<Stat
     stats.by_role[role] += n;
     stats.by_status[status] += n;
   }
+  stats.by_kind.person = stats.total - stats.by_kind.service;
   return stats;
 }
 

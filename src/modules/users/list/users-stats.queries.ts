@@ -10,6 +10,8 @@ export interface RawStats {
   counts: Array<{ role: Role; status: UserStatus; n: number }>;
   created: [number, number, number];
   active: [number, number, number];
+  /** Service accounts (docs/api.md §22), counted through their partial index. */
+  services: number;
 }
 
 /** The numbers behind GET /users/stats, from the counters plus index ranges for partial days. */
@@ -40,6 +42,7 @@ export async function selectStats(
              and coalesce(last_login_at, -1) < ${edge}) as ${sql.raw(`active${i}`)}`,
     );
   });
+  columns.push(sql`(select count(*) from users where kind = 'service') as services`);
   const result = await sql<Record<string, number | string>>`select ${sql.join(columns, sql`, `)}`.execute(db);
   const row = result.rows[0] ?? {};
   const num = (k: string) => Number(row[k] ?? 0);
@@ -47,5 +50,6 @@ export async function selectStats(
     counts: combos.map(([role, status], i) => ({ role, status, n: num(`c${i}`) })),
     created: [num('created0'), num('created1'), num('created2')],
     active: [num('active0'), num('active1'), num('active2')],
+    services: num('services'),
   };
 }

@@ -25,6 +25,7 @@ import * as generatedPasswords from './20261202050000_generated_passwords.ts';
 import * as oauthClientsPkce from './20261202080000_oauth_clients_pkce.ts';
 import * as organizations from './20261202100000_organizations.ts';
 import * as organizationMemberCount from './20261202100100_organization_member_count.ts';
+import * as apiKeys from './20261202110000_api_keys.ts';
 import * as sso from './20261202130000_sso.ts';
 
 /**
@@ -60,5 +61,6 @@ export const migrations: Record<string, Migration> = {
   '20261202080000_oauth_clients_pkce': oauthClientsPkce,
   '20261202100000_organizations': organizations,
   '20261202100100_organization_member_count': organizationMemberCount,
+  '20261202110000_api_keys': apiKeys,
   '20261202130000_sso': sso,
 };
