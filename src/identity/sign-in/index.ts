@@ -3,8 +3,8 @@
 // inside withLoginAttempt, which owns the attempt's throttle ticket and its count. The session
 // opener (open-session.ts) is not exported: no feature opens a session any other way.
 export {
+  countLogin,
   type LoginAttempt,
-  type LoginCounter,
   type LoginOutcome,
   loginThrottle,
   type Refusal,

@@ -5,6 +5,7 @@ import {
   type CheckedAssertion,
   type ClientInfo,
   checkAssertion,
+  countLogin,
   type FreshProofBody,
   loginThrottle,
   type PasskeyProof,
@@ -16,7 +17,6 @@ import {
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
-import { countLogin } from '../core/index.ts';
 
 /**
  * Reserves one attempt of the caller's login throttle before a secret is checked (docs/api.md §13:

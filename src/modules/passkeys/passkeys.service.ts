@@ -34,7 +34,6 @@ import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { PasskeysTable } from '../../platform/db/schema.ts';
 import { singleLine } from '../../platform/mail/templates.ts';
-import { countLogin } from '../core/index.ts';
 import {
   confirmCurrentPassword,
   type FreshProof,
@@ -209,7 +208,7 @@ export async function passkeyList(ctx: AppContext, userId: string) {
 }
 
 /** The passkey sign-in as a way in. */
-const PASSKEY_WAY: SignInWay = { method: 'passkey', count: countLogin };
+const PASSKEY_WAY: SignInWay = { method: 'passkey' };
 
 /** POST /login/passkey: a user-verifying passkey is a complete sign-in (amr `[hwk|swk, user]`). */
 export async function loginWithPasskey(

@@ -13,7 +13,6 @@ import { hashOpaqueToken, newOpaqueToken } from '../../../identity/tokens/opaque
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import { isUniqueViolation } from '../../../platform/db/dialect.ts';
-import { countLogin } from '../../core/index.ts';
 import { findLinkOrCreate } from '../upstream/identity-mapping.ts';
 import { notFound, type Provider, requireProvider } from '../upstream/providers.service.ts';
 import { reserveIdToken } from '../upstream/replay.ts';
@@ -33,7 +32,7 @@ export const FLOW_TTL_MS = 10 * 60_000;
 export type FlowPurpose = 'sign_in' | 'link';
 
 /** A provider's sign-in as a way in (its entries name the provider beside `method`). */
-const PROVIDER_WAY: SignInWay = { method: 'idp', count: countLogin };
+const PROVIDER_WAY: SignInWay = { method: 'idp' };
 
 /** The start's answer: where to send the browser, and the cookie that binds the flow to it. */
 export interface Started {
