@@ -9,9 +9,16 @@ export {
   loginThrottle,
   type Refusal,
   refuseSignIn,
+  reserveLoginAttempt,
   type SignInWay,
   withLoginAttempt,
 } from './attempt.ts';
+export {
+  confirmCurrentPassword,
+  type FreshProof,
+  type ProofKind,
+  requireFreshProof,
+} from './fresh-proof.ts';
 export {
   type Opening,
   type SecondFactorDue,

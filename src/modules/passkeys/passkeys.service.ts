@@ -14,14 +14,17 @@ import {
 } from '../../identity/factors/passkeys.queries.ts';
 import {
   type ClientInfo,
+  confirmCurrentPassword,
   dropRecoveryCodesWithoutFactors,
   endSessionsForFirstFactor,
+  type FreshProof,
   findUserById,
   holdsSecondFactor,
   type PasskeyProof,
   recordAudit,
   recoveryCodesForNewFactor,
   refuseSignIn,
+  requireFreshProof,
   type SignInWay,
   signIn,
   storeChallenge,
@@ -34,12 +37,7 @@ import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { PasskeysTable } from '../../platform/db/schema.ts';
 import { singleLine } from '../../platform/mail/templates.ts';
-import {
-  confirmCurrentPassword,
-  type FreshProof,
-  queueSecurityNotice,
-  requireFreshProof,
-} from '../mfa/index.ts';
+import { queueSecurityNotice } from '../mfa/index.ts';
 
 /** A passkey as the API shows it (never key material). */
 export function toPublicPasskey(p: PasskeysTable) {

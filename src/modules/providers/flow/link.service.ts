@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { ClientInfo, IdentityRow } from '../../../identity/index.ts';
+import type { ClientInfo, FreshProof, IdentityRow } from '../../../identity/index.ts';
 import {
   deleteIdentity,
   findIdentity,
@@ -8,12 +8,12 @@ import {
   listIdentities,
   normalizeEmail,
   recordAudit,
+  requireFreshProof,
 } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import { dialectOf } from '../../../platform/db/dialect.ts';
 import type { DB, UserRow } from '../../../platform/db/schema.ts';
-import { type FreshProof, requireFreshProof } from '../../mfa/index.ts';
 import { listProviderRows } from '../upstream/providers.queries.ts';
 import type { Provider } from '../upstream/providers.service.ts';
 import type { UpstreamIdentity } from '../upstream/upstream.ts';
