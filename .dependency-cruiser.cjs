@@ -81,6 +81,14 @@ module.exports = {
       to: { path: FEATURE, pathNot: '^src/modules/([^/]+)/\\1\\.module\\.(ts|mjs)$' },
     },
     {
+      name: 'session-opens-in-sign-in',
+      severity: 'error',
+      comment:
+        'One way in: a session opens only through the sign-in pipeline (signIn). Only src/identity/sign-in/ imports its session opener, src/identity/sign-in/open-session.ts; everything else calls signIn (docs/architecture.md, "One way a session opens").',
+      from: { path: '^src/', pathNot: '^src/identity/sign-in/' },
+      to: { path: '^src/identity/sign-in/open-session\\.(ts|mjs)$' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       comment:

@@ -97,8 +97,12 @@ export async function addUsers(server: Server, count: number): Promise<void> {
   }
 }
 
-export async function createPgDatabase(PG_URL: string, log: (line: string) => void): Promise<string | null> {
-  const name = `gatehouse_bench_${process.pid}`;
+/** A database of the run's own (`name`); null without PostgreSQL (its rows are skipped). */
+export async function createPgDatabase(
+  PG_URL: string,
+  log: (line: string) => void,
+  name = `gatehouse_bench_${process.pid}`,
+): Promise<string | null> {
   const admin = new pg.Client({ connectionString: PG_URL });
   try {
     await admin.connect();

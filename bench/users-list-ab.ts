@@ -10,10 +10,9 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import type { LoadResult } from './load.ts';
 import { cpuSeconds, LOAD_CPU, runNodeJson, stopChild } from './processes.ts';
-import { addUsers, dropPgDatabase, type Server, startGatehouse } from './run-servers.ts';
+import { addUsers, createPgDatabase, dropPgDatabase, type Server, startGatehouse } from './run-servers.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -62,22 +61,7 @@ async function measure(server: Server): Promise<Figure> {
 }
 
 /** A database of this run's own for each build; null without PostgreSQL (its rows are skipped). */
-async function createDatabase(n: number): Promise<string | null> {
-  const name = `gatehouse_list_ab_${process.pid}_${n}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  try {
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-  } catch (err) {
-    log(`PostgreSQL unavailable (${(err as Error).message}): its rows are skipped`);
-    return null;
-  } finally {
-    await admin.end().catch(() => {});
-  }
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
+const createDatabase = (n: number) => createPgDatabase(PG_URL, log, `gatehouse_list_ab_${process.pid}_${n}`);
 
 const servers: Server[] = [];
 const databases: string[] = [];

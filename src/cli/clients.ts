@@ -1,21 +1,5 @@
-import type { AppContext } from '../kernel/context.types.ts';
-import type { Config } from '../platform/config.ts';
 import { CliError, defineCommand } from './command.ts';
-import { withDatabase } from './database.ts';
-
-/** Runs `fn` on a full context (the clients service seals secrets with SECRETS_KEY), then closes it. */
-async function withContext(config: Config, fn: (ctx: AppContext) => Promise<void>): Promise<void> {
-  await withDatabase(config, async (database) => {
-    const { createLogger } = await import('../platform/logger.ts');
-    const { closeContext, createContext } = await import('../kernel/context.ts');
-    const ctx = await createContext(config, database, createLogger('silent'));
-    try {
-      await fn(ctx);
-    } finally {
-      await closeContext(ctx);
-    }
-  });
-}
+import { withContext } from './database.ts';
 
 const listOf = (value: string | undefined) =>
   value === undefined

@@ -1,7 +1,6 @@
-import type { AppContext } from '../kernel/context.types.ts';
 import type { Config } from '../platform/config.ts';
 import { CliError, defineCommand } from './command.ts';
-import { withDatabase } from './database.ts';
+import { withContext } from './database.ts';
 
 /*
  * `gatehouse modules list|enable|disable` (README, "Modules"): the admin API's module switches for an
@@ -10,23 +9,6 @@ import { withDatabase } from './database.ts';
  * was switched off from the console itself. Running instances on the same database follow within
  * seconds, as after the API's switch.
  */
-
-async function withContext(config: Config, fn: (ctx: AppContext) => Promise<void>): Promise<void> {
-  await withDatabase(config, async (database) => {
-    const { createLogger } = await import('../platform/logger.ts');
-    const { closeContext, createContext } = await import('../kernel/context.ts');
-    const { ApiError } = await import('../platform/api-error.ts');
-    const ctx = await createContext(config, database, createLogger('silent'));
-    try {
-      await fn(ctx);
-    } catch (err) {
-      if (err instanceof ApiError) throw new CliError(err.detail ?? err.code);
-      throw err;
-    } finally {
-      await closeContext(ctx);
-    }
-  });
-}
 
 async function toggle(config: Config, name: string, enabled: boolean, force: boolean): Promise<void> {
   const { findModule, MODULE_NAMES } = await import('../kernel/registry.ts');

@@ -1,31 +1,11 @@
-import type { AppContext } from '../kernel/context.types.ts';
-import type { Config } from '../platform/config.ts';
 import { CliError, defineCommand } from './command.ts';
-import { withDatabase } from './database.ts';
+import { withContext } from './database.ts';
 
 /*
  * `gatehouse webhooks list|add|enable|remove` (docs/webhooks.md): the admin API's endpoint
  * management for an operator at the console, through the same service functions (the same URL
  * checks, the same sealed secret).
  */
-
-/** Runs `fn` on a context over the configured database; an API error becomes its one-line detail. */
-async function withContext(config: Config, fn: (ctx: AppContext) => Promise<void>): Promise<void> {
-  await withDatabase(config, async (database) => {
-    const { createLogger } = await import('../platform/logger.ts');
-    const { closeContext, createContext } = await import('../kernel/context.ts');
-    const { ApiError } = await import('../platform/api-error.ts');
-    const ctx = await createContext(config, database, createLogger('silent'));
-    try {
-      await fn(ctx);
-    } catch (err) {
-      if (err instanceof ApiError) throw new CliError(err.detail ?? err.code);
-      throw err;
-    } finally {
-      await closeContext(ctx);
-    }
-  });
-}
 
 /** The CLI acts as the system (docs/operations.md, audit entries). */
 const SYSTEM = { actor: { type: 'system' as const }, client: null };

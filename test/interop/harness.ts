@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type RequestListener } from 'node:http';
 import { createTestDatabase, type TestDatabase, type TestDialect } from '../helpers/databases.ts';
 import { type Browser, cookieBrowser } from '../support/cookie-browser.ts';
+import { adminOver, loginOver } from '../support/service-api.ts';
 
 export { freePort } from '../support/service-process.ts';
 
@@ -72,28 +73,8 @@ export async function startGatehouse(dialect: TestDialect): Promise<Gatehouse> {
     await database.drop();
     throw err;
   });
-  const login = async (email: string, password: string) => {
-    const res = await fetch(`${origin}/api/v1/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email, password }),
-    });
-    assert.equal(res.status, 200, await res.clone().text());
-    return ((await res.json()) as { access_token: string }).access_token;
-  };
-  const adminToken = await login(ADMIN_EMAIL, ADMIN_PASSWORD);
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${origin}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${adminToken}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-  };
+  const login = (email: string, password: string) => loginOver(origin, email, password);
+  const admin = adminOver(origin, await login(ADMIN_EMAIL, ADMIN_PASSWORD));
   let people = 0;
   return {
     origin,

@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
-import { recordAudit } from '../audit.queries.ts';
+import { type AuditActor, recordAudit } from '../audit.queries.ts';
 import { createLoginThrottle, type LoginThrottle, type ThrottleTicket } from '../budgets/throttle.ts';
 import type { ClientInfo } from '../sessions.ts';
 
@@ -10,15 +10,17 @@ import type { ClientInfo } from '../sessions.ts';
 export type LoginOutcome = 'success' | 'failure' | 'rate_limited';
 
 /**
- * Counts an outcome in the metrics. The counter belongs to the `core` module (its registry is the
- * app's); the identity core imports no feature, so a way in names it once, in its `SignInWay`.
+ * Counts one sign-in attempt's outcome in `gatehouse_logins_total{outcome}`: the app's metrics
+ * (`ctx.metrics`, made by createContext), so the pipeline counts every way in itself and no way in
+ * names a counter.
  */
-export type LoginCounter = (ctx: AppContext, outcome: LoginOutcome) => void;
+export function countLogin(ctx: AppContext, outcome: LoginOutcome): void {
+  ctx.metrics.logins.inc({ outcome });
+}
 
-/** A way in: the `method` its audit entries name, and where its outcomes are counted. */
+/** A way in: the `method` its audit entries name. */
 export interface SignInWay {
   readonly method: string;
-  readonly count: LoginCounter;
 }
 
 /**
@@ -58,12 +60,7 @@ export async function withLoginAttempt<T extends { kind: string }>(
   let ticket: ThrottleTicket | null = null;
   if (opening.account !== undefined) {
     throttle = loginThrottle(ctx);
-    try {
-      ticket = await throttle.reserve(opening.account, client.ip);
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 'rate_limited') way.count(ctx, 'rate_limited');
-      throw err;
-    }
+    ticket = await reserveLoginAttempt(ctx, opening.account, client.ip);
   }
   let settled = ticket === null;
   // Whether `succeed` wrote its settlement (in the sign-in's transaction, which may still roll back).
@@ -103,9 +100,30 @@ export async function withLoginAttempt<T extends { kind: string }>(
     await release().catch(() => undefined);
     throw err;
   }
-  if (outcome.kind === 'second_factor_due') await release();
-  else if (outcome.kind === 'signed_in') way.count(ctx, 'success');
+  // Signed in: signIn settled the ticket in its transaction. Anything else (a second factor due, a
+  // fresh proof accepted) was no wrong guess: the attempt is given back.
+  if (outcome.kind === 'signed_in') countLogin(ctx, 'success');
+  else await release();
   return outcome;
+}
+
+/**
+ * Reserves one attempt on the account's login throttle (spent: 429 `rate_limited`, counted as such).
+ * withLoginAttempt's first step; also for an attempt that outlives one function (a password reset's
+ * second factor, spent in the recovery module's transaction), which gives it back with
+ * `loginThrottle(ctx).release(ticket)`.
+ */
+export async function reserveLoginAttempt(
+  ctx: AppContext,
+  account: string,
+  ip: string | null,
+): Promise<ThrottleTicket> {
+  try {
+    return await loginThrottle(ctx).reserve(account, ip);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'rate_limited') countLogin(ctx, 'rate_limited');
+    throw err;
+  }
 }
 
 /** The login throttle of docs/api.md §5: passwords, codes and fresh proofs share the account's budget. */
@@ -117,6 +135,8 @@ export function loginThrottle(ctx: AppContext): LoginThrottle {
 export interface Refusal {
   /** The account the attempt named, when there is one (the entry's target). */
   user?: Pick<UserRow, 'id'> | null | undefined;
+  /** Who tried: anonymous for a sign-in; the signed-in user for a fresh proof (fresh-proof.ts). */
+  actor?: AuditActor;
   /** `details.reason`: an error code (`invalid_credentials`, `account_disabled`…). */
   reason: string;
   /** More `details`, written after `method` and before `reason` (the typed address, the issuer…). */
@@ -144,11 +164,11 @@ export async function refuseSignIn(
   await recordAudit(ctx.db, {
     action: 'login.failure',
     outcome: 'failure',
-    actor: { type: 'anonymous' },
+    actor: refusal.actor ?? { type: 'anonymous' },
     target: refusal.user ? { type: 'user', id: refusal.user.id } : null,
     client,
     details: { method: way.method, ...refusal.details, reason: refusal.reason, ...refusal.after },
   });
-  way.count(ctx, 'failure');
+  countLogin(ctx, 'failure');
   return error;
 }

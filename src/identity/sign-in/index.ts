@@ -3,15 +3,22 @@
 // inside withLoginAttempt, which owns the attempt's throttle ticket and its count. The session
 // opener (open-session.ts) is not exported: no feature opens a session any other way.
 export {
+  countLogin,
   type LoginAttempt,
-  type LoginCounter,
   type LoginOutcome,
   loginThrottle,
   type Refusal,
   refuseSignIn,
+  reserveLoginAttempt,
   type SignInWay,
   withLoginAttempt,
 } from './attempt.ts';
+export {
+  confirmCurrentPassword,
+  type FreshProof,
+  type ProofKind,
+  requireFreshProof,
+} from './fresh-proof.ts';
 export {
   createSignInListeners,
   type SessionOpened,

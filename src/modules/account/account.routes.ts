@@ -1,6 +1,5 @@
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import { requireAuth } from '../../http/guard.ts';
-import { createLoginThrottle } from '../../identity/budgets/throttle.ts';
 import { clientInfo, TokenResponse } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ChangePasswordBody, ProfileResponse } from './account.schemas.ts';
@@ -8,10 +7,6 @@ import { changePassword, profile } from './account.service.ts';
 
 /** The account module (docs/api.md §5, index group `auth`): self-service password change and profile. */
 export function accountEndpoints(ctx: AppContext): Endpoint[] {
-  // Stateless over the shared counter table: the same budgets as login (pruned by the auth module).
-  const throttle = createLoginThrottle(ctx.db, {
-    failuresPerAddressPerMin: ctx.config.loginFailuresPerAddressPerMin,
-  });
   return [
     endpoint({
       group: 'auth',
@@ -22,7 +17,7 @@ export function accountEndpoints(ctx: AppContext): Endpoint[] {
       access: 'authenticated',
       summary: 'Change your password; ends every session and returns tokens for a fresh one',
       schema: { body: ChangePasswordBody, response: { 200: TokenResponse } },
-      handler: (req) => changePassword(ctx, throttle, requireAuth(req), req.body, clientInfo(req)),
+      handler: (req) => changePassword(ctx, requireAuth(req), req.body, clientInfo(req)),
     }),
     endpoint({
       group: 'auth',

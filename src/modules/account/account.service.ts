@@ -1,6 +1,5 @@
 import type { Static } from '@sinclair/typebox';
 import type { AuthContext } from '../../http/guard.ts';
-import type { LoginThrottle } from '../../identity/budgets/throttle.ts';
 import {
   type ClientInfo,
   isMultiFactor,
@@ -13,6 +12,7 @@ import {
   signIn,
   type TokenResponse,
   toPublicUser,
+  withLoginAttempt,
 } from '../../identity/index.ts';
 import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
 import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts';
@@ -31,7 +31,6 @@ import type { ProfileResponse } from './account.schemas.ts';
  */
 export async function changePassword(
   ctx: AppContext,
-  throttle: LoginThrottle,
   auth: AuthContext,
   input: { current_password: string; new_password: string },
   client: ClientInfo,
@@ -44,55 +43,51 @@ export async function changePassword(
   });
   if (!policy.ok) throw new ApiError('weak_password', { detail: policy.reason });
 
-  // Reserved before hashing, like login: a wrong password keeps the reservation as its failure.
-  const ticket = await throttle.reserve(user.email, client.ip);
-  let hash: string;
-  try {
-    const verified =
-      user.password_hash === null
-        ? await ctx.passwords.verifyDummy(input.current_password)
-        : await ctx.passwords.verify(user.password_hash, input.current_password);
-    if (!verified) throw invalidCredentials();
-    hash = await ctx.passwords.hash(input.new_password);
-  } catch (err) {
-    // Only a judged wrong password counts; an outage (hashing at capacity) gives the attempt back.
-    if (!(err instanceof ApiError && err.code === 'invalid_credentials')) {
-      await throttle.release(ticket).catch(() => undefined);
-    }
-    throw err;
-  }
-  const now = Date.now();
-  const change = ctx.db.transaction().execute(async (trx) => {
-    await setPasswordHash(trx, user.id, hash, now);
-    const revoked = await revokeUserSessions(trx, user.id, 'password_changed');
-    // docs/api.md §16: a link or mfa_token issued before the change must not outlive it.
-    await endOutstandingLinks(trx, user.id, now);
-    await throttle.succeed(ticket, trx);
-    // The new session is covered by the change's own entry, and a password change is no login.
-    const changed = { ...user, password_hash: hash, updated_at: now };
-    // REQUIRE_MFA (docs/mfa.md): the caller's session passed its second factor, and the new one
-    // continues it with the password proven again; it keeps the session's methods rather than
-    // fall to an enrolment-only `["pwd"]`. Elsewhere a password change opens `["pwd"]`, as always.
-    const carried = secondFactorRequired(ctx.config.requireMfa, user.role) && isMultiFactor(auth.claims.amr);
-    const { tokens } = await signIn(ctx, trx, {
-      user: changed,
-      client,
-      amr: carried ? [...(auth.claims.amr ?? [])] : PASSWORD_LOGIN.amr,
-      details: { method: 'password_change' },
-      opening: { passwordChange: { sessionsRevoked: revoked } },
-    });
-    return tokens;
-  });
-  try {
-    return await change;
-  } catch (err) {
-    // A claims hook that refused the new session's token (docs/claims-hook.md) rolled the whole
-    // change back, `succeed` included: the right password is no failure, so the attempt is given back.
-    if (err instanceof ApiError && err.code === 'token_hook_failed') {
-      await throttle.release(ticket).catch(() => undefined);
-    }
-    throw err;
-  }
+  // The sign-in pipeline's attempt, reserved before hashing like login's: a wrong current password
+  // keeps it as its failure (no entry: the caller is signed in and nothing changed); an outage
+  // (hashing at capacity) gives it back; the change settles it as a success in its transaction.
+  const changed = await withLoginAttempt(
+    ctx,
+    { way: { method: 'password_change' }, client, account: user.email },
+    async (attempt) => {
+      const verified =
+        user.password_hash === null
+          ? await ctx.passwords.verifyDummy(input.current_password)
+          : await ctx.passwords.verify(user.password_hash, input.current_password);
+      if (!verified) {
+        attempt.keep();
+        throw invalidCredentials();
+      }
+      const hash = await ctx.passwords.hash(input.new_password);
+      const now = Date.now();
+      const tokens = await ctx.db.transaction().execute(async (trx) => {
+        await setPasswordHash(trx, user.id, hash, now);
+        const revoked = await revokeUserSessions(trx, user.id, 'password_changed');
+        // docs/api.md §16: a link or mfa_token issued before the change must not outlive it.
+        await endOutstandingLinks(trx, user.id, now);
+        // The new session is covered by the change's own entry, and a password change is no login.
+        const updated = { ...user, password_hash: hash, updated_at: now };
+        // REQUIRE_MFA (docs/mfa.md): the caller's session passed its second factor, and the new one
+        // continues it with the password proven again; it keeps the session's methods rather than
+        // fall to an enrolment-only `["pwd"]`. Elsewhere a password change opens `["pwd"]`, as always.
+        const carried =
+          secondFactorRequired(ctx.config.requireMfa, user.role) && isMultiFactor(auth.claims.amr);
+        const opened = await signIn(ctx, trx, {
+          user: updated,
+          client,
+          amr: carried ? [...(auth.claims.amr ?? [])] : PASSWORD_LOGIN.amr,
+          details: { method: 'password_change' },
+          // Settles the attempt as a success in this transaction (the account's failures clear).
+          attempt,
+          opening: { passwordChange: { sessionsRevoked: revoked } },
+        });
+        return opened.tokens;
+      });
+      // Not `signed_in`: a password change is no login, so gatehouse_logins_total does not count it.
+      return { kind: 'password_changed' as const, tokens };
+    },
+  );
+  return changed.tokens;
 }
 
 /** GET /profile: the caller's user object with linked identities and live sessions. */

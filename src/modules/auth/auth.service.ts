@@ -21,7 +21,6 @@ import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
 import { HashCapacityError } from '../../identity/passwords/passwords.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
-import { countLogin } from '../core/index.ts';
 import { replaceGeneratedPassword } from './generated-password.ts';
 
 /** The one refusal for every wrong-credential case, so none of them can be told apart. */
@@ -30,7 +29,7 @@ export function invalidCredentials(): ApiError {
 }
 
 /** The password login as a way in: its entries name `method: "password"`, its outcomes are counted. */
-const PASSWORD_WAY: SignInWay = { method: 'password', count: countLogin };
+const PASSWORD_WAY: SignInWay = { method: 'password' };
 
 /**
  * POST /login (docs/api.md §5). Order matters: the attempt is reserved against the throttle's budgets

@@ -2,15 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { countLiveSessions } from '../../identity/index.ts';
+import { countLiveSessions, countLogin, type LoginOutcome } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import type { AppMetrics } from '../../platform/app-metrics.ts';
 import type { Database } from '../../platform/db/database.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { countPendingMessages } from '../../platform/mail/outbox.queries.ts';
-
-/** What a login attempt ended as, for `gatehouse_logins_total{outcome}`. */
-export type LoginOutcome = 'success' | 'failure' | 'rate_limited';
 
 const LOGIN_OUTCOMES: readonly LoginOutcome[] = ['success', 'failure', 'rate_limited'];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -28,10 +25,9 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
-/** Counts one login attempt's outcome. The auth module calls it once per attempt. */
-export function countLogin(ctx: AppContext, outcome: LoginOutcome): void {
-  ctx.metrics.logins.inc({ outcome });
-}
+// The sign-in pipeline counts every attempt itself (src/identity/sign-in/attempt.ts); this module
+// owns the counter's declaration below.
+export { countLogin };
 
 /** Times every response by route pattern (never the raw URL: ids would explode the series). */
 export function installRequestMetrics(app: FastifyInstance, ctx: AppContext): void {

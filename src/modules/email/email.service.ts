@@ -2,11 +2,13 @@ import { reserveAttempt, reserveOrThrow } from '../../identity/budgets/attempt-b
 import { checkPasswordReserved, wrongPassword } from '../../identity/budgets/password-attempt.ts';
 import {
   type ClientInfo,
+  type FreshProof,
   findUserByEmail,
   findUserById,
   iso,
   proveMailbox,
   recordAudit,
+  requireFreshProof,
   revokeUserSessions,
   switchEmail,
   toPublicUser,
@@ -26,7 +28,6 @@ import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { type LinkMailKind, renderLinkMail } from '../../platform/mail/link-mails.ts';
 import { enqueueNotice } from '../../platform/mail/notices.ts';
-import { type FreshProof, requireFreshProof } from '../mfa/index.ts';
 import { emailOr400 } from '../recovery/index.ts';
 import type { EmailLinkView, MessageResponse, UserEnvelope } from './email.schemas.ts';
 

@@ -20,7 +20,6 @@ import {
 import { hashOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
-import { countLogin } from '../core/index.ts';
 
 /** A second factor presented to `POST /login/mfa`: a code, or a passkey assertion checked by `verifyPasskey`. */
 export type PresentedFactor =
@@ -63,7 +62,7 @@ export async function completeMfaLogin(
   const user = row ? await findUserById(ctx.db, row.user_id) : undefined;
   if (!row || !user) throw tokenInvalid();
   const method = factor.kind === 'code' ? 'mfa_code' : 'passkey';
-  const way: SignInWay = { method, count: countLogin };
+  const way: SignInWay = { method };
   const outcome = await withLoginAttempt(ctx, { way, client, account: user.email }, async (attempt) => {
     // Not a check of a secret: the attempt does not count (given back).
     if (!(await countMfaTokenTry(ctx.db, row.id, Date.now(), MFA_TOKEN_MAX_TRIES))) throw tokenInvalid();

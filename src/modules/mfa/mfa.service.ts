@@ -19,28 +19,25 @@ import {
 import {
   type AuditEvent,
   type ClientInfo,
+  confirmCurrentPassword,
+  type FreshProof,
   findUserByEmail,
   findUserById,
   recordAudit,
   recoveryCodesForNewFactor,
   refuseServiceAccount,
   regenerateRecoveryCodes,
+  requireFreshProof,
   requireSecretsKey,
   revokeUserSessions,
   secondFactors,
   totpContext,
+  withLoginAttempt,
 } from '../../identity/index.ts';
 import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
-import {
-  confirmCurrentPassword,
-  type FreshProof,
-  releaseLoginAttempt,
-  requireFreshProof,
-  reserveLoginAttempt,
-} from './reauth.ts';
 import { queueSecurityNotice } from './security-notices.ts';
 
 /** A pending enrolment lives 10 minutes (docs/api.md §13). */
@@ -118,33 +115,44 @@ export async function confirmTotpEnrollment(
 ) {
   const { user } = auth;
   const key = requireSecretsKey(ctx);
-  const reservation = await reserveLoginAttempt(ctx, user, client);
-  const pending = await findTotp(ctx.db, user.id);
-  if (!pending || pending.confirmed_at !== null || (pending.pending_expires_at ?? 0) <= Date.now()) {
-    await releaseLoginAttempt(ctx, reservation);
-    if (pending?.confirmed_at != null)
-      throw new ApiError('mfa_already_enabled', { detail: 'TOTP is already enabled' });
-    throw codeInvalid('There is no pending TOTP enrolment (it may have expired); start again');
-  }
-  const secret = key.open(pending.secret_box, totpContext(user.id));
-  const step = secret === null ? null : matchingStep(secret, code.trim());
-  if (step === null) throw codeInvalid();
-  const codes = await ctx.db.transaction().execute(async (trx) => {
-    if (!(await confirmTotp(trx, user.id, step, Date.now()))) return null;
-    const issued = await recoveryCodesForNewFactor(ctx, trx, user.id);
-    const revoked = await revokeUserSessions(trx, user.id, 'mfa_enabled', auth.session.id);
-    await recordAudit(trx, {
-      action: 'mfa.totp_enable',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'user', id: user.id },
-      client,
-      details: { recovery_codes_issued: issued !== undefined, sessions_revoked: revoked },
-    });
-    await queueSecurityNotice(ctx, trx, user.email, 'totp_enabled');
-    return { issued };
-  });
-  if (codes === null) throw codeInvalid();
-  await releaseLoginAttempt(ctx, reservation);
+  // One attempt of the account's login throttle (docs/api.md §13), the sign-in pipeline's: a wrong
+  // code keeps it (401, the counted failure, no entry: the enrolment is the caller's own), a good one
+  // or a refusal that was no guess gives it back.
+  const { codes } = await withLoginAttempt(
+    ctx,
+    { way: { method: 'mfa_code' }, client, account: user.email },
+    async (attempt) => {
+      const pending = await findTotp(ctx.db, user.id);
+      if (!pending || pending.confirmed_at !== null || (pending.pending_expires_at ?? 0) <= Date.now()) {
+        if (pending?.confirmed_at != null)
+          throw new ApiError('mfa_already_enabled', { detail: 'TOTP is already enabled' });
+        throw codeInvalid('There is no pending TOTP enrolment (it may have expired); start again');
+      }
+      const secret = key.open(pending.secret_box, totpContext(user.id));
+      const step = secret === null ? null : matchingStep(secret, code.trim());
+      const wrongCode = () => {
+        attempt.keep();
+        return codeInvalid();
+      };
+      if (step === null) throw wrongCode();
+      const made = await ctx.db.transaction().execute(async (trx) => {
+        if (!(await confirmTotp(trx, user.id, step, Date.now()))) return null;
+        const issued = await recoveryCodesForNewFactor(ctx, trx, user.id);
+        const revoked = await revokeUserSessions(trx, user.id, 'mfa_enabled', auth.session.id);
+        await recordAudit(trx, {
+          action: 'mfa.totp_enable',
+          actor: { type: 'user', id: user.id },
+          target: { type: 'user', id: user.id },
+          client,
+          details: { recovery_codes_issued: issued !== undefined, sessions_revoked: revoked },
+        });
+        await queueSecurityNotice(ctx, trx, user.email, 'totp_enabled');
+        return { issued };
+      });
+      if (made === null) throw wrongCode();
+      return { kind: 'confirmed' as const, codes: made };
+    },
+  );
   ctx.mail.outbox.nudge();
   return codes.issued === undefined ? {} : { recovery_codes: codes.issued };
 }

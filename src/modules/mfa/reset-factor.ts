@@ -2,17 +2,18 @@ import type { ThrottleTicket } from '../../identity/budgets/throttle.ts';
 import {
   type ClientInfo,
   checkAssertion,
+  loginThrottle,
   mfaRequired,
   type PasskeyProof,
   recordAssertion,
   refuseWhilePasskeysOff,
+  reserveLoginAttempt,
   secondFactors,
   spendCode,
 } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import type { Db, UserRow } from '../../platform/db/schema.ts';
-import { releaseLoginAttempt, reserveLoginAttempt } from './reauth.ts';
 
 /**
  * What a password reset may carry as its second factor (docs/api.md §11): the `mfa_code` and
@@ -71,8 +72,10 @@ export async function prepareResetFactor(
   const methods = await secondFactors(ctx, ctx.db, user.id);
   if (methods.length === 0) return null;
   if (input.mfa_code === undefined && input.passkey === undefined) throw mfaRequired(methods);
-  const reservation: ThrottleTicket = await reserveLoginAttempt(ctx, user, client);
-  const settle = () => releaseLoginAttempt(ctx, reservation);
+  // The reset's transaction is the recovery module's, so the attempt outlives this function: its
+  // ticket is reserved on the pipeline's login throttle here and given back by `settle`.
+  const reservation: ThrottleTicket = await reserveLoginAttempt(ctx, user.email, client.ip);
+  const settle = () => loginThrottle(ctx).release(reservation);
   if (input.passkey !== undefined) {
     // A challenge of a login (`mfa`, `login`) or of another user's reset does not pass here.
     const checked = await checkAssertion(ctx, input.passkey, 'reset', false, user.id);

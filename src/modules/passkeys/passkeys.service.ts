@@ -14,14 +14,17 @@ import {
 } from '../../identity/factors/passkeys.queries.ts';
 import {
   type ClientInfo,
+  confirmCurrentPassword,
   dropRecoveryCodesWithoutFactors,
   endSessionsForFirstFactor,
+  type FreshProof,
   findUserById,
   holdsSecondFactor,
   type PasskeyProof,
   recordAudit,
   recoveryCodesForNewFactor,
   refuseSignIn,
+  requireFreshProof,
   type SignInWay,
   signIn,
   storeChallenge,
@@ -34,13 +37,7 @@ import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { PasskeysTable } from '../../platform/db/schema.ts';
 import { singleLine } from '../../platform/mail/templates.ts';
-import { countLogin } from '../core/index.ts';
-import {
-  confirmCurrentPassword,
-  type FreshProof,
-  queueSecurityNotice,
-  requireFreshProof,
-} from '../mfa/index.ts';
+import { queueSecurityNotice } from '../mfa/index.ts';
 
 /** A passkey as the API shows it (never key material). */
 export function toPublicPasskey(p: PasskeysTable) {
@@ -209,7 +206,7 @@ export async function passkeyList(ctx: AppContext, userId: string) {
 }
 
 /** The passkey sign-in as a way in. */
-const PASSKEY_WAY: SignInWay = { method: 'passkey', count: countLogin };
+const PASSKEY_WAY: SignInWay = { method: 'passkey' };
 
 /** POST /login/passkey: a user-verifying passkey is a complete sign-in (amr `[hwk|swk, user]`). */
 export async function loginWithPasskey(

@@ -23,7 +23,6 @@ import {
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
-import { countLogin } from '../core/index.ts';
 import { CODE_MAX_TRIES, codeMatches, signInKey, signInRefused } from './email-signin.ts';
 import { emailOr400 } from './request.service.ts';
 
@@ -45,8 +44,8 @@ export function verifyEmailSignIn(
 }
 
 /** The e-mail sign-in as a way in: a code or a link, each its `method`. */
-const CODE_WAY: SignInWay = { method: 'email_code', count: countLogin };
-const LINK_WAY: SignInWay = { method: 'email_link', count: countLogin };
+const CODE_WAY: SignInWay = { method: 'email_code' };
+const LINK_WAY: SignInWay = { method: 'email_link' };
 
 /**
  * A code. Order: the address's shape (400); the account's login throttle reserves this attempt

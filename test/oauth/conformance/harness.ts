@@ -3,6 +3,7 @@ import * as jose from 'jose';
 import * as oidc from 'openid-client';
 import { createTestDatabase, type TestDatabase, type TestDialect } from '../../helpers/databases.ts';
 import { type Browser, cookieBrowser } from '../../support/cookie-browser.ts';
+import { adminOver, loginOver } from '../../support/service-api.ts';
 import { freePort, type ServiceProcess, startServiceProcess } from '../../support/service-process.ts';
 
 /*
@@ -63,28 +64,8 @@ export async function startConformance(dialect: TestDialect) {
     await database.drop();
     throw err;
   }
-  const login = async (email: string, password = PASSWORD) => {
-    const res = await fetch(`${origin}/api/v1/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email, password }),
-    });
-    assert.equal(res.status, 200, await res.clone().text());
-    return ((await res.json()) as { access_token: string }).access_token;
-  };
-  const adminToken = await login(ADMIN_EMAIL, ADMIN_PASSWORD);
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${origin}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${adminToken}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-  };
+  const login = (email: string, password = PASSWORD) => loginOver(origin, email, password);
+  const admin = adminOver(origin, await login(ADMIN_EMAIL, ADMIN_PASSWORD));
   const discovered = (await (await fetch(`${origin}/.well-known/openid-configuration`)).json()) as Record<
     string,
     unknown

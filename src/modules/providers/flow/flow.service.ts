@@ -14,7 +14,6 @@ import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import { isUniqueViolation } from '../../../platform/db/dialect.ts';
 import type { Db } from '../../../platform/db/schema.ts';
-import { countLogin } from '../../core/index.ts';
 import type { UpstreamIdentity } from '../upstream/id-token.ts';
 import { findLinkOrCreate, type MappedIdentity } from '../upstream/identity-mapping.ts';
 import { notFound, type Provider, requireProvider } from '../upstream/providers.service.ts';
@@ -35,7 +34,7 @@ export const FLOW_TTL_MS = 10 * 60_000;
 export type FlowPurpose = 'sign_in' | 'link';
 
 /** A provider's sign-in as a way in (its entries name the provider beside `method`). */
-export const PROVIDER_WAY: SignInWay = { method: 'idp', count: countLogin };
+export const PROVIDER_WAY: SignInWay = { method: 'idp' };
 
 /** The start's answer: where to send the browser, and the cookie that binds the flow to it. */
 export interface Started {

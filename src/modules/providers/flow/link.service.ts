@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { ClientInfo, IdentityRow } from '../../../identity/index.ts';
+import type { ClientInfo, FreshProof, IdentityRow } from '../../../identity/index.ts';
 import {
   deleteIdentity,
   findIdentity,
@@ -8,14 +8,13 @@ import {
   listIdentities,
   normalizeEmail,
   recordAudit,
+  requireFreshProof,
 } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import { dialectOf } from '../../../platform/db/dialect.ts';
 import type { DB, UserRow } from '../../../platform/db/schema.ts';
-import { type FreshProof, requireFreshProof } from '../../mfa/index.ts';
-import { listProviderRows } from '../upstream/providers.queries.ts';
-import type { Provider } from '../upstream/providers.service.ts';
+import { listProviders, type Provider } from '../upstream/providers.service.ts';
 import type { UpstreamIdentity } from '../upstream/upstream.ts';
 import { type FlowRow, lockUser, signInMethods } from './flow.queries.ts';
 
@@ -89,8 +88,9 @@ export interface IdentityView {
 
 /** A user's identities (`GET /idp/identities`, and `GET /users/<id>/identities` for admins). */
 export async function identitiesOf(ctx: AppContext, userId: string): Promise<{ data: IdentityView[] }> {
-  const [rows, providers] = await Promise.all([listIdentities(ctx.db, userId), listProviderRows(ctx.db)]);
-  const byIssuer = new Map(providers.map((p) => [p.issuer, p]));
+  // The stored providers through their own service (upstream/), never its query file.
+  const [rows, providers] = await Promise.all([listIdentities(ctx.db, userId), listProviders(ctx)]);
+  const byIssuer = new Map(providers.data.map((p) => [p.issuer, p]));
   const defaultIssuer = ctx.config.oidc.issuer;
   return {
     data: rows.map((row: IdentityRow) => {

@@ -17,7 +17,6 @@ import { ApiError } from '../../../platform/api-error.ts';
 import { isUniqueViolation } from '../../../platform/db/dialect.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { HealthCheck } from '../../../platform/health-check.ts';
-import { countLogin } from '../../core/index.ts';
 import { type VerifiedIdentity, verifyIdToken } from './id-token.ts';
 import { findLinkOrCreate, type MappingPolicy } from './identity-mapping.ts';
 import { LinkRefused } from './linking.ts';
@@ -34,7 +33,7 @@ export type IdpConfig = { enabled: false } | ({ enabled: true; client_id: string
 export type IdTokenSignIn = TokenResponse & { created: boolean };
 
 /** The ID token's sign-in as a way in. */
-const ID_TOKEN_WAY: SignInWay = { method: 'idp', count: countLogin };
+const ID_TOKEN_WAY: SignInWay = { method: 'idp' };
 
 /** A sign-in's outcome and whether it created the account (a second factor due is committed, answered 403). */
 type Mapped = SignInOutcome & { created: boolean };
