@@ -95,6 +95,8 @@ for (const dialect of DIALECTS) {
         'email',
         'email_verified',
         'id',
+        // docs/api.md §22: every user object names its kind (person or service).
+        'kind',
         'last_login_at',
         'name',
         'role',
