@@ -137,6 +137,7 @@ function percentile(sorted: number[], p: number): number {
 for (const url of values['database-url']) {
   const config = loadConfig({
     DATABASE_URL: url,
+    PUBLIC_URL: 'http://bench.gatehouse.test',
     API_FORM: 'full',
     LOG_LEVEL: 'silent',
     PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
