@@ -11,6 +11,7 @@
  * for every case. Results: docs/benchmarks.md ("Organizations at scale").
  */
 import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { PASSWORD_LOGIN } from '../src/identity/index.ts';
 import { openSession } from '../src/identity/sessions.ts';
