@@ -139,11 +139,10 @@ export async function pageMembers(
     .select(['m.user_id', 'm.joined_at', 'u.email', 'u.name', 'u.status'])
     .where('m.organization_id', '=', organizationId);
   if (after !== null) {
+    // A row-value comparison: both engines seek the (organization_id, joined_at, user_id) index
+    // to the position (the OR spelling of it made SQLite scan the organization's rows).
     q = q.where((eb) =>
-      eb.or([
-        eb('m.joined_at', '>', after.joinedAt),
-        eb.and([eb('m.joined_at', '=', after.joinedAt), eb('m.user_id', '>', after.userId)]),
-      ]),
+      eb(eb.refTuple('m.joined_at', 'm.user_id'), '>', eb.tuple(after.joinedAt, after.userId)),
     );
   }
   return q.orderBy('m.joined_at').orderBy('m.user_id').limit(limit).execute();

@@ -1,6 +1,7 @@
 import { findUserById, recordAudit } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
+import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import { type Caller, invalid, isAdmin, roleNotFound } from './common.ts';
 import { globalRolesOf, membershipsOf, parseNames } from './reads.ts';
 import {
@@ -58,16 +59,22 @@ export async function putRole(
     }
   });
   const description = body.description ?? '';
-  const created = await ctx.db.transaction().execute(async (trx) => {
-    const made = await upsertRole(trx, name, description, body.permissions, Date.now());
-    await recordAudit(trx, {
-      action: 'role.put',
-      actor: by.actor,
-      target: { type: 'role', id: name },
-      client: by.client,
-      details: { created: made, permissions: body.permissions },
+  const write = () =>
+    ctx.db.transaction().execute(async (trx) => {
+      const made = await upsertRole(trx, name, description, body.permissions, Date.now());
+      await recordAudit(trx, {
+        action: 'role.put',
+        actor: by.actor,
+        target: { type: 'role', id: name },
+        client: by.client,
+        details: { created: made, permissions: body.permissions },
+      });
+      return made;
     });
-    return made;
+  // Two PUTs creating the same name at once: the later insert loses; it then replaces (200).
+  const created = await write().catch((err: unknown) => {
+    if (isUniqueViolation(err)) return write();
+    throw err;
   });
   return { created, role: { name, description, permissions: [...body.permissions] } };
 }
