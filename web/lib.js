@@ -2,6 +2,10 @@
 // The refresh token lives only in an HttpOnly cookie the server sets in cookie mode; the access
 // token lives only in this module's memory (never in web storage). See docs/pages.md.
 
+import { formatDate, lang, t, wirePicker } from './i18n.js';
+
+export { formatDate, lang, t };
+
 const data = document.body.dataset;
 /** PUBLIC_URL's path ('' when Gatehouse is at the root of its origin). */
 export const base = data.base ?? '';
@@ -42,7 +46,8 @@ function setAccess(tokens) {
 }
 
 async function send(path, { method = 'GET', body, auth = false, cookie = false, bearer }) {
-  const headers = { accept: 'application/json' };
+  // The pages' own language goes with every call: a mail a call causes is written in it (API §24).
+  const headers = { accept: 'application/json', 'accept-language': lang };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (cookie) headers['x-gatehouse-session'] = 'cookie';
   if (auth && access) headers.authorization = `Bearer ${access}`;
@@ -321,12 +326,6 @@ export function deviceName(userAgent) {
   return userAgent.length > 60 ? `${userAgent.slice(0, 60)}…` : userAgent;
 }
 
-/** The one date format of every page and the console: "26 Nov 2026, 10:15" in the reader's locale. */
-export function formatDate(iso) {
-  if (!iso) return 'never';
-  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-}
-
 // --- Passkeys (WebAuthn JSON helpers of the browser; no library needed) -----------------------
 
 export const passkeysSupported =
@@ -351,3 +350,14 @@ export async function createCredential(options) {
   const credential = await navigator.credentials.create({ publicKey });
   return credential.toJSON();
 }
+
+// The picker: the choice is also the signed-in user's `locale` (PUT /users/<id>, self-editable).
+wirePicker(async (tag) => {
+  const who = user ?? (await restore().catch(() => null));
+  if (who)
+    await api(`/api/v1/users/${encodeURIComponent(who.id)}`, {
+      method: 'PUT',
+      auth: true,
+      body: { locale: tag },
+    });
+});

@@ -10,6 +10,7 @@ import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
 import type { DB } from '../platform/db/schema.ts';
 import type { HealthCheck } from '../platform/health-check.ts';
+import type { Languages } from '../platform/i18n/index.ts';
 import type { MailTransport } from '../platform/mail/mailer.ts';
 import type { Outbox } from '../platform/mail/outbox.ts';
 import type { ModuleState } from './module-state.ts';
@@ -37,6 +38,8 @@ export interface AppContext {
   readonly sessions: SessionReader;
   /** Mail goes out only through the outbox; its worker is started by startService. */
   readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
+  /** The languages of the pages, the console and the mails (catalogs, LOCALES_DIR, DEFAULT_LOCALE). */
+  readonly languages: Languages;
   readonly startedAt: number;
   /** The app's Prometheus metrics (`GET /metrics`); every way in counts its logins there. */
   readonly metrics: AppMetrics;
