@@ -68,6 +68,11 @@ function render(elements, values, count) {
   return out;
 }
 
+/** Whether the page scripts have this message. */
+export function has(key) {
+  return Object.hasOwn(messages, key);
+}
+
 /** One message of the page scripts (`js.*`) in the page's language; the key itself if unknown. */
 export function t(key, values = {}) {
   const ast = messages[key];

@@ -54,6 +54,7 @@ export function newUserRow(
     status?: UserStatus;
     password_hash?: string | null;
     email_verified?: number;
+    locale?: string | null;
   },
   now: number,
 ): UserRow {
@@ -69,6 +70,7 @@ export function newUserRow(
     updated_at: now,
     last_login_at: null,
     created_via: fields.created_via,
+    locale: fields.locale ?? null,
   };
 }
 
@@ -177,6 +179,7 @@ export const JOINED_USER_COLUMNS = [
   'u.updated_at',
   'u.last_login_at',
   'u.created_via',
+  'u.locale',
 ] as const;
 
 /** The user fields of a joined row (selected with JOINED_USER_COLUMNS). */
@@ -191,6 +194,7 @@ export function pickUser(row: UserRow): UserRow {
     email_verified: row.email_verified,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    locale: row.locale,
     last_login_at: row.last_login_at,
     created_via: row.created_via,
   };

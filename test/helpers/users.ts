@@ -31,6 +31,7 @@ export async function createUser(
     updated_at: now,
     last_login_at: null,
     created_via: fields.created_via ?? 'admin',
+    locale: null,
   };
   await insertUser(t.ctx.db, row);
   return row;

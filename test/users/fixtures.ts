@@ -31,6 +31,7 @@ export async function insertUsers(t: TestApp, specs: UserSpec[]): Promise<UserRo
       updated_at: created,
       last_login_at: s.last_login_at ?? null,
       created_via: 'admin',
+      locale: null,
     };
   });
   for (let i = 0; i < rows.length; i += 500) {

@@ -4,6 +4,7 @@ import {
   findUserById,
   insertUser,
   iso,
+  localeOr400,
   newUserRow,
   normalizeEmail,
   PASSWORD_LOGIN,
@@ -55,6 +56,7 @@ export async function inviteUser(
   }
   const name = input.name?.trim();
   const role = input.role ?? 'user';
+  const locale = input.locale === undefined ? undefined : localeOr400(input.locale);
 
   const attempt = () =>
     ctx.db.transaction().execute(async (trx) => {
@@ -67,12 +69,24 @@ export async function inviteUser(
         }
         // An older invitation mail still waiting (SMTP down) would only deliver a dead link.
         await ctx.mail.outbox.withdraw(trx, email, 'invitation');
-        const patch = { role, updated_at: now, ...(name !== undefined ? { name } : {}) };
+        const patch = {
+          role,
+          updated_at: now,
+          ...(name !== undefined ? { name } : {}),
+          ...(locale !== undefined ? { locale } : {}),
+        };
         await updateUser(trx, existing.id, patch);
         user = { ...existing, ...patch };
       } else {
         user = newUserRow(
-          { created_via: 'invitation', email, name: name ?? '', role, status: 'invited' },
+          {
+            created_via: 'invitation',
+            email,
+            name: name ?? '',
+            role,
+            status: 'invited',
+            locale: locale ?? null,
+          },
           now,
         );
         await insertUser(trx, user);

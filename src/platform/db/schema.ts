@@ -23,6 +23,8 @@ export interface UsersTable {
   updated_at: number;
   last_login_at: number | null;
   created_via: UserOrigin;
+  /** A canonical BCP 47 tag (docs/languages.md) or null: pages and mails then follow the request. */
+  locale: string | null;
 }
 
 export interface SessionsTable {
@@ -117,6 +119,8 @@ export interface OutboxTable {
   locked_by: string | null;
   /** When the last delivery attempt ended (success or failure); null before the first. */
   last_attempt_at: number | null;
+  /** The mail's language (its catalog's tag, docs/languages.md); null: English, written before it was kept. */
+  lang: string | null;
 }
 
 export interface AuditLogTable {

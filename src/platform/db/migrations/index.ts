@@ -23,6 +23,8 @@ import * as usersNameWords from './20261126150000_users_name_words.ts';
 import * as usersEmailTail3 from './20261126170000_users_email_tail3.ts';
 import * as generatedPasswords from './20261202050000_generated_passwords.ts';
 import * as oauthClientsPkce from './20261202080000_oauth_clients_pkce.ts';
+import * as usersLocale from './20261202120000_users_locale.ts';
+import * as outboxLanguage from './20261202120100_outbox_language.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -55,4 +57,6 @@ export const migrations: Record<string, Migration> = {
   '20261126170000_users_email_tail3': usersEmailTail3,
   '20261202050000_generated_passwords': generatedPasswords,
   '20261202080000_oauth_clients_pkce': oauthClientsPkce,
+  '20261202120000_users_locale': usersLocale,
+  '20261202120100_outbox_language': outboxLanguage,
 };
