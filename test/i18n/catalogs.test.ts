@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { IntlMessageFormat } from 'intl-messageformat';
 import { BUILT_IN, messageArguments, messageProblem } from '../../src/platform/i18n/index.ts';
 
 const catalog = (tag: string): Record<string, string> =>
@@ -10,7 +11,6 @@ const english = catalog('en');
 /** The plural arguments of an ICU message with the categories (not `=n`) each one lists. */
 function plurals(message: string): Map<string, Set<string>> {
   const found = new Map<string, Set<string>>();
-  // Reuses intl-messageformat's parser through messageArguments' sibling: walk the AST here.
   const walk = (
     elements: readonly { type: number; value?: string; options?: Record<string, { value: unknown[] }> }[],
   ) => {
@@ -24,8 +24,6 @@ function plurals(message: string): Map<string, Set<string>> {
   walk(astOf(message) as never);
   return found;
 }
-
-import { IntlMessageFormat } from 'intl-messageformat';
 
 const astOf = (message: string) => new IntlMessageFormat(message, 'en').getAst();
 
@@ -78,5 +76,13 @@ describe('the built-in catalogs (API §24)', () => {
       /arguments \{nom\}, English uses \{name\}/,
     );
     assert.match(String(messageProblem('Hello {name}', 'Hallo {name')), /not valid ICU/);
+  });
+});
+
+describe('docs/languages.md', () => {
+  it('lists every message key as scripts/locale-keys.mjs writes it', async () => {
+    const { keyList } = await import('../../scripts/locale-keys.mjs');
+    const doc = readFileSync(new URL('../../docs/languages.md', import.meta.url), 'utf8');
+    assert.ok(doc.includes(keyList(english)), 'run `node scripts/locale-keys.mjs`');
   });
 });
