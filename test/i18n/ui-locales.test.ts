@@ -34,4 +34,16 @@ describe('ui_locales of an authorization request', () => {
     const other = await fetch(`${f.s.origin}/account/sign-in`, { headers: { 'accept-language': 'de' } });
     assert.match(await other.text(), /<html lang="de"/);
   });
+
+  it("the pages Gatehouse renders for oidc-provider speak the browser's language (an error here)", async () => {
+    const endpoint = f.config.serverMetadata().authorization_endpoint ?? '';
+    const url = `${endpoint}?client_id=no-such-client&response_type=code&scope=openid&redirect_uri=${encodeURIComponent(REDIRECT)}`;
+    const res = await fetch(url, { headers: { 'accept-language': 'ar, en;q=0.1' }, redirect: 'manual' });
+    const html = await res.text();
+    assert.match(html, /<html lang="ar" dir="rtl">/);
+    assert.match(html, /<title>تعذّر متابعة تسجيل الدخول · /);
+    const english = await (await fetch(url, { redirect: 'manual' })).text();
+    assert.match(english, /<html lang="en" dir="ltr">/);
+    assert.match(english, /<title>Sign-in could not continue · /);
+  });
 });
