@@ -80,6 +80,17 @@ for (const dialect of DIALECTS) {
         .where('email', '=', 'yuki@example.com')
         .executeTakeFirstOrThrow();
       assert.equal(row.locale, 'ja');
+      // Its mail goes in the invitee's language, stored with the queued message.
+      const queued = await t.ctx.db
+        .selectFrom('outbox')
+        .select(['lang', 'subject', 'text_body', 'html_body'])
+        .where('recipient', '=', 'yuki@example.com')
+        .executeTakeFirstOrThrow();
+      assert.equal(queued.lang, 'ja');
+      assert.match(queued.subject, /招待/);
+      assert.match(queued.html_body, /<html lang="ja" dir="ltr">/);
+      assert.match(queued.text_body, /\/account\/invitation\/[A-Za-z0-9_-]+\?lang=ja/);
+      assert.match(queued.text_body, /UTC/);
       const bad = await t.app.inject({
         method: 'POST',
         url: '/api/v1/users',
