@@ -39,6 +39,8 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The hosted pages' HTML fragments, scripts and stylesheet (served from memory, docs/pages.md).
 COPY web ./web
+# The message catalogs of the pages, the console and the mails (docs/languages.md).
+COPY locales ./locales
 # The breached-password filter the password policy reads on first use (docs/security.md).
 COPY assets ./assets
 COPY package.json ./

@@ -149,6 +149,7 @@ export function* seedUsers(opts: SeedOptions, batchSize: number): Generator<User
       created_at: createdAt,
       updated_at: lastLogin ?? createdAt,
       created_via: status === 'invited' ? 'invitation' : 'admin',
+      locale: null,
       last_login_at: lastLogin,
       kind: 'person',
     });

@@ -1,7 +1,7 @@
 // /account/authorize/<uid>: the hosted half of "Sign in with Gatehouse" (docs/oauth.md). Signs in
 // through /account/sign-in (password, second factor, passkey) when there is no session, continues
 // the application's request as the signed-in account, and asks for consent when the server says so.
-import { $, api, base, el, focusOn, restore, showError, signOut } from './lib.js';
+import { $, api, base, el, focusOn, lang, restore, showError, signOut } from './lib.js';
 
 const uid = location.pathname.split('/').filter(Boolean).pop();
 const call = (step, body) =>
@@ -9,7 +9,11 @@ const call = (step, body) =>
 
 function signInFirst() {
   const next = `/account/authorize/${uid}`;
-  location.assign(`${base}/account/sign-in?next=${encodeURIComponent(next)}`);
+  // This page's language is the request's `ui_locales` (API §24): the sign-in and second-factor
+  // steps of the interaction keep it through `?lang=`.
+  location.assign(
+    `${base}/account/sign-in?next=${encodeURIComponent(next)}&lang=${encodeURIComponent(lang)}`,
+  );
 }
 
 function fail(err) {

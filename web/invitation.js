@@ -9,6 +9,7 @@ import {
   formatDate,
   onSubmit,
   showError,
+  t,
   tokenFromPath,
 } from './lib.js';
 
@@ -18,12 +19,10 @@ const path = `/api/v1/invite/${encodeURIComponent(token)}`;
 async function start() {
   try {
     const invitation = await api(path);
-    const by = invitation.invited_by?.name
-      ? ` ${invitation.invited_by.name} invited you`
-      : ' You are invited';
-    $('#invitation-text').textContent =
-      `${by.trim()} to join as ${invitation.email}. Choose a password to finish. ` +
-      `The invitation is valid until ${formatDate(invitation.expires_at)}.`;
+    const values = { email: invitation.email, until: formatDate(invitation.expires_at) };
+    $('#invitation-text').textContent = invitation.invited_by?.name
+      ? t('js.invitation.text_by', { ...values, inviter: invitation.invited_by.name })
+      : t('js.invitation.text', values);
     $('#email').value = invitation.email;
     $('#accept').hidden = false;
     $('#password').focus();
@@ -39,7 +38,7 @@ async function start() {
 onSubmit($('#accept-form'), async (values, form) => {
   if (values.password !== values.confirm) {
     $('#confirm').setAttribute('aria-invalid', 'true');
-    showError(form, 'The two passwords do not match.');
+    showError(form, t('js.common.passwords_differ'));
     return;
   }
   acceptTokens(

@@ -2,6 +2,10 @@
 // The refresh token lives only in an HttpOnly cookie the server sets in cookie mode; the access
 // token lives only in this module's memory (never in web storage). See docs/pages.md.
 
+import { formatDate, has, lang, t, wirePicker } from './i18n.js';
+
+export { formatDate, has, lang, t };
+
 const data = document.body.dataset;
 /** PUBLIC_URL's path ('' when Gatehouse is at the root of its origin). */
 export const base = data.base ?? '';
@@ -42,7 +46,8 @@ function setAccess(tokens) {
 }
 
 async function send(path, { method = 'GET', body, auth = false, cookie = false, bearer }) {
-  const headers = { accept: 'application/json' };
+  // The pages' own language goes with every call: a mail a call causes is written in it (API §24).
+  const headers = { accept: 'application/json', 'accept-language': lang };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (cookie) headers['x-gatehouse-session'] = 'cookie';
   if (auth && access) headers.authorization = `Bearer ${access}`;
@@ -57,10 +62,7 @@ async function send(path, { method = 'GET', body, auth = false, cookie = false, 
       cache: 'no-store',
     });
   } catch {
-    throw new Problem(0, {
-      code: 'network',
-      detail: 'The service could not be reached. Check your connection and try again.',
-    });
+    throw new Problem(0, { code: 'network', detail: t('js.error.network') });
   }
 }
 
@@ -155,52 +157,26 @@ export function nextUrl() {
 
 export const $ = (selector, root = document) => root.querySelector(selector);
 
-const MESSAGES = {
-  invalid_credentials: 'The e-mail address or password is not correct.',
-  account_disabled: 'This account has been disabled. Contact your administrator.',
-  mfa_code_invalid: 'That code is not correct. Check it and try again.',
-  mfa_token_invalid: 'This sign-in has expired or had too many wrong codes. Please start again.',
-  mfa_enrollment_required:
-    'Your account needs two-step verification before you can sign in. Sign in with your password to set it up.',
-  passkey_invalid: 'The passkey could not be verified.',
-  refresh_token_invalid: 'Your session has ended. Please sign in again.',
-  refresh_token_reused: 'Your session has ended. Please sign in again.',
-  session_revoked: 'Your session has ended. Please sign in again.',
-  invitation_not_found: 'This invitation link is not valid. Ask for a new invitation.',
-  invitation_expired: 'This invitation has expired. Ask for a new invitation.',
-  invitation_used: 'This invitation has already been used or was replaced by a newer one.',
-  link_invalid: 'This link is not valid any more: it was used, replaced by a newer one, or has expired.',
-  email_taken: 'That e-mail address is already in use.',
-  email_already_verified: 'Your e-mail address is already confirmed.',
-  mfa_already_enabled: 'An authenticator app is already set up.',
-  email_not_verified: 'Your e-mail address must be confirmed before you can sign in.',
-  second_factor_unavailable:
-    'Your account has a second factor that is switched off on this service, so it cannot sign in with the password alone. Ask your administrator to reset your second factors.',
-  module_disabled: 'This feature is turned off on this service.',
-  unavailable: 'The service is not available right now. Please try again in a moment.',
-  internal_error: 'Something went wrong on our side. Please try again.',
-};
-
 /** A sentence for a person, from a Problem or a browser error. */
 export function describe(err) {
   if (err instanceof Problem) {
     if (err.code === 'rate_limited') {
       const wait = Number(err.retryAfter);
-      const when =
-        wait > 0
-          ? ` Try again in ${wait < 120 ? `${wait} seconds` : `${Math.ceil(wait / 60)} minutes`}.`
-          : '';
-      return `Too many attempts.${when}`;
+      if (!(wait > 0)) return t('js.error.rate_limited');
+      return wait < 120
+        ? t('js.error.rate_limited_wait', { seconds: wait })
+        : t('js.error.rate_limited_wait_minutes', { minutes: Math.ceil(wait / 60) });
     }
-    // weak_password and validation_failed explain themselves; network carries its own sentence.
-    if (['weak_password', 'validation_failed', 'network'].includes(err.code)) return err.message;
-    return MESSAGES[err.code] ?? err.message;
+    // weak_password and validation_failed explain themselves in English (the API's `detail`, which
+    // stays English: API §24); another language shows its own general sentence for them.
+    if (['weak_password', 'validation_failed', 'network'].includes(err.code)) {
+      return lang === 'en' || err.code === 'network' ? err.message : t(`js.error.${err.code}`);
+    }
+    return has(`js.error.${err.code}`) ? t(`js.error.${err.code}`) : err.message;
   }
-  if (err?.name === 'NotAllowedError' || err?.name === 'AbortError') {
-    return 'The passkey request was cancelled or timed out.';
-  }
-  if (err?.name === 'InvalidStateError') return 'This passkey is already registered.';
-  return 'Something went wrong. Please try again.';
+  if (err?.name === 'NotAllowedError' || err?.name === 'AbortError') return t('js.error.passkey_cancelled');
+  if (err?.name === 'InvalidStateError') return t('js.error.passkey_registered');
+  return t('js.error.generic');
 }
 
 /** Shows a form's error in its `[data-error]` region (role="alert": read out at once) and focuses it. */
@@ -321,12 +297,6 @@ export function deviceName(userAgent) {
   return userAgent.length > 60 ? `${userAgent.slice(0, 60)}…` : userAgent;
 }
 
-/** The one date format of every page and the console: "26 Nov 2026, 10:15" in the reader's locale. */
-export function formatDate(iso) {
-  if (!iso) return 'never';
-  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-}
-
 // --- Passkeys (WebAuthn JSON helpers of the browser; no library needed) -----------------------
 
 export const passkeysSupported =
@@ -351,3 +321,14 @@ export async function createCredential(options) {
   const credential = await navigator.credentials.create({ publicKey });
   return credential.toJSON();
 }
+
+// The picker: the choice is also the signed-in user's `locale` (PUT /users/<id>, self-editable).
+wirePicker(async (tag) => {
+  const who = user ?? (await restore().catch(() => null));
+  if (who)
+    await api(`/api/v1/users/${encodeURIComponent(who.id)}`, {
+      method: 'PUT',
+      auth: true,
+      body: { locale: tag },
+    });
+});

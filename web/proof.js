@@ -3,7 +3,7 @@
 // the current password, a code (authenticator app or recovery code), or a passkey. Each of those
 // forms holds a `fieldset.proof` with the password and code fields and a "Use a passkey instead"
 // button; which of them show depends on what the account has.
-import { $, api, clearError, getAssertion, onSubmit, passkeysSupported, showError } from './lib.js';
+import { $, api, clearError, getAssertion, onSubmit, passkeysSupported, showError, t } from './lib.js';
 
 const auth = { auth: true };
 const forms = [];
@@ -39,12 +39,8 @@ async function passkeyProof() {
 
 /** The sentence when nothing was given, naming what this account can use. */
 function askForProof() {
-  const ways = ['your current password'];
-  if (has.code) ways.push('a code from your authenticator app or a recovery code');
-  const typed = ways.join(', or ');
-  return has.passkey
-    ? `Confirm it is you: enter ${typed}, or use a passkey.`
-    : `Confirm it is you: enter ${typed}.`;
+  const ways = has.code ? 'code' : 'password';
+  return t(has.passkey ? 'js.proof.ask_passkey' : 'js.proof.ask', { ways });
 }
 
 /**

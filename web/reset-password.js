@@ -13,6 +13,7 @@ import {
   Problem,
   passkeysSupported,
   showError,
+  t,
   tokenFromPath,
 } from './lib.js';
 
@@ -29,15 +30,13 @@ function requireFactor(methods) {
   const totp = listed.includes('totp');
   codeRequired = totp || listed.includes('recovery_code');
   $('#code-field').hidden = !codeRequired;
-  $('#code-label').textContent = totp
-    ? 'Code from your authenticator app, or a recovery code'
-    : 'Recovery code';
+  $('#code-label').textContent = totp ? t('js.reset.code_label_totp') : t('js.reset.code_label_recovery');
   if (codeRequired) $('#code').setAttribute('required', '');
   else $('#code').removeAttribute('required');
   passkeyButton.hidden = !(listed.includes('passkey') && passkeysOn);
   $('#code-hint').textContent = passkeyButton.hidden
-    ? 'Your account has two-step verification, so the reset needs it too.'
-    : 'Your account has two-step verification, so the reset needs it too: this code, or your passkey.';
+    ? t('js.reset.code_hint')
+    : t('js.reset.code_hint_passkey');
 }
 
 async function start() {
@@ -59,17 +58,17 @@ async function start() {
 /** Why the two password fields cannot be sent yet, marking the field; null when they can. */
 function passwordProblem(values) {
   for (const [name, label] of [
-    ['password', 'New password'],
-    ['confirm', 'Type it again'],
+    ['password', t('js.common.new_password')],
+    ['confirm', t('js.common.type_it_again')],
   ]) {
     if (!values[name]) {
       $(`#${name}`).setAttribute('aria-invalid', 'true');
-      return `${label} is required.`;
+      return t('js.common.field_required', { label });
     }
   }
   if (values.password !== values.confirm) {
     $('#confirm').setAttribute('aria-invalid', 'true');
-    return 'The two passwords do not match.';
+    return t('js.common.passwords_differ');
   }
   return null;
 }
@@ -88,7 +87,7 @@ async function reset(body) {
   form.hidden = true;
   $('#links').hidden = false;
   $('#again-link').hidden = true;
-  announce($('#done'), 'Your password was changed. Sign in with the new password.');
+  announce($('#done'), t('js.reset.done'));
   $('#signin-link').focus();
 }
 

@@ -2,13 +2,11 @@
 // and the mailed link's page (/account/sign-in/email/<token>), which signs in on a click, never on
 // load (mail scanners open links and may run their scripts). A second factor continues as after a
 // password: `startMfa` of sign-in.js takes the 403 mfa_required answer.
-import { $, announce, api, onSubmit, Problem, showError, showOnly, tokenFromPath } from './lib.js';
+import { $, announce, api, onSubmit, Problem, showError, showOnly, t, tokenFromPath } from './lib.js';
 
 const LINK_PATH = /\/account\/sign-in\/email\/[^/]+$/;
-const CODE_REFUSED =
-  'That code is not correct, has expired or was already used. Check it, or ask for a new one.';
-const LINK_REFUSED =
-  'This sign-in link is not valid any more: it was used, replaced by a newer one, or has expired. Ask for a new one on the sign-in page.';
+const CODE_REFUSED = t('js.email_sign_in.code_refused');
+const LINK_REFUSED = t('js.email_sign_in.link_refused');
 
 /** Whether this page is a mailed sign-in link. */
 export const onLinkPage = LINK_PATH.test(location.pathname);
@@ -37,7 +35,9 @@ export function setUpEmailSignIn({ passwordStep, signedIn, startMfa }) {
     const answer = await api('/api/v1/login/email', { method: 'POST', body: { email } });
     address = email;
     codeForm.hidden = false;
-    announce($('#email-sent'), `${answer.message} Type the code below.`);
+    // The API's sentence stays English (API §24): the page says the same in its own language.
+    void answer;
+    announce($('#email-sent'), t('js.email_sign_in.sent'));
     $('#email-code').value = '';
     $('#email-code').focus();
   }

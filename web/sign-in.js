@@ -20,6 +20,7 @@ import {
   restore,
   showError,
   showOnly,
+  t,
 } from './lib.js';
 import { addressPending, continueWithAddress, setUpAddressFirst } from './sign-in-discover.js';
 import { onLinkPage, setUpEmailSignIn } from './sign-in-email.js';
@@ -51,15 +52,17 @@ const options = (body) => api('/api/v1/passkeys/authentication/options', { metho
 
 function setCodeMode(recovery) {
   useRecoveryCode = recovery;
-  $('#code-label').textContent = recovery ? 'Recovery code' : 'Code from your authenticator app';
+  $('#code-label').textContent = recovery
+    ? t('js.sign_in.code_label_recovery')
+    : t('js.sign_in.code_label_totp');
   $('#code-hint').textContent = recovery
-    ? 'One of the recovery codes you saved, like abcde-fghij-klmno-pqrst-uvwxy. Each works once.'
-    : 'The 6-digit code your app shows now.';
+    ? t('js.sign_in.code_hint_recovery')
+    : t('js.sign_in.code_hint_totp');
   codeInput.setAttribute('inputmode', recovery ? 'text' : 'numeric');
   codeInput.setAttribute('autocomplete', recovery ? 'off' : 'one-time-code');
   $('#switch-code').textContent = recovery
-    ? 'Use your authenticator app instead'
-    : 'Use a recovery code instead';
+    ? t('js.sign_in.switch_to_totp')
+    : t('js.sign_in.switch_to_recovery');
   codeInput.value = '';
 }
 
@@ -242,8 +245,8 @@ const authorizing = /^\/account\/authorize\/([A-Za-z0-9_-]+)$/.exec(
 if (authorizing !== null) {
   api(`/account/authorize/${encodeURIComponent(authorizing[1])}/details`).then(
     (view) => {
-      $('#title').textContent = `Sign in to continue to ${view.client.name}`;
-      document.title = `Sign in to ${view.client.name} · ${document.body.dataset.appName}`;
+      $('#title').textContent = t('js.sign_in.title_client', { client: view.client.name });
+      document.title = `${t('js.sign_in.document_title_client', { client: view.client.name })} · ${document.body.dataset.appName}`;
     },
     // An expired or foreign request keeps the plain heading; the authorize page says why later.
     () => undefined,

@@ -1,6 +1,6 @@
 // /account/verify-email/<token>: confirms only on a click, never on load, so a mail scanner that
 // opens the link (and runs its scripts) confirms nothing (docs/api.md §15).
-import { $, announce, api, focusOn, onSubmit, showError, tokenFromPath } from './lib.js';
+import { $, announce, api, focusOn, onSubmit, showError, t, tokenFromPath } from './lib.js';
 
 const path = `/api/v1/email/verify/${encodeURIComponent(tokenFromPath())}`;
 const form = $('#confirm-form');
@@ -10,9 +10,9 @@ async function start() {
     const link = await api(path);
     const change = link.purpose === 'change';
     $('#confirm-text').textContent = change
-      ? `Confirm ${link.email} as the new address of your account. You will then sign in again everywhere.`
-      : `Confirm that ${link.email} is your address.`;
-    $('#confirm-button').textContent = change ? 'Confirm the new address' : 'Confirm my address';
+      ? t('js.verify.confirm_change', { email: link.email })
+      : t('js.verify.confirm', { email: link.email });
+    $('#confirm-button').textContent = change ? t('js.verify.button_change') : t('js.verify.button');
     form.hidden = false;
     $('#confirm-button').focus();
   } catch (err) {
@@ -28,7 +28,7 @@ onSubmit(form, async () => {
   const { user } = await api(path, { method: 'POST' });
   form.hidden = true;
   $('#links').hidden = false;
-  announce($('#done'), `Thank you: ${user.email} is confirmed.`);
+  announce($('#done'), t('js.verify.done', { email: user.email }));
   $('#account-link').focus();
 });
 

@@ -20,6 +20,7 @@ const USER_COLUMNS = [
   'last_login_at',
   'created_via',
   'kind',
+  'locale',
 ] as const satisfies ReadonlyArray<keyof UserRow>;
 // A column added to users and not listed above fails to compile here: the guard sees every column.
 const everyUserColumn: Exclude<keyof UserRow, (typeof USER_COLUMNS)[number]> extends never ? true : never =

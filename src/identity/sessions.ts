@@ -48,6 +48,11 @@ export async function revokeSession(db: Kysely<DB>, sessionId: string, reason: s
 export interface ClientInfo {
   ip: string | null;
   userAgent: string | null;
+  /**
+   * What the request says of its language (API §24): a mail it causes is written in it when its
+   * recipient has no `locale`. The hosted pages send `Accept-Language` equal to their own language.
+   */
+  language?: { cookie: string | null; acceptLanguage: string | null };
 }
 
 /**
@@ -234,7 +239,18 @@ export function clientInfo(request: {
   headers: Record<string, string | string[] | undefined>;
 }): ClientInfo {
   const ua = request.headers['user-agent'];
-  return { ip: request.ip ?? null, userAgent: typeof ua === 'string' ? ua : null };
+  const accept = request.headers['accept-language'];
+  const cookie = request.headers.cookie;
+  return {
+    ip: request.ip ?? null,
+    userAgent: typeof ua === 'string' ? ua : null,
+    language: {
+      // The picker's cookie, read by name only (no cookie library in the identity core).
+      cookie:
+        typeof cookie === 'string' ? (/(?:^|;\s*)gatehouse_lang=([^;]*)/.exec(cookie)?.[1] ?? null) : null,
+      acceptLanguage: typeof accept === 'string' ? accept : null,
+    },
+  };
 }
 
 /**

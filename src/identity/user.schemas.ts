@@ -1,6 +1,26 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ApiError } from '../platform/api-error.ts';
 import type { UserRow } from '../platform/db/schema.ts';
+import { canonicalTag } from '../platform/i18n/index.ts';
+
+/** `locale` in a request body: a BCP 47 tag (checked and canonicalised by localeOr400) or null. */
+export const LocaleInput = Type.Union([Type.String({ maxLength: 35 }), Type.Null()]);
+
+/**
+ * A body's `locale` canonicalised (`de-ch` → `de-CH`; any well-formed language, not only the served
+ * ones: the person's language outlives this service's catalogs), null kept; else 400.
+ */
+export function localeOr400(value: string | null): string | null {
+  if (value === null) return null;
+  const tag = canonicalTag(value);
+  if (tag === null) {
+    throw new ApiError('validation_failed', {
+      detail: 'body/locale must be a BCP 47 language tag such as de or pt-BR, or null',
+      errors: [{ path: '/locale', message: 'must be a BCP 47 language tag or null' }],
+    });
+  }
+  return tag;
+}
 
 /** The user object of docs/api.md §5: never a password hash, never token material. */
 export const UserSchema = Type.Object(
@@ -16,6 +36,8 @@ export const UserSchema = Type.Object(
     updated_at: Type.String({ format: 'date-time' }),
     last_login_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     kind: Type.Union([Type.Literal('person'), Type.Literal('service')]),
+    /** The person's language (docs/languages.md): a BCP 47 tag or null. */
+    locale: Type.Union([Type.String(), Type.Null()]),
   },
   { additionalProperties: false },
 );
@@ -37,6 +59,7 @@ export function toPublicUser(row: UserRow): PublicUser {
     updated_at: iso(row.updated_at),
     last_login_at: row.last_login_at === null ? null : iso(row.last_login_at),
     kind: row.kind,
+    locale: row.locale ?? null,
   };
 }
 

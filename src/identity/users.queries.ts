@@ -56,6 +56,7 @@ export function newUserRow(
     password_hash?: string | null;
     email_verified?: number;
     kind?: UserKind;
+    locale?: string | null;
   },
   now: number,
 ): UserRow {
@@ -72,6 +73,7 @@ export function newUserRow(
     last_login_at: null,
     created_via: fields.created_via,
     kind: fields.kind ?? 'person',
+    locale: fields.locale ?? null,
   };
 }
 
@@ -181,6 +183,7 @@ export const JOINED_USER_COLUMNS = [
   'u.last_login_at',
   'u.created_via',
   'u.kind',
+  'u.locale',
 ] as const;
 
 /** The user fields of a joined row (selected with JOINED_USER_COLUMNS). */
@@ -195,6 +198,7 @@ export function pickUser(row: UserRow): UserRow {
     email_verified: row.email_verified,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    locale: row.locale,
     last_login_at: row.last_login_at,
     created_via: row.created_via,
     kind: row.kind,

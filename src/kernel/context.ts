@@ -9,6 +9,7 @@ import { createAppMetrics } from '../modules/core/index.ts';
 import { MAX_RESOURCE_TTL_S } from '../modules/oauth/index.ts';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
+import { loadLanguages } from '../platform/i18n/index.ts';
 import { createMailTransport } from '../platform/mail/mailer.ts';
 import { createOutbox } from '../platform/mail/outbox.ts';
 import { createAfterAnswers } from './after-answer.ts';
@@ -71,6 +72,7 @@ export async function createContext(config: Config, database: Database, log: Log
     }),
     mail: { transport, outbox },
     signIn: createSignInListeners(),
+    languages: loadLanguages(config),
     startedAt: Date.now(),
     metrics: createAppMetrics({ db, database, log }),
     healthChecks: new Map([['mailer', () => outbox.health()]]),

@@ -11,6 +11,7 @@ import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
 import type { DB } from '../platform/db/schema.ts';
 import type { HealthCheck } from '../platform/health-check.ts';
+import type { Languages } from '../platform/i18n/index.ts';
 import type { MailTransport } from '../platform/mail/mailer.ts';
 import type { Outbox } from '../platform/mail/outbox.ts';
 import type { AfterAnswers } from './after-answer.ts';
@@ -41,6 +42,8 @@ export interface AppContext {
   readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
   /** Listeners of the sign-in pipeline: features acting on every sign-in (src/identity/sign-in/listeners.ts). */
   readonly signIn: SignInListeners;
+  /** The languages of the pages, the console and the mails (catalogs, LOCALES_DIR, DEFAULT_LOCALE). */
+  readonly languages: Languages;
   readonly startedAt: number;
   /** The app's Prometheus metrics (`GET /metrics`); every way in counts its logins there. */
   readonly metrics: AppMetrics;

@@ -6,6 +6,7 @@ import { startWebhookWorker } from '../modules/webhooks/delivery.ts';
 import { type Config, ConfigError } from '../platform/config.ts';
 import { checkConnection } from '../platform/db/connection-check.ts';
 import { migrateAtStart, openDatabase } from '../platform/db/database.ts';
+import { loadLanguages } from '../platform/i18n/index.ts';
 import { closeContext, createContext } from './context.ts';
 import type { AppContext } from './context.types.ts';
 import { checkPreconditionsBeforeOpen, checkPreconditionsWithSwitches } from './module-availability.ts';
@@ -31,6 +32,8 @@ export async function startService(config: Config, log: Logger): Promise<Service
   // Every module's needs, before anything is opened or written: a refused start leaves no migrated
   // database and no printed admin password behind it (docs/configuration.md).
   const readSwitches = checkPreconditionsBeforeOpen(config);
+  // LOCALES_DIR and DEFAULT_LOCALE, checked before anything is opened (one line, docs/languages.md).
+  loadLanguages(config);
   const database = openDatabase(config.databaseUrl, {
     poolMax: config.databasePoolMax,
     statementTimeoutMs: config.databaseStatementTimeoutMs,

@@ -99,6 +99,15 @@ export function loadConfig(env: Env): Config {
     fail(`APP_NAME must be at most ${APP_NAME_MAX_LENGTH} characters without control characters`);
   }
 
+  // Which catalogs exist is checked at start (src/platform/i18n): LOCALES_DIR may add languages.
+  const localeGiven = str('DEFAULT_LOCALE') ?? 'en';
+  let defaultLocale = 'en';
+  try {
+    defaultLocale = Intl.getCanonicalLocales(localeGiven)[0] ?? 'en';
+  } catch {
+    fail(`DEFAULT_LOCALE must be a BCP 47 language tag such as en or pt-BR, got ${quoted(localeGiven)}`);
+  }
+
   const oidc = attempt(() => oidcProvider(r), {
     issuer: null,
     clientId: null,
@@ -189,6 +198,8 @@ export function loadConfig(env: Env): Config {
     resetUrlTemplate,
     verifyEmailUrlTemplate,
     appName,
+    defaultLocale,
+    localesDir: str('LOCALES_DIR') ?? null,
     loginFailuresPerAddressPerMin: int('LOGIN_FAILURES_PER_ADDRESS_PER_MIN', 30, 1, 100_000),
     passwordHashConcurrency: str('PASSWORD_HASH_CONCURRENCY')
       ? int('PASSWORD_HASH_CONCURRENCY', 4, 1, 1024)

@@ -69,6 +69,8 @@ for (const dialect of DIALECTS) {
         'id',
         'identities',
         'last_login_at',
+        // API §24: users gain `locale`.
+        'locale',
         'name',
         'role',
         'sessions',

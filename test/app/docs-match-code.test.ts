@@ -180,6 +180,8 @@ describe('the docs match the code', () => {
         'tsconfig.build.json',
         'src',
         'web',
+        // The message catalogs (docs/languages.md), read at start like web/.
+        'locales',
         'assets',
       ]),
     );
@@ -196,7 +198,7 @@ describe('the docs match the code', () => {
     const containers = read('docs/containers.md').replace(/\s+/g, ' ');
     assert.match(
       containers,
-      /keeps the build context to `package\*\.json`, `tsconfig\*\.json`, `src\/`, `web\/` and `assets\/`/,
+      /keeps the build context to `package\*\.json`, `tsconfig\*\.json`, `src\/`, `web\/`, `locales\/` and `assets\/`/,
     );
     // compose.yaml builds from this directory, with this Dockerfile.
     assert.match(read('compose.yaml'), /^ {4}build: \.$/m);

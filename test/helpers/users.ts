@@ -32,6 +32,7 @@ export async function createUser(
     last_login_at: null,
     created_via: fields.created_via ?? 'admin',
     kind: 'person',
+    locale: null,
   };
   await insertUser(t.ctx.db, row);
   return row;

@@ -144,6 +144,8 @@ for (const dialect of DIALECTS) {
           created_at: 0,
           updated_at: 0,
           last_login_at: null,
+          // API §24: users gain `locale`; an invitation without one leaves it null.
+          locale: null,
         },
       );
       const verify = await t.app.inject({

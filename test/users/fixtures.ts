@@ -32,6 +32,7 @@ export async function insertUsers(t: TestApp, specs: UserSpec[]): Promise<UserRo
       last_login_at: s.last_login_at ?? null,
       created_via: 'admin',
       kind: 'person',
+      locale: null,
     };
   });
   for (let i = 0; i < rows.length; i += 500) {

@@ -3,6 +3,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../../platform/config.ts';
+import { loadLanguages } from '../../platform/i18n/index.ts';
+
+/** The page scripts' messages of one language, an ES module web/i18n.js imports (docs/languages.md). */
+export function messagesFile(tag: string): string {
+  return `messages-${tag.toLowerCase()}.js`;
+}
 
 /** One file the pages load, held in memory (they are few and small). */
 export interface Asset {
@@ -56,6 +62,10 @@ export function loadPageAssets(config: Config): PageAssets {
     else if (TYPES[ext] !== undefined) files.set(name, readFileSync(join(dir, name)));
   }
   files.set('theme.css', Buffer.from(themeCss(config)));
+  const languages = loadLanguages(config);
+  for (const tag of languages.tags) {
+    files.set(messagesFile(tag), Buffer.from(`export default ${languages.scriptMessages(tag)};\n`));
+  }
 
   const all = createHash('sha256');
   const assets = new Map<string, Asset>();

@@ -10,7 +10,10 @@ import type {
 } from 'fastify';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
+import { lookupOne } from '../../platform/i18n/index.ts';
+import { languageCookie } from './language.ts';
 import type { AddressWarning } from './public-origin.ts';
+import { LANG_COOKIE } from './shell.ts';
 
 /**
  * Browser sessions for the hosted pages (docs/pages.md). A request opts in with this header; API
@@ -174,9 +177,20 @@ export function installBrowserSession(
       if (typeof body.refresh_token !== 'string') return done(null, payload);
       const maxAge = typeof body.refresh_expires_in === 'number' ? body.refresh_expires_in : 0;
       setCookie(reply, body.refresh_token, maxAge);
+      if (role === 'issue') rememberUserLanguage(request, reply, body.user);
       delete body.refresh_token;
       done(null, JSON.stringify(body));
     };
+
+  // Signing in sets the picker's cookie to the user's `locale` unless the person chose in the picker
+  // (the cookie is there): the next page shows the account's language from its first paint.
+  const rememberUserLanguage = (request: FastifyRequest, reply: FastifyReply, user: unknown) => {
+    const locale = (user as { locale?: unknown } | undefined)?.locale;
+    if (typeof locale !== 'string') return;
+    if (parseCookie(request.headers.cookie ?? '')[LANG_COOKIE] !== undefined) return;
+    const tag = lookupOne(locale, ctx.languages.tags);
+    if (tag !== null) reply.header('set-cookie', languageCookie(tag));
+  };
 
   app.addHook('onRoute', (route) => {
     const role = roleOf(route);

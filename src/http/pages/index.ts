@@ -3,5 +3,6 @@
 // never from its inner files (docs/architecture.md, "The dependency rule").
 export { loadPageAssets } from './assets.ts';
 export { cookiesInsecure, ownCookie, ownCookieValue, refreshCookie } from './browser-session.ts';
+export { languageCookie, languageEndpoint } from './language.ts';
 export { assetEndpoint, pageModules, usableModules } from './page-routes.ts';
-export { createPageRenderer, escapeHtml, type PageRenderer } from './shell.ts';
+export { createPageRenderer, escapeHtml, LANG_COOKIE, type PageRenderer, requestLanguage } from './shell.ts';

@@ -4,6 +4,7 @@ import { requireAuth } from '../../http/guard.ts';
 import {
   assetEndpoint,
   createPageRenderer,
+  languageEndpoint,
   loadPageAssets,
   pageModules,
   usableModules,
@@ -34,9 +35,10 @@ const IdentityList = Type.Object({
 export function consoleEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpoint[] {
   const usable = pageModules(ctx, modules);
   const assets = loadPageAssets(ctx.config);
-  const renderer = createPageRenderer(ctx.config, assets, CONSOLE_ASSET_PATH);
+  const renderer = createPageRenderer(ctx.config, assets, CONSOLE_ASSET_PATH, '/admin/language');
   return [
     assetEndpoint(assets, { group: 'console', label: 'assets', path: CONSOLE_ASSET_PATH }),
+    languageEndpoint(ctx, { group: 'console', path: '/admin/language', home: '/admin' }),
     endpoint({
       group: 'console',
       label: 'admin',
@@ -51,6 +53,7 @@ export function consoleEndpoints(ctx: AppContext, modules: ModuleDirectory): End
       handler: (_req, reply) =>
         renderer.send(reply, {
           title: 'Admin console',
+          titleKey: 'page.admin.title',
           fragment: 'admin',
           script: 'admin.js',
           stylesheet: 'admin.css',

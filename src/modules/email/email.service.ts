@@ -27,6 +27,7 @@ import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
 import { type LinkMailKind, renderLinkMail } from '../../platform/mail/link-mails.ts';
+import { mailLanguage } from '../../platform/mail/mail-language.ts';
 import { enqueueNotice } from '../../platform/mail/notices.ts';
 import { emailOr400 } from '../recovery/index.ts';
 import type { EmailLinkView, MessageResponse, UserEnvelope } from './email.schemas.ts';
@@ -58,6 +59,8 @@ export async function mailVerificationLink(
     appName: ctx.config.appName,
     url: linkUrl(ctx.config.verifyEmailUrlTemplate, token),
     expiresAt: new Date(link.expires_at),
+    // The recipient's locale, else DEFAULT_LOCALE (API §24).
+    language: mailLanguage(ctx.languages, user.locale),
   });
   await ctx.mail.outbox.enqueue(trx, mail, 'email_verify');
   return true;
@@ -242,6 +245,8 @@ export async function requestEmailChange(
           appName: ctx.config.appName,
           url: linkUrl(ctx.config.verifyEmailUrlTemplate, token),
           expiresAt: new Date(link.expires_at),
+          // The account's locale (the new address belongs to the same person), else DEFAULT_LOCALE.
+          language: mailLanguage(ctx.languages, user.locale),
         });
         await ctx.mail.outbox.enqueue(trx, message, 'email_change');
       }

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { TokenResponse, UserSchema } from '../../identity/index.ts';
+import { LocaleInput, TokenResponse, UserSchema } from '../../identity/index.ts';
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('user')]);
 
@@ -9,6 +9,7 @@ export const InviteBody = Type.Object(
     email: Type.String({ minLength: 3, maxLength: 254 }),
     name: Type.Optional(Type.String({ maxLength: 200 })),
     role: Type.Optional(Role),
+    locale: Type.Optional(LocaleInput),
   },
   { additionalProperties: false },
 );

@@ -4,6 +4,7 @@ import {
   findUserById,
   insertUser,
   iso,
+  localeOr400,
   newUserRow,
   normalizeEmail,
   PASSWORD_LOGIN,
@@ -21,7 +22,8 @@ import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
-import { renderInvitationMail } from '../../platform/mail/templates.ts';
+import { renderInvitationMailIn } from '../../platform/mail/invitation-mail.ts';
+import { mailLanguage } from '../../platform/mail/mail-language.ts';
 import {
   findInvitationByTokenHash,
   findUserByEmailForUpdate,
@@ -55,6 +57,7 @@ export async function inviteUser(
   }
   const name = input.name?.trim();
   const role = input.role ?? 'user';
+  const locale = input.locale === undefined ? undefined : localeOr400(input.locale);
 
   const attempt = () =>
     ctx.db.transaction().execute(async (trx) => {
@@ -67,12 +70,24 @@ export async function inviteUser(
         }
         // An older invitation mail still waiting (SMTP down) would only deliver a dead link.
         await ctx.mail.outbox.withdraw(trx, email, 'invitation');
-        const patch = { role, updated_at: now, ...(name !== undefined ? { name } : {}) };
+        const patch = {
+          role,
+          updated_at: now,
+          ...(name !== undefined ? { name } : {}),
+          ...(locale !== undefined ? { locale } : {}),
+        };
         await updateUser(trx, existing.id, patch);
         user = { ...existing, ...patch };
       } else {
         user = newUserRow(
-          { created_via: 'invitation', email, name: name ?? '', role, status: 'invited' },
+          {
+            created_via: 'invitation',
+            email,
+            name: name ?? '',
+            role,
+            status: 'invited',
+            locale: locale ?? null,
+          },
           now,
         );
         await insertUser(trx, user);
@@ -86,14 +101,18 @@ export async function inviteUser(
       });
       await insertInvitation(trx, { id: link.id, role, invited_by: inviter.id });
       const url = linkUrl(ctx.config.inviteUrlTemplate, token);
-      const mail = renderInvitationMail({
-        to: email,
-        inviterName: inviter.name.trim() || null,
-        inviteUrl: url,
-        expiresAt: new Date(link.expires_at),
-        // APP_NAME names the product in the mail, as in the resend (invitation-resend.ts).
-        productName: ctx.config.appName,
-      });
+      const mail = renderInvitationMailIn(
+        {
+          to: email,
+          inviterName: inviter.name.trim() || null,
+          inviteUrl: url,
+          expiresAt: new Date(link.expires_at),
+          // APP_NAME names the product in the mail, as in the resend (invitation-resend.ts).
+          productName: ctx.config.appName,
+        },
+        // The invitee's locale, else the inviting request's language (API §24).
+        mailLanguage(ctx.languages, user.locale, client.language),
+      );
       await ctx.mail.outbox.enqueue(trx, mail, 'invitation');
       await recordAudit(trx, {
         action: 'invitation.send',

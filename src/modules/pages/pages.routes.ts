@@ -3,6 +3,7 @@ import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import {
   assetEndpoint,
   createPageRenderer,
+  languageEndpoint,
   loadPageAssets,
   type PageRenderer,
   pageModules,
@@ -109,6 +110,7 @@ export function pagesEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpo
   const renderer: PageRenderer = createPageRenderer(ctx.config, assets, ASSET_PATH);
   return [
     assetEndpoint(assets, { group: 'pages', label: 'assets', path: ASSET_PATH }),
+    languageEndpoint(ctx, { group: 'pages', path: '/account/language', home: '/account' }),
     ...PAGES.map((page) =>
       endpoint({
         group: 'pages',
@@ -127,7 +129,11 @@ export function pagesEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpo
               ? new ApiError('not_found', { detail: `This service does not serve the ${page.flow} flow` })
               : new ApiError('module_disabled', { detail: `The ${page.flow} module is disabled` });
           }
-          return renderer.send(reply, { ...page, modules: usableModules(modules, usable) });
+          return renderer.send(reply, {
+            ...page,
+            titleKey: `page.${page.fragment}.title`,
+            modules: usableModules(modules, usable),
+          });
         },
       }),
     ),

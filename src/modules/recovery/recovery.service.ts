@@ -76,7 +76,7 @@ export async function forgotPassword(
         // The account as it is now: changed in between (disabled, another address), it gets nothing.
         const now = await findUserById(trx, user.id);
         if (!now || now.email !== user.email || now.status !== user.status) return;
-        if (now.status === 'active') await mailResetLink(ctx, trx, now);
+        if (now.status === 'active') await mailResetLink(ctx, trx, now, client.language);
         else await resendInvitation(ctx, trx, now, client, 'password_forgot');
       });
       ctx.mail.outbox.nudge();

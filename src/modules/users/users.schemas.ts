@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { UserSchema } from '../../identity/index.ts';
+import { LocaleInput, UserSchema } from '../../identity/index.ts';
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('user')]);
 const Status = Type.Union([Type.Literal('active'), Type.Literal('invited'), Type.Literal('disabled')]);
@@ -97,6 +97,7 @@ export const UpdateBody = Type.Object(
     password: Type.Optional(PasswordInput),
     // Admins vouch for an address (docs/api.md §12); a change of address alone sets it false.
     email_verified: Type.Optional(Type.Boolean()),
+    locale: Type.Optional(LocaleInput),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -108,6 +109,7 @@ export const CreateBody = Type.Object(
     name: Type.Optional(Name),
     role: Type.Optional(Role),
     password: Type.Optional(PasswordInput),
+    locale: Type.Optional(LocaleInput),
   },
   { additionalProperties: false },
 );

@@ -6,6 +6,7 @@ import {
   deleteUserById,
   findUserById,
   insertUser,
+  localeOr400,
   lockActiveAdminIds,
   lockUserById,
   newUserRow,
@@ -56,15 +57,17 @@ export async function updateUser(
   const id = idOr404(rawId);
   assertSelfOrAdmin(caller, id);
   if (caller.role !== 'admin') {
-    const others = Object.keys(body).filter((k) => k !== 'name');
+    // The person's own name and language (docs/api.md §24: `locale` is self-editable like `name`).
+    const others = Object.keys(body).filter((k) => k !== 'name' && k !== 'locale');
     if (others.length > 0) {
       throw new ApiError('forbidden', {
-        detail: `Only an admin may change ${others.join(', ')}; you may change your name`,
+        detail: `Only an admin may change ${others.join(', ')}; you may change your name and locale`,
       });
     }
   }
   const patch: UserUpdate = {};
   if (body.name !== undefined) patch.name = body.name.trim();
+  if (body.locale !== undefined) patch.locale = localeOr400(body.locale);
   if (body.role !== undefined) patch.role = body.role;
   if (body.status !== undefined) patch.status = body.status;
   if (body.email !== undefined) patch.email = emailOr400(body.email);
@@ -165,6 +168,7 @@ export async function createUser(ctx: AppContext, body: CreateBody, by: ChangedB
       name: body.name?.trim() ?? '',
       role: body.role ?? 'user',
       password_hash: passwordHash,
+      locale: body.locale === undefined ? null : localeOr400(body.locale),
     },
     now,
   );

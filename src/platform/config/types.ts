@@ -56,6 +56,10 @@ export interface Config {
   readonly resetUrlTemplate: string;
   readonly verifyEmailUrlTemplate: string;
   readonly appName: string;
+  /** DEFAULT_LOCALE (docs/languages.md): the language when a request names none served; canonical BCP 47. */
+  readonly defaultLocale: string;
+  /** LOCALES_DIR: operator catalogs merged over the built-in ones, checked at start; null: none. */
+  readonly localesDir: string | null;
   readonly loginFailuresPerAddressPerMin: number;
   /** Password hashes running at once (null: the libuv threadpool size) and allowed to wait. */
   readonly passwordHashConcurrency: number | null;

@@ -27,6 +27,8 @@ export interface UsersTable {
   created_via: UserOrigin;
   /** docs/api.md §22: a person, or a service account (no e-mail, password or sign-in; keys only). */
   kind: ColumnType<UserKind, UserKind | undefined, UserKind>;
+  /** A canonical BCP 47 tag (docs/languages.md) or null: pages and mails then follow the request. */
+  locale: string | null;
 }
 
 export interface SessionsTable {
@@ -121,6 +123,8 @@ export interface OutboxTable {
   locked_by: string | null;
   /** When the last delivery attempt ended (success or failure); null before the first. */
   last_attempt_at: number | null;
+  /** The mail's language (its catalog's tag, docs/languages.md); null: English, written before it was kept. */
+  lang: string | null;
 }
 
 export interface AuditLogTable {

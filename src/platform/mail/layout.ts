@@ -1,3 +1,4 @@
+import type { MailLanguage } from './mail-language.ts';
 import type { MailMessage } from './mailer.ts';
 import {
   checkedMailUrl,
@@ -19,7 +20,11 @@ export interface AccountMail {
   paragraphs: readonly string[];
   action?: { label: string; url: string; expiresAt?: Date };
   footer?: string;
+  /** The mail's language (mailLanguage); absent: English as written here. */
+  language?: MailLanguage;
 }
+
+const DATE_MARK = '\u0000date\u0000';
 
 /** Renders an AccountMail into the outbox's message (text and HTML bodies). */
 export function renderAccountMail(mail: AccountMail): MailMessage {
@@ -28,16 +33,30 @@ export function renderAccountMail(mail: AccountMail): MailMessage {
   const paragraphs = mail.paragraphs.map((p) => p.replaceAll('{app}', product));
   const link = mail.action ? checkedMailUrl(mail.action.url) : null;
   const expires = mail.action?.expiresAt;
+  const lang = mail.language;
+  const readable = (date: Date) => (lang ? lang.date(date) : formatReadableUtc(date));
   const expiry = expires
-    ? `The link works once and expires on ${formatReadableUtc(expires)} (${expires.toISOString()}).`
+    ? lang
+      ? lang.t('mail.link_expiry_text', { date: readable(expires), iso: expires.toISOString() })
+      : `The link works once and expires on ${formatReadableUtc(expires)} (${expires.toISOString()}).`
     : null;
-  const footer = (mail.footer ?? `This message was sent by ${product} to ${mail.to}.`).replaceAll(
-    '{app}',
-    product,
-  );
+  const footer = (
+    mail.footer ??
+    (lang
+      ? lang.t('mail.footer', { app: product, to: mail.to })
+      : `This message was sent by ${product} to ${mail.to}.`)
+  ).replaceAll('{app}', product);
+  const hello = lang ? lang.t('mail.hello') : 'Hello,';
+  const expiryHtml = (date: Date) => {
+    const sentence = lang
+      ? lang.t('mail.link_expiry', { date: DATE_MARK })
+      : `The link works once and expires on ${DATE_MARK}.`;
+    const time = `<time datetime="${escapeHtml(date.toISOString())}">${escapeHtml(readable(date))}</time>`;
+    return `<p>${escapeHtml(sentence).replace(DATE_MARK, time)}</p>`;
+  };
 
   const text = [
-    'Hello,',
+    hello,
     '',
     ...paragraphs.flatMap((p) => [p, '']),
     ...(link ? [`${mail.action?.label}:`, '', link, ''] : []),
@@ -51,8 +70,11 @@ export function renderAccountMail(mail: AccountMail): MailMessage {
     subject,
     `${paragraphs.map((p) => `<p>${h(p)}</p>`).join('\n')}
 ${link ? htmlButton(mail.action?.label ?? '', link) : ''}
-${expiry && expires ? `<p>The link works once and expires on <time datetime="${h(expires.toISOString())}">${h(formatReadableUtc(expires))}</time>.</p>` : ''}
+${expiry && expires ? expiryHtml(expires) : ''}
 <p style="font-size: 13px; color: #59636e;">${h(footer)}</p>`,
+    lang?.tag,
+    lang?.dir,
+    hello,
   );
-  return { to: mail.to, subject, text, html };
+  return { to: mail.to, subject, text, html, ...(lang ? { lang: lang.tag } : {}) };
 }

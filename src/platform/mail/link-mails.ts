@@ -1,4 +1,5 @@
 import { renderAccountMail } from './layout.ts';
+import { type MailLanguage, withLang } from './mail-language.ts';
 import type { MailMessage } from './mailer.ts';
 
 /** What a mailed link is for, as its mail says it. */
@@ -9,6 +10,8 @@ interface LinkMailInput {
   appName: string;
   url: string;
   expiresAt: Date;
+  /** The mail's language (mailLanguage); absent: English as written here. */
+  language?: MailLanguage;
 }
 
 const WORDING: Record<LinkMailKind, { subject: string; paragraphs: string[]; label: string }> = {
@@ -48,12 +51,29 @@ const WORDING: Record<LinkMailKind, { subject: string; paragraphs: string[]; lab
 
 /** The mail that carries a one-time link (reset, verification, change, sign-up confirmation). */
 export function renderLinkMail(kind: LinkMailKind, input: LinkMailInput): MailMessage {
-  const w = WORDING[kind];
+  const lang = input.language;
+  if (lang === undefined) {
+    const w = WORDING[kind];
+    return renderAccountMail({
+      to: input.to,
+      appName: input.appName,
+      subject: w.subject,
+      paragraphs: w.paragraphs,
+      action: { label: w.label, url: input.url, expiresAt: input.expiresAt },
+    });
+  }
+  // The catalogs' wording (locales/<tag>.json, `mail.<kind>.*`), English's the same as WORDING's.
+  const app = { app: input.appName };
   return renderAccountMail({
     to: input.to,
     appName: input.appName,
-    subject: w.subject,
-    paragraphs: w.paragraphs,
-    action: { label: w.label, url: input.url, expiresAt: input.expiresAt },
+    subject: lang.t(`mail.${kind}.subject`),
+    paragraphs: [lang.t(`mail.${kind}.p1`, app), lang.t(`mail.${kind}.p2`, app)],
+    action: {
+      label: lang.t(`mail.${kind}.label`),
+      url: withLang(input.url, lang.tag),
+      expiresAt: input.expiresAt,
+    },
+    language: lang,
   });
 }

@@ -7,6 +7,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html: string;
+  /** The language it is written in (a catalog's tag), sent as `Content-Language`; absent: English. */
+  lang?: string;
 }
 
 /** Something that delivers a MailMessage; the outbox worker is its only intended caller. */
@@ -185,6 +187,7 @@ function createSmtpTransport(smtpUrl: string, from: string, ca: string | undefin
           subject: msg.subject,
           text: msg.text,
           html: msg.html,
+          headers: { 'Content-Language': msg.lang ?? 'en' },
         });
       } catch (err) {
         throw toDeliveryError(err, secrets);

@@ -83,6 +83,7 @@ export async function enqueueMail(
     subject: message.subject,
     text_body: message.text,
     html_body: message.html,
+    lang: message.lang ?? null,
     status: 'pending',
     attempts: 0,
     next_attempt_at: now,
@@ -148,6 +149,7 @@ export function createOutbox(opts: OutboxOptions): Outbox {
         subject: row.subject,
         text: row.text_body,
         html: row.html_body,
+        ...(row.lang === null ? {} : { lang: row.lang }),
       });
     } catch (err) {
       const now = Date.now();

@@ -64,16 +64,16 @@ export function formatReadableUtc(date: Date): string {
 }
 
 /** The HTML document of every mail: the subject as its title, one plain style, "Hello," first. */
-export function htmlMail(subject: string, body: string): string {
+export function htmlMail(subject: string, body: string, lang = 'en', dir = 'ltr', hello = 'Hello,'): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(lang)}" dir="${dir}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(subject)}</title>
 </head>
 <body style="font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; line-height: 1.5; color: #1f2328;">
-<p>Hello,</p>
+<p>${escapeHtml(hello)}</p>
 ${body}
 </body>
 </html>

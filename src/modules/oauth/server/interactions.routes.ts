@@ -8,7 +8,7 @@ import type { ModuleDirectory } from '../../../kernel/module.ts';
 import { ASSET_PATH } from '../../pages/index.ts';
 import type { AuthorizationServer } from './authorization-server.ts';
 import { INTERACTION_PATH } from './authorization-server.ts';
-import { finishConsent, finishLogin, interactionView } from './interactions.service.ts';
+import { finishConsent, finishLogin, interactionUiLocales, interactionView } from './interactions.service.ts';
 import { pinToPublicUrl } from './mount.ts';
 
 const UidParams = Type.Object({ uid: Type.String({ pattern: '^[A-Za-z0-9_-]{1,128}$' }) });
@@ -55,12 +55,14 @@ export function interactionEndpoints(
       schema: { hide: true, params: UidParams },
       // An HTML page, sent by the renderer.
       ownsReply: true,
-      handler: (_req, reply) =>
+      handler: async (req, reply) =>
         renderer.send(reply, {
           title: 'Sign in to an application',
+          titleKey: 'page.authorize.sign_in_to_an_application',
           fragment: 'authorize',
           script: 'authorize.js',
           modules: usableModules(modules, (m) => ctx.modules.isEnabled(m)),
+          uiLocales: await interactionUiLocales(server, raw(req, reply), req.params.uid),
         }),
     }),
     endpoint({

@@ -32,6 +32,24 @@ async function details(
   return found;
 }
 
+/**
+ * The authorization request's `ui_locales` (API §24: it holds for every page of the interaction),
+ * or null when this browser has no live interaction of that uid.
+ */
+export async function interactionUiLocales(
+  server: AuthorizationServer,
+  raw: Raw,
+  uid: string,
+): Promise<string | null> {
+  try {
+    const found = await details(server, raw, uid);
+    const value = found.params.ui_locales;
+    return typeof value === 'string' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
 const SCOPE_WORDS: Record<string, string> = {
   openid: 'Know who you are (your account identifier)',
   profile: 'See your name',

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ErrorContext, KoaContextWithOIDC } from 'oidc-provider';
 import { escapeHtml, loadPageAssets } from '../../../http/pages/index.ts';
 import type { Config } from '../../../platform/config.ts';
+import { loadLanguages } from '../../../platform/i18n/index.ts';
 import { ASSET_PATH } from '../../pages/index.ts';
 
 /**
@@ -27,12 +28,13 @@ function assetBase(config: Config): string {
  * The hosted pages' look (src/http/pages/shell.ts: their stylesheet, header and card), without
  * their script: these pages are the library's, so they carry only what it needs.
  */
-function page(config: Config, title: string, body: string): string {
+function page(config: Config, title: string, body: string, lang = 'en'): string {
   const assets = assetBase(config);
+  const dir = loadLanguages(config).dir(lang);
   const appName = escapeHtml(config.appName);
   const theme = config.pages.accentColor === null ? '' : `<link rel="stylesheet" href="${assets}theme.css">`;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${lang}" dir="${dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark"><meta name="robots" content="noindex, nofollow">
 <title>${escapeHtml(title)} · ${appName}</title>
 <link rel="icon" href="${assets}icon.svg" type="image/svg+xml">
@@ -40,6 +42,22 @@ function page(config: Config, title: string, body: string): string {
 <body><header class="site"><span class="brand"><span>${appName}</span></span></header>
 <main id="main"><h1>${escapeHtml(title)}</h1><div class="card">${body}</div></main></body></html>`;
 }
+
+/**
+ * The language of a page the library shows (API §24): the authorization request's `ui_locales`
+ * when the page belongs to one, else the picker's cookie, `Accept-Language`, DEFAULT_LOCALE.
+ */
+function languageOf(config: Config, ctx: KoaContextWithOIDC): { lang: string; t: Translate } {
+  const languages = loadLanguages(config);
+  const uiLocales = ctx.oidc?.params?.ui_locales;
+  const lang = languages.negotiate({
+    uiLocales: typeof uiLocales === 'string' ? uiLocales : null,
+    cookie: /(?:^|;\s*)gatehouse_lang=([^;]*)/.exec(ctx.get('cookie'))?.[1] ?? null,
+    acceptLanguage: ctx.get('accept-language') || null,
+  });
+  return { lang, t: (key, values) => languages.t(lang, key, values) };
+}
+type Translate = (key: string, values?: Record<string, string>) => string;
 
 function send(ctx: KoaContextWithOIDC, html: string, csp: string): void {
   ctx.type = 'html';
@@ -52,13 +70,16 @@ function send(ctx: KoaContextWithOIDC, html: string, csp: string): void {
 export function renderError(config: Config) {
   return async (errorCtx: ErrorContext, out: Record<string, string>) => {
     const ctx = errorCtx as unknown as KoaContextWithOIDC;
-    const description = out.error_description ?? 'The request could not be completed.';
+    const { lang, t } = languageOf(config, ctx);
+    // The library's own description stays as it wrote it (English, like every JSON body).
+    const description = out.error_description ?? t('oidc.error.default');
     send(
       ctx,
       page(
         config,
-        'Sign-in could not continue',
+        t('oidc.error.title'),
         `<p role="alert"><strong>${escapeHtml(out.error ?? 'error')}</strong>: ${escapeHtml(description)}</p>`,
+        lang,
       ),
       `${CSP_BASE}; form-action 'none'`,
     );
@@ -69,16 +90,23 @@ export function renderError(config: Config) {
 export function logoutSource(config: Config) {
   return async (ctx: KoaContextWithOIDC, form: string) => {
     const client = ctx.oidc.client as { clientName?: string; clientId: string } | undefined;
-    const who = client ? ` from ${escapeHtml(client.clientName ?? client.clientId)}` : '';
+    const { lang, t } = languageOf(config, ctx);
+    const question = client
+      ? t('oidc.logout.question_client', {
+          client: client.clientName ?? client.clientId,
+          app: config.appName,
+        })
+      : t('oidc.logout.question', { app: config.appName });
     // The library's form has an id `op.logoutForm`; buttons outside it submit it by `form=`.
     send(
       ctx,
       page(
         config,
-        'Sign out',
-        `<p>Do you want to sign out${who} of ${escapeHtml(config.appName)}?</p>${form}
-<div class="actions"><button type="submit" form="op.logoutForm" name="logout" value="yes">Yes, sign me out</button>
-<button type="submit" class="secondary" form="op.logoutForm">No, stay signed in</button></div>`,
+        t('oidc.logout.title'),
+        `<p>${escapeHtml(question)}</p>${form}
+<div class="actions"><button type="submit" form="op.logoutForm" name="logout" value="yes">${escapeHtml(t('oidc.logout.yes'))}</button>
+<button type="submit" class="secondary" form="op.logoutForm">${escapeHtml(t('oidc.logout.no'))}</button></div>`,
+        lang,
       ),
       // Browsers apply form-action to the redirect that follows the submission too: the registered
       // post_logout_redirect_uri the library validated is allowed, nothing else.
@@ -99,7 +127,12 @@ function redirectOrigin(ctx: KoaContextWithOIDC): string {
 
 export function postLogoutSuccessSource(config: Config) {
   return async (ctx: KoaContextWithOIDC) => {
-    send(ctx, page(config, 'Signed out', '<p>You are signed out. You may close this window.</p>'), CSP_BASE);
+    const { lang, t } = languageOf(config, ctx);
+    send(
+      ctx,
+      page(config, t('oidc.signed_out.title'), `<p>${escapeHtml(t('oidc.signed_out.text'))}</p>`, lang),
+      CSP_BASE,
+    );
   };
 }
 
@@ -153,12 +186,14 @@ export function formPostPages(config: Config) {
           `<input type="hidden" name="${escapeHtml(name ?? '')}" value="${escapeHtml(value ?? '')}">`,
       )
       .join('');
+    const { lang, t } = languageOf(config, ctx);
     const html = page(
       config,
-      'Returning to the application',
+      t('oidc.form_post.title'),
       `<form method="post" action="${escapeHtml(read.action)}">${inputs}
-<p>Taking you back… If nothing happens, <button type="submit">continue</button>.</p></form>
+<p>${escapeHtml(t('oidc.form_post.before'))} <button type="submit">${escapeHtml(t('oidc.form_post.continue'))}</button>${escapeHtml(t('oidc.form_post.after'))}</p></form>
 <script>${AUTO_SUBMIT}</script>`,
+      lang,
     );
     ctx.body = html;
     ctx.set('content-security-policy', `${CSP_BASE}; script-src ${AUTO_SUBMIT_HASH}`);

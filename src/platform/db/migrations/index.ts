@@ -26,6 +26,8 @@ import * as oauthClientsPkce from './20261202080000_oauth_clients_pkce.ts';
 import * as organizations from './20261202100000_organizations.ts';
 import * as organizationMemberCount from './20261202100100_organization_member_count.ts';
 import * as apiKeys from './20261202110000_api_keys.ts';
+import * as usersLocale from './20261202120000_users_locale.ts';
+import * as outboxLanguage from './20261202120100_outbox_language.ts';
 import * as sso from './20261202130000_sso.ts';
 
 /**
@@ -62,5 +64,7 @@ export const migrations: Record<string, Migration> = {
   '20261202100000_organizations': organizations,
   '20261202100100_organization_member_count': organizationMemberCount,
   '20261202110000_api_keys': apiKeys,
+  '20261202120000_users_locale': usersLocale,
+  '20261202120100_outbox_language': outboxLanguage,
   '20261202130000_sso': sso,
 };
