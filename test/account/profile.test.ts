@@ -68,6 +68,7 @@ for (const dialect of DIALECTS) {
         'email_verified',
         'id',
         'identities',
+        'kind',
         'last_login_at',
         // API §24: users gain `locale`.
         'locale',

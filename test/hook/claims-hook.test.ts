@@ -98,6 +98,8 @@ for (const dialect of DIALECTS) {
         // docs/api.md §22: every user object names its kind (person or service).
         'kind',
         'last_login_at',
+        // docs/api.md §24: every user object names its language (a BCP 47 tag or null).
+        'locale',
         'name',
         'role',
         'status',
