@@ -10,6 +10,7 @@ import {
   insertSession,
   revokeSessionRows,
 } from './sessions.queries.ts';
+import { tokenRolesOf } from './token-roles.queries.ts';
 import { hashOpaqueToken, newOpaqueToken } from './tokens/opaque-tokens.ts';
 import { type TokenResponse, toPublicUser } from './user.schemas.ts';
 
@@ -102,7 +103,8 @@ export async function startSession(
     createdAt: now,
     expiresAt: now + ttlS * 1000,
   });
-  const { token } = await ctx.accessTokens.sign({ user, session: { id: sessionId, amr, authTime } });
+  const roles = await tokenRolesOf(ctx, user.id, db);
+  const { token } = await ctx.accessTokens.sign({ user, session: { id: sessionId, amr, authTime }, roles });
   return {
     sessionId,
     tokens: {

@@ -7,6 +7,7 @@ import {
   recordAudit,
   revokeSession,
   type TokenResponse,
+  tokenRolesOf,
   toPublicUser,
   touchSession,
 } from '../../identity/index.ts';
@@ -104,6 +105,7 @@ export async function refresh(
         amr: state.sessionAmr === null ? null : (JSON.parse(state.sessionAmr) as string[]),
         authTime: state.sessionAuthTime ?? state.sessionCreatedAt,
       },
+      roles: await tokenRolesOf(ctx, state.user.id, trx),
     });
     const successor: Successor = { accessToken: token, accessExp: claims.exp, refreshToken };
     await markRotated(trx, state.id, now, sealSuccessor(presented, state.id, successor));

@@ -322,7 +322,16 @@ export interface OauthResourcesTable {
   name: string;
   scopes: string;
   access_token_ttl_s: number;
+  /** 1: a user grant gets only the scopes its roles grant as permissions (docs/api.md §21). */
+  rbac: number;
   created_at: number;
+  updated_at: number;
+}
+
+/** The organization an authorization grant acts in (docs/api.md §21, "Tokens"); `grant_id` is its session's id. */
+export interface OauthGrantOrganizationsTable {
+  grant_id: string;
+  organization_id: string;
   updated_at: number;
 }
 
@@ -515,6 +524,7 @@ export interface DB {
   organization_member_roles: OrganizationMemberRolesTable;
   organization_departures: OrganizationDeparturesTable;
   organization_invitations: OrganizationInvitationsTable;
+  oauth_grant_organizations: OauthGrantOrganizationsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -24,6 +24,7 @@ import * as usersEmailTail3 from './20261126170000_users_email_tail3.ts';
 import * as generatedPasswords from './20261202050000_generated_passwords.ts';
 import * as oauthClientsPkce from './20261202080000_oauth_clients_pkce.ts';
 import * as organizations from './20261202100000_organizations.ts';
+import * as organizationTokens from './20261202100500_organization_tokens.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '20261202050000_generated_passwords': generatedPasswords,
   '20261202080000_oauth_clients_pkce': oauthClientsPkce,
   '20261202100000_organizations': organizations,
+  '20261202100500_organization_tokens': organizationTokens,
 };
