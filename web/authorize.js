@@ -103,7 +103,7 @@ async function start() {
     // The application asked for a fresh sign-in (prompt=login, max_age): sign out, then in again.
     // A `require_mfa` organization with no second factor on the account: set one up first.
     if (err?.code === 'mfa_enrollment_required') {
-      fail(err);
+      $('#loading').hidden = true;
       $('#enroll-link').hidden = false;
       return;
     }
