@@ -55,6 +55,19 @@ export const AUDIT_ACTIONS = [
   'oauth.grant',
   'oauth.grant_revoke',
   'oauth.registration_token_create',
+  // docs/api.md §21: the organization actions are the event names (src/identity/events.ts).
+  'role.put',
+  'role.delete',
+  'user.roles_change',
+  'organization.created',
+  'organization.updated',
+  'organization.deleted',
+  'organization.member.added',
+  'organization.member.updated',
+  'organization.member.removed',
+  'organization.invitation.created',
+  'organization.invitation.accepted',
+  'organization.invitation.revoked',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -69,7 +82,9 @@ export type AuditTargetType =
   | 'passkey'
   | 'webhook'
   | 'idp_provider'
-  | 'oauth_client';
+  | 'oauth_client'
+  | 'role'
+  | 'organization';
 
 /** Who did it: a signed-in user, the service itself (CLI, background jobs), or nobody known yet. */
 export type AuditActor = { type: 'user'; id: string } | { type: 'system' } | { type: 'anonymous' };

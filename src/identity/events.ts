@@ -38,7 +38,20 @@ export const WEBHOOK_EVENT_TYPES = [
   'invitation.accepted',
   'oauth.grant.created',
   'oauth.grant.revoked',
+  'organization.created',
+  'organization.updated',
+  'organization.deleted',
+  'organization.member.added',
+  'organization.member.updated',
+  'organization.member.removed',
+  'organization.invitation.created',
+  'organization.invitation.accepted',
 ] as const;
+
+/** docs/api.md §21: an organization's events; their audit action is the event name. */
+const ORGANIZATION_EVENTS: ReadonlySet<string> = new Set(
+  WEBHOOK_EVENT_TYPES.filter((t) => t.startsWith('organization.')),
+);
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -56,7 +69,8 @@ export interface AuditedChange {
 
 interface Mapped {
   type: WebhookEventType;
-  userId: string;
+  /** null only for an organization's own events (`organization.created` …), which name no user. */
+  userId: string | null;
   extra: Record<string, unknown>;
   system?: boolean;
   /** `oauth.grant.*`: the client, added to the body as `"client": {"client_id","name"}`. */
@@ -91,6 +105,7 @@ function mapAudit(e: AuditedChange): Mapped | null {
     return m && { ...m, system: true };
   }
   if (!ok) return null;
+  if (ORGANIZATION_EVENTS.has(e.action)) return organizationEvent(e.action as WebhookEventType, d);
   switch (e.action) {
     case 'user.create':
     case 'user.signup':
@@ -146,9 +161,32 @@ function mapAudit(e: AuditedChange): Mapped | null {
   }
 }
 
+/**
+ * docs/api.md §21, settled details: `data.organization` `{"id","slug","name"}`; member events add
+ * `data.user` (the member, from `details.user_id`) and `data.roles`; invitation events add
+ * `data.invitation` `{"id","email","roles"}`. The organizations module puts exactly these in the
+ * audit entry's details (never a token).
+ */
+function organizationEvent(type: WebhookEventType, d: Record<string, unknown>): Mapped | null {
+  if (typeof d.organization !== 'object' || d.organization === null) return null;
+  const userId = str(d.user_id);
+  return {
+    type,
+    userId,
+    extra: {
+      organization: d.organization,
+      ...(Array.isArray(d.roles) && userId !== null && { roles: d.roles }),
+      ...(typeof d.invitation === 'object' && d.invitation !== null && { invitation: d.invitation }),
+    },
+  };
+}
+
 /** `actor` of docs/api.md §19: the user themself, an admin acting on them, or the service. */
 function actorOf(e: AuditedChange, m: Mapped): { type: 'user' | 'admin' | 'system'; id: string | null } {
   if (m.system === true || e.actor.type === 'system') return { type: 'system', id: null };
+  // An organization's events: whoever acted (an admin or the organization's own manager).
+  if (m.userId === null)
+    return e.actor.type === 'user' ? { type: 'user', id: e.actor.id } : { type: 'system', id: null };
   if (e.actor.type === 'anonymous') {
     // An anonymous invitation is a resend asked by a sign-up with the invited address.
     return m.type === 'invitation.created' ? { type: 'system', id: null } : { type: 'user', id: m.userId };
@@ -190,7 +228,7 @@ export async function emitForAudits(db: Db, entries: readonly AuditedChange[]): 
     const rank = RANK[m.type];
     let seen: Map<string, { rank: number; eventId: string | null }> | undefined;
     let replaces: string | null = null;
-    if (rank !== undefined && db.isTransaction) {
+    if (rank !== undefined && m.userId !== null && db.isTransaction) {
       seen = emittedInTransaction.get(db) ?? new Map();
       emittedInTransaction.set(db, seen);
       const before = seen.get(m.userId);
@@ -198,9 +236,11 @@ export async function emitForAudits(db: Db, entries: readonly AuditedChange[]): 
       replaces = before?.eventId ?? null;
     }
     const endpoints = subscriptions.filter((s) => subscribes(s.events, m.type));
-    const user = e.subject ?? (endpoints.length > 0 ? await userForEvent(db, m.userId) : undefined);
+    const user =
+      e.subject ?? (endpoints.length > 0 && m.userId !== null ? await userForEvent(db, m.userId) : undefined);
     let eventId: string | null = null;
-    if (endpoints.length > 0 && user) {
+    // An organization's own events name no user; every other event needs its user's row.
+    if (endpoints.length > 0 && (user || m.userId === null)) {
       const at = e.at ?? Date.now();
       eventId = uuidv7();
       const client = m.clientId === undefined ? undefined : await clientForEvent(db, m.clientId);
@@ -213,7 +253,7 @@ export async function emitForAudits(db: Db, entries: readonly AuditedChange[]): 
         type: m.type,
         timestamp: new Date(at).toISOString(),
         data: {
-          user: toPublicUser(user),
+          ...(user && { user: toPublicUser(user) }),
           actor: actorOf(e, m),
           ...m.extra,
           ...(m.clientId !== undefined && {
@@ -226,6 +266,6 @@ export async function emitForAudits(db: Db, entries: readonly AuditedChange[]): 
     } else if (replaces !== null) {
       await deleteEvent(db, replaces);
     }
-    if (seen && rank !== undefined) seen.set(m.userId, { rank, eventId });
+    if (seen && rank !== undefined && m.userId !== null) seen.set(m.userId, { rank, eventId });
   }
 }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
-import { deepFreeze, type Env, envReader } from './config/reader.ts';
+import { deepFreeze, type Env, type EnvReader, envReader } from './config/reader.ts';
 import {
   adminAccount,
   branding,
@@ -214,6 +214,10 @@ export function loadConfig(env: Env): Config {
       allowHttp: bool('WEBHOOK_ALLOW_HTTP', false),
       allowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
     },
+    organizations: {
+      selfService: bool('ORGANIZATIONS_SELF_SERVICE', false),
+      creatorRoles: roleNames(r, 'ORGANIZATIONS_CREATOR_ROLES', ['owner']),
+    },
     webauthn: {
       ...webauthn,
       rpName: attempt(() => singleLineName(str('WEBAUTHN_RP_NAME') ?? 'Gatehouse'), 'Gatehouse'),
@@ -229,6 +233,23 @@ export function loadConfig(env: Env): Config {
   };
   r.done();
   return deepFreeze(config);
+}
+
+/** A comma-separated list of role names (docs/api.md §21's pattern, never `admin`/`user`); unset: `def`. */
+function roleNames(r: EnvReader, name: string, def: readonly string[]): readonly string[] {
+  const raw = r.str(name);
+  if (raw === undefined) return def;
+  const names = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== ''),
+    ),
+  ];
+  const bad = names.find((n) => !/^[a-z][a-z0-9_-]{0,62}$/.test(n) || n === 'admin' || n === 'user');
+  if (bad !== undefined) r.fail(`${name} must list role names separated by commas, got ${quoted(bad)}`);
+  return bad === undefined ? names : def;
 }
 
 /** `value` when it is one of `allowed`; else `refuse()` is called and the first allowed value used. */

@@ -31,6 +31,8 @@ export const ERROR_CODES = {
   provider_not_found: { status: 404, title: 'Provider not found' },
   client_not_found: { status: 404, title: 'Client not found' },
   resource_not_found: { status: 404, title: 'Resource not found' },
+  organization_not_found: { status: 404, title: 'Organization not found' },
+  role_not_found: { status: 404, title: 'Role not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   email_taken: { status: 409, title: 'Email taken' },
   last_admin: { status: 409, title: 'Last admin' },
@@ -43,6 +45,10 @@ export const ERROR_CODES = {
   last_sign_in_method: { status: 409, title: 'Last sign-in method' },
   provider_exists: { status: 409, title: 'Provider exists' },
   resource_in_use: { status: 409, title: 'Resource in use' },
+  organization_exists: { status: 409, title: 'Organization exists' },
+  role_in_use: { status: 409, title: 'Role in use' },
+  last_manager: { status: 409, title: 'Last manager' },
+  already_member: { status: 409, title: 'Already a member' },
   invitation_expired: { status: 410, title: 'Invitation expired' },
   invitation_used: { status: 410, title: 'Invitation used' },
   link_invalid: { status: 410, title: 'Link invalid' },
@@ -54,6 +60,7 @@ export const ERROR_CODES = {
   unavailable: { status: 503, title: 'Service unavailable' },
   idp_unavailable: { status: 503, title: 'Identity provider unavailable' },
   idp_not_configured: { status: 503, title: 'Identity provider not configured' },
+  token_hook_failed: { status: 503, title: 'Token hook failed' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

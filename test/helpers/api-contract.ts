@@ -246,6 +246,21 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
     'auth.login_email': 'POST /api/v1/login/email',
     'auth.login_email_verify': 'POST /api/v1/login/email/verify',
   },
+  organizations: {
+    'roles.list': 'GET /api/v1/roles',
+    'roles.put': 'PUT /api/v1/roles/<name>',
+    'roles.delete': 'DELETE /api/v1/roles/<name>',
+    'users.roles': 'GET /api/v1/users/<id>/roles',
+    'users.roles_put': 'PUT /api/v1/users/<id>/roles',
+    'organizations.list': 'GET /api/v1/organizations',
+    'organizations.create': 'POST /api/v1/organizations',
+    'organizations.get': 'GET /api/v1/organizations/<id>',
+    'organizations.update': 'PATCH /api/v1/organizations/<id>',
+    'organizations.delete': 'DELETE /api/v1/organizations/<id>',
+    'organizations.members': 'GET /api/v1/organizations/<id>/members',
+    'organizations.member_put': 'PUT /api/v1/organizations/<id>/members/<user_id>',
+    'organizations.member_delete': 'DELETE /api/v1/organizations/<id>/members/<user_id>',
+  },
 };
 
 /** The same table, under the name the second-factor tests use. */

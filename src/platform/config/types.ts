@@ -111,6 +111,13 @@ export interface Config {
     readonly dynamicRegistration: 'off' | 'token' | 'open';
     readonly registrationsPerAddressPerHour: number;
   };
+  /** docs/api.md §21, docs/organizations.md. */
+  readonly organizations: {
+    /** ORGANIZATIONS_SELF_SERVICE: any active user may create an organization (and joins it). */
+    readonly selfService: boolean;
+    /** ORGANIZATIONS_CREATOR_ROLES: the roles a self-service creator gets there (default `owner`). */
+    readonly creatorRoles: readonly string[];
+  };
   /** docs/api.md §13: relying party of passkeys. Whether the RP ID may be used is checked when `passkeys` is on. */
   readonly webauthn: {
     readonly rpId: string;

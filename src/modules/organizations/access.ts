@@ -1,0 +1,64 @@
+import type { AppContext } from '../../kernel/context.types.ts';
+import { ApiError } from '../../platform/api-error.ts';
+import type { Db } from '../../platform/db/schema.ts';
+import { type Caller, isAdmin, organizationNotFound } from './common.ts';
+import { findOrganization, type OrganizationRow } from './organizations.queries.ts';
+import { membershipIn, orgPermissionsOf } from './reads.ts';
+
+/** What a caller may do in one organization, decided on the server from the id in the path. */
+export interface OrgAccess {
+  org: OrganizationRow;
+  admin: boolean;
+  /** A member (an admin may not be one). */
+  member: boolean;
+  /** The caller's permissions there through their roles there (admins: none implied). */
+  permissions: ReadonlySet<string>;
+}
+
+const SECOND_FACTORS = new Set(['otp', 'mfa', 'hwk', 'swk']);
+
+/**
+ * docs/api.md §21, settled details: a second factor in the session's RFC 8176 `amr` — `otp`/`mfa`
+ * (or a passkey) after a first factor (`["pwd","otp"]`, `["fed","mfa"]`), or a user-verifying
+ * passkey on its own (`hwk`/`swk` with `user`). One method alone (`["pwd"]`, an e-mail code's
+ * `["otp"]`) is one factor.
+ */
+export function hasSecondFactor(amr: readonly string[] | undefined | null): boolean {
+  if (!amr) return false;
+  if ((amr.includes('hwk') || amr.includes('swk')) && amr.includes('user')) return true;
+  return amr.length >= 2 && amr.slice(1).some((m) => SECOND_FACTORS.has(m));
+}
+
+/**
+ * The caller's access to the organization of `id`. An admin sees every organization; anyone else
+ * only those they belong to — a non-member gets 404 `organization_not_found` exactly as for an id
+ * that does not exist (no oracle, ASVS 8.4.1). A member acting in a `require_mfa` organization
+ * without a second factor in the session gets 403 `mfa_required` (after the membership check: a
+ * non-member learns nothing).
+ */
+export async function orgAccess(
+  ctx: AppContext,
+  id: string,
+  caller: Caller,
+  db: Db = ctx.db,
+): Promise<OrgAccess> {
+  const admin = isAdmin(caller);
+  const org = await findOrganization(db, id);
+  if (!org) throw organizationNotFound();
+  const userId = caller.auth.user.id;
+  const member = (await membershipIn(ctx, id, userId, db)) !== null;
+  if (!admin && !member) throw organizationNotFound();
+  if (!admin && org.require_mfa === 1 && !hasSecondFactor(caller.auth.claims.amr)) {
+    throw new ApiError('mfa_required', {
+      detail: 'This organization requires a second factor: sign in again with it (or add one first)',
+    });
+  }
+  const permissions = member ? await orgPermissionsOf(ctx, id, userId, db) : new Set<string>();
+  return { org, admin, member, permissions };
+}
+
+/** Admins, or members holding `permission` there; anyone else who may see it: 403 `forbidden`. */
+export function requirePermission(access: OrgAccess, permission: string): void {
+  if (access.admin || access.permissions.has(permission)) return;
+  throw new ApiError('forbidden', { detail: `This needs the ${permission} permission in this organization` });
+}
