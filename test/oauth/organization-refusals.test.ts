@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import * as oidc from 'openid-client';
 import { DIALECTS } from '../helpers/databases.ts';
 import { type CodeFlow, startCodeFlow } from './code-flow.ts';
-import { jwtPayload, type Organization, organizationFixturesInDb } from './organization-fixtures.ts';
+import { jwtPayload, type Organization, organizationFixtures } from './organization-fixtures.ts';
 
 /*
  * The refusals of organization tokens (docs/api.md §21, "Tokens"; docs/organizations.md) without a
@@ -19,10 +19,10 @@ for (const dialect of DIALECTS) {
     let f: CodeFlow;
     let acme: Organization;
     let config: oidc.Configuration;
-    let fx: ReturnType<typeof organizationFixturesInDb>;
+    let fx: ReturnType<typeof organizationFixtures>;
     before(async () => {
       f = await startCodeFlow(dialect);
-      fx = organizationFixturesInDb(f.s.t.ctx.db);
+      fx = organizationFixtures(f.s);
       acme = await fx.organization('Acme');
       ({ config } = await f.client('Org notes', {
         first_party: true,

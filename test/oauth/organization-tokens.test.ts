@@ -5,12 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, skipWithoutChromium, totp } from '../browser/harness.ts';
 import { authorize, authRequest, CALLBACK, enrolTotp, exchange, signInAs } from '../browser/oauth-support.ts';
 import { DIALECTS } from '../helpers/databases.ts';
-import {
-  jwtPayload,
-  type Organization,
-  type organizationFixtures,
-  organizationFixturesInDb,
-} from './organization-fixtures.ts';
+import { jwtPayload, type Organization, organizationFixtures } from './organization-fixtures.ts';
 import { type OauthStack, startOauthApp } from './support.ts';
 
 /*
@@ -74,7 +69,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       browser ??= await launchBrowser();
       s = await startOauthApp(dialect);
-      f = organizationFixturesInDb(s.t.ctx.db);
+      f = organizationFixtures(s);
       await f.role('reader', ['invoices:read']);
       await f.role('writer', ['invoices:read', 'invoices:write']);
       await f.role('auditor', []);

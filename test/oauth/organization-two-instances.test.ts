@@ -6,7 +6,7 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { freePort } from '../support/service-process.ts';
 import { type CodeFlow, startCodeFlow } from './code-flow.ts';
-import { organizationFixturesInDb } from './organization-fixtures.ts';
+import { organizationFixtures } from './organization-fixtures.ts';
 
 /*
  * docs/api.md §21 with §16's bound: a membership removed on one instance stops that organization's
@@ -40,9 +40,8 @@ describe('a membership removed on one instance stops organization tokens on the 
       body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
     });
     const bToken = ((await login.json()) as { access_token: string }).access_token;
-    void bToken;
-    const onB = organizationFixturesInDb(b.ctx.db);
-    const onA = organizationFixturesInDb(f.s.t.ctx.db);
+    const onB = organizationFixtures({ admin: (method, path, body) => f.api(bToken, method, path, body) });
+    const onA = organizationFixtures(f.s);
     await onA.role('reader', ['invoices:read']);
     const acme = await onA.organization('Acme');
     const beta = await onA.organization('Beta');
