@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
 import { json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { count, orgApp, problem, userWithHeaders } from './helpers.ts';
@@ -21,7 +22,7 @@ for (const dialect of DIALECTS) {
   describe(`organizations: create, list, get, update, delete [${dialect}]`, () => {
     let t: TestApp;
     let adminHeaders: { authorization: string };
-    const create = (headers: object, payload: object) =>
+    const create = (headers: Record<string, string>, payload: object) =>
       t.app.inject({ method: 'POST', url: '/api/v1/organizations', headers, payload });
     before(async () => {
       ({ t, adminHeaders } = await orgApp(dialect));
@@ -118,7 +119,7 @@ for (const dialect of DIALECTS) {
       const all: Org[] = [];
       let cursor: string | null = null;
       do {
-        const res = await t.app.inject({
+        const res: LightMyRequestResponse = await t.app.inject({
           url: '/api/v1/organizations',
           query: { limit: '2', q: 'PAGED', ...(cursor && { cursor }) },
           headers: adminHeaders,

@@ -117,9 +117,12 @@ export async function putMember(
     if (unknown !== undefined) throw roleNotFound(unknown);
     await checkGrantable(ctx, trx, access, roles);
     const user = await findUserById(trx, userId);
-    if (!user) throw new ApiError('not_found', { detail: 'No such user' });
+    if (!user) throw access.admin ? new ApiError('not_found', { detail: 'No such user' }) : memberNotFound();
     await lockOrganization(trx, id);
     const existing = await findMember(trx, id, userId);
+    // A manager who is not an admin changes the roles of members; new people join by invitation
+    // (their consent) or by domain, never by a manager naming their user id (any user id: 404).
+    if (!existing && !access.admin) throw memberNotFound();
     const now = Date.now();
     const sorted = [...roles].sort();
     if (existing) {
