@@ -15,11 +15,12 @@ import {
   trustProxy,
   webauthnSettings,
 } from './config/sections.ts';
+import { tokenHookSettings } from './config/token-hook.ts';
 import type { Config } from './config/types.ts';
 import { quoted } from './quoted.ts';
 
 export { ConfigError, type Env, redactUrl } from './config/reader.ts';
-export type { ApiForm, Config, RequireMfa } from './config/types.ts';
+export type { ApiForm, Config, RequireMfa, TokenHookSettings } from './config/types.ts';
 
 /** APP_NAME's limit (docs/configuration.md, docs/email.md; test/app/docs-match-code.test.ts). */
 export const APP_NAME_MAX_LENGTH = 80;
@@ -141,6 +142,12 @@ export function loadConfig(env: Env): Config {
     );
   }
 
+  const webhooks = {
+    allowHttp: bool('WEBHOOK_ALLOW_HTTP', false),
+    allowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
+  };
+  const tokenHook = attempt(() => tokenHookSettings(r, webhooks), null);
+
   const config: Config = {
     port,
     host,
@@ -210,10 +217,8 @@ export function loadConfig(env: Env): Config {
       dynamicRegistration,
       registrationsPerAddressPerHour: int('OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR', 10, 1, 100_000),
     },
-    webhooks: {
-      allowHttp: bool('WEBHOOK_ALLOW_HTTP', false),
-      allowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
-    },
+    webhooks,
+    tokenHook,
     organizations: {
       selfService: bool('ORGANIZATIONS_SELF_SERVICE', false),
       creatorRoles: roleNames(r, 'ORGANIZATIONS_CREATOR_ROLES', ['owner']),

@@ -23,11 +23,11 @@ export interface Person {
 }
 
 /** A running app with the client "Notes" and the steps of its code flow. */
-export async function startCodeFlow(dialect: TestDialect) {
+export async function startCodeFlow(dialect: TestDialect, env: Record<string, string> = {}) {
   const smtp: SmtpHarness = await startSmtpServer();
   let s: OauthStack;
   try {
-    s = await startOauthApp(dialect, { SMTP_URL: smtp.url });
+    s = await startOauthApp(dialect, { SMTP_URL: smtp.url, ...env });
   } catch (err) {
     await smtp.stop();
     throw err;

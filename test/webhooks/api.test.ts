@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { isRefusedAddress, urlProblem } from '../../src/modules/webhooks/address-guard.ts';
 import { retryDelayMs } from '../../src/modules/webhooks/delivery.ts';
+import { isRefusedAddress, urlProblem } from '../../src/platform/outbound/address-guard.ts';
 import { buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { DIALECTS } from '../helpers/databases.ts';
 import { authHeaders, createUser } from '../helpers/users.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { signingSecrets } from '../../src/modules/webhooks/secrets.ts';
-import { signedHeaders } from '../../src/modules/webhooks/signing.ts';
+import { signedHeaders } from '../../src/platform/outbound/standard-webhooks.ts';
 import { buildTestApp, TEST_SECRETS_KEY, type TestApp } from '../helpers/app.ts';
 import { runCli } from '../helpers/cli.ts';
 import { DIALECTS } from '../helpers/databases.ts';

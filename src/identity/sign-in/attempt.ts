@@ -66,6 +66,8 @@ export async function withLoginAttempt<T extends { kind: string }>(
     }
   }
   let settled = ticket === null;
+  // Whether `succeed` wrote its settlement (in the sign-in's transaction, which may still roll back).
+  let succeeded = false;
   const release = async () => {
     if (settled || !throttle || !ticket) return;
     settled = true;
@@ -79,6 +81,7 @@ export async function withLoginAttempt<T extends { kind: string }>(
       if (settled || !throttle || !ticket) return;
       await throttle.succeed(ticket, trx);
       settled = true;
+      succeeded = true;
     },
     release,
     keep() {
@@ -89,6 +92,13 @@ export async function withLoginAttempt<T extends { kind: string }>(
   try {
     outcome = await run(attempt);
   } catch (err) {
+    // A claims hook that refused the token (docs/claims-hook.md) failed after the proof was judged
+    // right, inside the sign-in's transaction: `succeed`'s writes rolled back with it, so the
+    // reservation still stands and is given back here. A failed hook is no failed login.
+    if (succeeded && err instanceof ApiError && err.code === 'token_hook_failed') {
+      settled = false;
+      succeeded = false;
+    }
     // Nothing was judged, or the refusal was no guess: an unsettled attempt must not count.
     await release().catch(() => undefined);
     throw err;

@@ -59,8 +59,14 @@ export interface TokenSubject {
   roles?: readonly string[];
 }
 
+/**
+ * Extra claims for a token about to be signed, given every claim it will carry (the claims hook,
+ * claims-hook.ts): merged after them. It may throw to sign nothing (the hook's `deny`).
+ */
+export type ExtraClaims = (claims: Readonly<AccessClaims>) => Promise<Record<string, unknown>>;
+
 export interface AccessTokens {
-  sign(subject: TokenSubject): Promise<{ token: string; claims: AccessClaims }>;
+  sign(subject: TokenSubject, extra?: ExtraClaims): Promise<{ token: string; claims: AccessClaims }>;
   /** Verifies signature, algorithm, type, issuer, audience and lifetime with jose; throws 401 ApiErrors. */
   verify(token: string): Promise<AccessClaims>;
   /** True while claims `verify` returned still hold: not expired, and their key still loaded. */
@@ -125,11 +131,11 @@ export function createAccessTokens(keys: KeyStore, settings: AccessTokenSettings
   };
 
   return {
-    async sign({ user, session, roles }) {
+    async sign({ user, session, roles }, extra) {
       const key = keys.signingKey();
       const iat = Math.floor(Date.now() / 1000);
       const enrolment = enrollmentOnly(settings.requireMfa ?? 'off', user.role, session.amr);
-      const claims: AccessClaims = {
+      const base: AccessClaims = {
         iss: settings.issuer,
         sub: user.id,
         aud: enrolment ? ENROLLMENT_AUDIENCE : settings.audience,
@@ -146,6 +152,9 @@ export function createAccessTokens(keys: KeyStore, settings: AccessTokenSettings
         // An enrolment-only token acts for nothing but the enrolment: no roles.
         ...(roles !== undefined && roles.length > 0 && !enrolment ? { roles: [...roles] } : {}),
       };
+      // Full tokens only: an enrolment-only token is Gatehouse's own step, for no other service.
+      const added = extra && !enrolment ? await extra(base) : {};
+      const claims: AccessClaims = { ...base, ...added };
       const header = { alg: key.alg, kid: key.kid, typ: 'at+jwt' };
       const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
       // node:crypto on this thread, not WebCrypto: jose's WebCrypto jobs queue on the libuv pool

@@ -3,22 +3,28 @@ import { TokenResponse, UserSchema } from '../../identity/index.ts';
 
 export { TokenResponse };
 
-/** Every claim of a Gatehouse access token (docs/api.md §14); the optional ones are missing only from older tokens. */
-export const ClaimsSchema = Type.Object({
-  iss: Type.String(),
-  sub: Type.String(),
-  aud: Type.String(),
-  exp: Type.Integer(),
-  iat: Type.Integer(),
-  jti: Type.String(),
-  client_id: Type.Optional(Type.String()),
-  auth_time: Type.Optional(Type.Integer()),
-  sid: Type.String(),
-  role: Type.String(),
-  amr: Type.Optional(Type.Array(Type.String())),
-  email: Type.Optional(Type.String()),
-  email_verified: Type.Optional(Type.Boolean()),
-});
+/**
+ * Every claim of a Gatehouse access token (docs/api.md §14); the optional ones are missing only from
+ * older tokens. Claims the claims hook added (docs/claims-hook.md) are shown too: they were signed.
+ */
+export const ClaimsSchema = Type.Object(
+  {
+    iss: Type.String(),
+    sub: Type.String(),
+    aud: Type.String(),
+    exp: Type.Integer(),
+    iat: Type.Integer(),
+    jti: Type.String(),
+    client_id: Type.Optional(Type.String()),
+    auth_time: Type.Optional(Type.Integer()),
+    sid: Type.String(),
+    role: Type.String(),
+    amr: Type.Optional(Type.Array(Type.String())),
+    email: Type.Optional(Type.String()),
+    email_verified: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: true },
+);
 export type ClaimsSchema = Static<typeof ClaimsSchema>;
 
 export const VerifyTokenResponse = Type.Object({

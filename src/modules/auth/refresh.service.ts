@@ -11,6 +11,7 @@ import {
   toPublicUser,
   touchSession,
 } from '../../identity/index.ts';
+import { gatehouseAccessTokenHook } from '../../identity/tokens/claims-hook.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../identity/tokens/opaque-tokens.ts';
 import { openSuccessor, type Successor, sealSuccessor } from '../../identity/tokens/successor-box.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
@@ -98,15 +99,21 @@ export async function refresh(
       createdAt: now,
       expiresAt: refreshExpiresAt,
     });
-    const { token, claims } = await ctx.accessTokens.sign({
-      user: state.user,
-      session: {
-        id: state.sessionId,
-        amr: state.sessionAmr === null ? null : (JSON.parse(state.sessionAmr) as string[]),
-        authTime: state.sessionAuthTime ?? state.sessionCreatedAt,
+    // The claims hook (docs/claims-hook.md) runs before the presented token is marked rotated, in
+    // this transaction: a refusal (TOKEN_HOOK_FAILURE=deny) rolls the rotation back, so the same
+    // refresh token works again once the hook answers.
+    const { token, claims } = await ctx.accessTokens.sign(
+      {
+        user: state.user,
+        session: {
+          id: state.sessionId,
+          amr: state.sessionAmr === null ? null : (JSON.parse(state.sessionAmr) as string[]),
+          authTime: state.sessionAuthTime ?? state.sessionCreatedAt,
+        },
+        roles: await tokenRolesOf(ctx, state.user.id, trx),
       },
-      roles: await tokenRolesOf(ctx, state.user.id, trx),
-    });
+      gatehouseAccessTokenHook(ctx, state.user),
+    );
     const successor: Successor = { accessToken: token, accessExp: claims.exp, refreshToken };
     await markRotated(trx, state.id, now, sealSuccessor(presented, state.id, successor));
     await touchSession(trx, state.sessionId, now, refreshExpiresAt);

@@ -4,7 +4,9 @@ import { v7 as uuidv7 } from 'uuid';
 import { pruneEvents, recordAudit } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { renderAccountMail } from '../../platform/mail/layout.ts';
-import { createDeliveryAgents, type DeliveryAgents } from './address-guard.ts';
+import { createDeliveryAgents, type DeliveryAgents } from '../../platform/outbound/address-guard.ts';
+import { postJson } from '../../platform/outbound/http-post.ts';
+import { signedHeaders } from '../../platform/outbound/standard-webhooks.ts';
 import {
   type AttemptResult,
   activeAdminEmails,
@@ -17,9 +19,7 @@ import {
   renewLeases,
 } from './delivery.queries.ts';
 import { FANOUT_BATCH, fanOutEvents } from './fanout.ts';
-import { postJson } from './http-post.ts';
 import { signingSecrets } from './secrets.ts';
-import { signedHeaders } from './signing.ts';
 
 /*
  * Delivery of the webhook outbox (docs/api.md §19), at least once. Every instance polls each second

@@ -3,10 +3,10 @@ import type { ClientInfo } from '../../identity/index.ts';
 import { type AuditActor, insertBareEvent, recordAudit } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
-import { urlProblem } from './address-guard.ts';
+import { urlProblem } from '../../platform/outbound/address-guard.ts';
+import { newWebhookSecret } from '../../platform/outbound/standard-webhooks.ts';
 import { insertPendingAttempt } from './delivery.queries.ts';
 import { sealSecret } from './secrets.ts';
-import { newWebhookSecret } from './signing.ts';
 import {
   type DeliveryRow,
   deleteEndpoint,

@@ -105,6 +105,8 @@ export interface Config {
   readonly secretsKey: string | null;
   /** docs/api.md §19: `http` endpoints (WEBHOOK_ALLOW_HTTP) and private addresses (WEBHOOK_ALLOW_PRIVATE, tests). */
   readonly webhooks: { readonly allowHttp: boolean; readonly allowPrivate: boolean };
+  /** docs/api.md §21: the claims hook (TOKEN_HOOK_*), null when TOKEN_HOOK_URL is not set. */
+  readonly tokenHook: TokenHookSettings | null;
   /** The authorization server (docs/api.md §17, docs/oauth.md). */
   readonly oauth: {
     /** OAUTH_DYNAMIC_REGISTRATION: RFC 7591 registration off, with an initial access token, or open. */
@@ -131,4 +133,14 @@ export interface Config {
     readonly maxHeapUsedMb: number | null;
     readonly maxRssMb: number;
   };
+}
+
+/** The claims hook's settings (src/platform/config/token-hook.ts, docs/claims-hook.md). */
+export interface TokenHookSettings {
+  readonly url: string;
+  /** `whsec_…`, the Standard Webhooks secret the calls are signed with. */
+  readonly secret: string;
+  readonly timeoutMs: number;
+  /** What a failed call does: `deny` issues nothing (503), `allow` issues without extra claims. */
+  readonly failure: 'deny' | 'allow';
 }

@@ -14,6 +14,7 @@ import { registrationReadScopes, storeRegisteredClient } from '../clients/regist
 import { registrationPolicies } from '../clients/registration-policies.ts';
 import { resourceIndicators, rotateAfterTargetCheck } from '../resources/resource-indicators.ts';
 import { adapterFactory } from './adapter.ts';
+import { extraTokenClaims, rotateAfterClaimsHook } from './claims-hook.ts';
 import { clientBasedCors } from './client-cors.ts';
 import { endsGatehouseSessionOnLogout, expiresWithSession, sessionLiveness } from './grant-sessions.ts';
 import { loadExistingGrant } from './grants.ts';
@@ -22,7 +23,6 @@ import {
   accountOrganizationClaims,
   keepsGrantOrganization,
   organizationParam,
-  organizationTokenClaims,
 } from './organization-tokens.ts';
 import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { pkceConfiguration } from './pkce-policy.ts';
@@ -197,7 +197,6 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
         }),
       };
     },
-    extraTokenClaims: organizationTokenClaims(ctx),
     // OIDC Core 3.1.2.1: `redirect_uri` is required, even for a client with one registered URI
     // (the library's default fills it in); a request without it gets an error page, never a code.
     allowOmittingSingleRegisteredRedirectUri: false,
@@ -249,7 +248,10 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
     // Every use of a refresh token rotates it, with no grace window; presenting a rotated one
     // revokes the grant (the library's reuse detection). A refresh whose `resource` is refused
     // is refused before the token is used (resource-indicators.ts).
-    rotateRefreshToken: rotateAfterTargetCheck(ctx),
+    // The claims hook is asked then too, before the token is used (claims-hook.ts).
+    rotateRefreshToken: rotateAfterClaimsHook(ctx, rotateAfterTargetCheck(ctx)),
+    // A user's access tokens carry the claims hook's claims (docs/claims-hook.md).
+    extraTokenClaims: extraTokenClaims(ctx),
     issueRefreshToken: async (
       _kctx: unknown,
       client: { clientId: string; grantTypeAllowed(t: string): boolean },

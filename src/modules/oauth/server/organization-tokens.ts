@@ -119,6 +119,38 @@ export async function grantSubjectOf(
   return { userId: source.accountId, organizationId: await organizationOfRequest(ctx, kctx, source.grantId) };
 }
 
+/** The organization of a user's access token as the claims hook is told it (docs/api.md §21). */
+export interface TokenOrganization {
+  id: string;
+  slug: string;
+  roles: string[];
+}
+
+/**
+ * The organization claims of a user's access token: `org_id` in every one of an organization grant,
+ * `roles` in a resource's; and the organization as the claims hook is told it.
+ */
+export async function organizationFacts(
+  ctx: AppContext,
+  kctx: KoaContextWithOIDC | undefined,
+  accountId: string,
+  grantId: string | undefined,
+  forResource: boolean,
+): Promise<{ claims: Record<string, unknown>; organization: TokenOrganization | null }> {
+  const claims: Record<string, unknown> = {};
+  if (!on(ctx)) return { claims, organization: null };
+  const organizationId = await organizationOfRequest(ctx, kctx, grantId);
+  const membership = organizationId === null ? null : await membershipIn(ctx, organizationId, accountId);
+  if (organizationId !== null) claims.org_id = organizationId;
+  if (forResource) {
+    const roles = await rolesFor(ctx, accountId, organizationId);
+    if (roles.length > 0) claims.roles = roles;
+  }
+  const organization =
+    membership === null ? null : { id: membership.id, slug: membership.slug, roles: membership.roles };
+  return { claims, organization };
+}
+
 /** `extraTokenClaims`: `org_id` in every access token of an organization grant, `roles` in a resource's. */
 export function organizationTokenClaims(ctx: AppContext) {
   return async (
@@ -126,13 +158,13 @@ export function organizationTokenClaims(ctx: AppContext) {
     token: { kind: string; accountId?: string; grantId?: string; resourceServer?: unknown },
   ): Promise<Record<string, unknown> | undefined> => {
     if (!on(ctx) || token.kind !== 'AccessToken' || token.accountId === undefined) return undefined;
-    const organizationId = await organizationOfRequest(ctx, kctx, token.grantId);
-    const claims: Record<string, unknown> = {};
-    if (organizationId !== null) claims.org_id = organizationId;
-    if (token.resourceServer !== undefined) {
-      const roles = await rolesFor(ctx, token.accountId, organizationId);
-      if (roles.length > 0) claims.roles = roles;
-    }
+    const { claims } = await organizationFacts(
+      ctx,
+      kctx,
+      token.accountId,
+      token.grantId,
+      token.resourceServer !== undefined,
+    );
     return Object.keys(claims).length > 0 ? claims : undefined;
   };
 }

@@ -3,15 +3,27 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { AddressRefusedError, type DeliveryAgents, hostOf } from './address-guard.ts';
 
-/** What one POST came to: a status code, or an error name for the delivery log (never its text). */
-export type PostOutcome = { status: number } | { error: string };
+/**
+ * What one POST came to: a status code, or an error name for the delivery log (never its text).
+ * With `keepBody`, the answer's body too, or `tooLarge` when it passed that many bytes.
+ */
+export type PostOutcome = { status: number; body?: Buffer; tooLarge?: boolean } | { error: string };
+
+/** How a caller wants the answer: a body kept up to `keepBody` bytes (webhooks keep none). */
+export interface PostOptions {
+  /** Keep the answer's body when it is at most this many bytes (the claims hook reads its answer). */
+  keepBody?: number;
+  /** The User-Agent sent (default `Gatehouse-Webhooks/1`). */
+  userAgent?: string;
+}
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
- * POSTs `body` through the guarded agents: no redirect is followed (a 3xx is just a failure), the
- * whole exchange is bounded by `timeoutMs`, and the response body is read (up to a limit, so the
- * socket is released) but never kept.
+ * POSTs `body` through the guarded agents (address-guard.ts): no redirect is followed (a 3xx is just
+ * a failure), the whole exchange is bounded by `timeoutMs`, and the response body is read (up to a
+ * limit, so the socket is released) and kept only when `options.keepBody` asks for it. The webhooks
+ * module's deliveries and the claims hook (src/identity/tokens/claims-hook.ts) share it.
  */
 export function postJson(
   agents: DeliveryAgents,
@@ -19,7 +31,9 @@ export function postJson(
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
+  options: PostOptions = {},
 ): Promise<PostOutcome> {
+  const keep = options.keepBody ?? 0;
   return new Promise((resolve) => {
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
@@ -44,7 +58,7 @@ export function postJson(
         ...headers,
         'content-type': 'application/json',
         'content-length': String(Buffer.byteLength(body)),
-        'user-agent': 'Gatehouse-Webhooks/1',
+        'user-agent': options.userAgent ?? 'Gatehouse-Webhooks/1',
       },
     });
     timer = setTimeout(() => {
@@ -53,11 +67,20 @@ export function postJson(
     }, timeoutMs);
     req.on('response', (res) => {
       let seen = 0;
+      const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => {
         seen += chunk.length;
-        if (seen > MAX_RESPONSE_BYTES) res.destroy();
+        if (keep > 0 && seen <= keep) chunks.push(chunk);
+        if (seen > Math.max(MAX_RESPONSE_BYTES, keep)) res.destroy();
       });
-      const finish = () => done({ status: res.statusCode ?? 0 });
+      const finish = () => {
+        const status = res.statusCode ?? 0;
+        if (keep === 0) return done({ status });
+        // A body cut by an error or a close before its end is no answer to read: too large or lost.
+        if (seen > keep) return done({ status, tooLarge: true });
+        if (!res.complete) return done({ error: 'connection_reset' });
+        done({ status, body: Buffer.concat(chunks) });
+      };
       res.on('end', finish);
       res.on('close', finish);
       res.on('error', finish);
