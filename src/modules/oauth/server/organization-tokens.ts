@@ -30,8 +30,11 @@ export const ORGANIZATIONS_SCOPE = 'organizations';
 
 const ORG_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
-/** The organization a refresh switches to, kept once its answer is a success (by request). */
-const switching = new WeakMap<IncomingMessage, { grantId: string; organizationId: string }>();
+/**
+ * The organization a refresh names, by request: its tokens' organization, and kept beside the grant
+ * once the answer is a success when it changed (`store`).
+ */
+const switching = new WeakMap<IncomingMessage, { grantId: string; organizationId: string; store: boolean }>();
 
 const on = (ctx: AppContext) => ctx.modules.isEnabled('organizations');
 
@@ -136,11 +139,14 @@ export async function organizationFacts(
   accountId: string,
   grantId: string | undefined,
   forResource: boolean,
+  /** Read the membership too (for the claims hook); the claims alone do not need it. */
+  withOrganization = true,
 ): Promise<{ claims: Record<string, unknown>; organization: TokenOrganization | null }> {
   const claims: Record<string, unknown> = {};
   if (!on(ctx)) return { claims, organization: null };
   const organizationId = await organizationOfRequest(ctx, kctx, grantId);
-  const membership = organizationId === null ? null : await membershipIn(ctx, organizationId, accountId);
+  const membership =
+    organizationId === null || !withOrganization ? null : await membershipIn(ctx, organizationId, accountId);
   if (organizationId !== null) claims.org_id = organizationId;
   if (forResource) {
     const roles = await rolesFor(ctx, accountId, organizationId);
@@ -164,6 +170,7 @@ export function organizationTokenClaims(ctx: AppContext) {
       token.accountId,
       token.grantId,
       token.resourceServer !== undefined,
+      false,
     );
     return Object.keys(claims).length > 0 ? claims : undefined;
   };
@@ -224,7 +231,10 @@ export async function checkRefreshOrganization(ctx: AppContext, kctx: KoaContext
     if (membership.require_mfa && !isMultiFactor(token.amr)) {
       throw new errors.InvalidTarget('that organization requires a second factor in the sign-in');
     }
-    switching.set(kctx.req, { grantId: token.grantId, organizationId: asked });
+    // Naming the grant's current organization changes nothing to store (a refresh that always names
+    // it writes nothing).
+    const current = await findGrantOrganization(ctx.db, token.grantId);
+    switching.set(kctx.req, { grantId: token.grantId, organizationId: asked, store: current !== asked });
     return;
   }
   if (!on(ctx)) return;
@@ -250,7 +260,7 @@ export function keepsGrantOrganization(ctx: AppContext) {
     const route = kctx.oidc?.route;
     if (route === 'token') {
       const pending = switching.get(kctx.req);
-      if (pending !== undefined && kctx.status === 200) {
+      if (pending?.store === true && kctx.status === 200) {
         await upsertGrantOrganization(ctx.db, pending.grantId, pending.organizationId, Date.now());
       }
       return;
