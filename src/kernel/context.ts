@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { createPasswordHasher } from '../identity/passwords/passwords.ts';
+import { createSignInListeners } from '../identity/sign-in/listeners.ts';
 import { createAccessTokens } from '../identity/tokens/access-tokens.ts';
 import { createSecretsKeySource } from '../identity/tokens/secrets-key.ts';
 import { createSessionReader } from '../identity/tokens/session-cache.ts';
@@ -68,6 +69,7 @@ export async function createContext(config: Config, database: Database, log: Log
       log,
     }),
     mail: { transport, outbox },
+    signIn: createSignInListeners(),
     startedAt: Date.now(),
     metrics: createAppMetrics({ db, database, log }),
     healthChecks: new Map([['mailer', () => outbox.health()]]),

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { PasswordHasher } from '../identity/passwords/passwords.ts';
+import type { SignInListeners } from '../identity/sign-in/listeners.ts';
 import type { AccessTokens } from '../identity/tokens/access-tokens.ts';
 import type { SecretsKeySource } from '../identity/tokens/secrets-key.ts';
 import type { SessionReader } from '../identity/tokens/session-cache.ts';
@@ -37,6 +38,8 @@ export interface AppContext {
   readonly sessions: SessionReader;
   /** Mail goes out only through the outbox; its worker is started by startService. */
   readonly mail: { readonly transport: MailTransport; readonly outbox: Outbox };
+  /** Listeners of the sign-in pipeline: features acting on every sign-in (src/identity/sign-in/listeners.ts). */
+  readonly signIn: SignInListeners;
   readonly startedAt: number;
   /** The app's Prometheus metrics (`GET /metrics`); every way in counts its logins there. */
   readonly metrics: AppMetrics;

@@ -267,14 +267,14 @@ for (const dialect of DIALECTS) {
         assert.equal(res.statusCode, expected, `${method} ${url}: ${res.body}`);
       }
       // Unknown and known-but-foreign organizations answer alike.
-      const unknown = await t.app.inject({
+      const missing = await t.app.inject({
         url: '/api/v1/organizations/01890000-0000-7000-8000-000000000000',
         headers: h,
       });
       const foreign = await t.app.inject({ url: `/api/v1/organizations/${b}`, headers: h });
       assert.deepEqual(
-        { ...json(unknown), instance: undefined, request_id: undefined },
-        { ...json(foreign), instance: undefined, request_id: undefined },
+        { ...json<Record<string, unknown>>(missing), instance: undefined, request_id: undefined },
+        { ...json<Record<string, unknown>>(foreign), instance: undefined, request_id: undefined },
       );
       const list = json<{ data: Array<{ id: string }> }>(
         await t.app.inject({ url: '/api/v1/organizations', headers: h }),

@@ -13,6 +13,12 @@ export {
   withLoginAttempt,
 } from './attempt.ts';
 export {
+  createSignInListeners,
+  type SessionOpened,
+  type SessionOpenedListener,
+  type SignInListeners,
+} from './listeners.ts';
+export {
   type Opening,
   type SecondFactorDue,
   type SignedIn,

@@ -91,6 +91,8 @@ export async function openSignInSession(
   }
   // docs/auth.md, "How many sessions": at SESSIONS_PER_USER_MAX the user's oldest sessions end.
   await endSessionsOverCap(ctx, trx, user.id);
+  // Features acting on every sign-in (joining an organization by domain), in this transaction.
+  await ctx.signIn.sessionOpened(trx, { user: signedIn, sessionId: session.sessionId, amr });
   const entries: readonly AuditEvent[] = record.audit
     ? record.audit(session.sessionId)
     : [

@@ -1,4 +1,5 @@
 import { defineModule } from '../../kernel/module.ts';
+import { joinByDomainListener } from './domain-join.ts';
 import { memberEndpoints } from './members.routes.ts';
 import { organizationEndpoints } from './organizations.routes.ts';
 import { roleEndpoints } from './roles.routes.ts';
@@ -15,5 +16,9 @@ export const organizationsModule = defineModule({
   required: false,
   description: 'Organizations (tenants), roles and permissions',
   forms: ['FULL'],
+  // Joining by domain acts on every sign-in through the pipeline's one extension point.
+  start: (ctx) => {
+    ctx.signIn.onSessionOpened(joinByDomainListener(ctx));
+  },
   endpoints: (ctx) => [...roleEndpoints(ctx), ...organizationEndpoints(ctx), ...memberEndpoints(ctx)],
 });
