@@ -47,6 +47,21 @@ for (const dialect of DIALECTS) {
       assert.ok(next.access_token, 'the refused refresh consumed nothing');
     });
 
+    it('prompt=none naming an organization the person is not a member of: access_denied, no code', async () => {
+      const p = await f.person();
+      await fx.member(acme, p.id, ['member']);
+      const other = await fx.organization(`Other ${p.id.slice(-6)}`);
+      const signedIn = await f.signIn(p, { scope: 'openid organizations', organization: acme.id }, config);
+      assert.equal(signedIn.claims()?.org_id, acme.id);
+      const { callback } = await f.authorize(
+        p,
+        { scope: 'openid organizations', organization: other.id, prompt: 'none' },
+        config,
+      );
+      assert.equal(callback.searchParams.get('error'), 'access_denied');
+      assert.equal(callback.searchParams.get('code'), null);
+    });
+
     it('a malformed organization id: invalid_request on the authorization request', async () => {
       const p = await f.person();
       const { callback } = await f.authorize(
