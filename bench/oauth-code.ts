@@ -15,7 +15,7 @@ export interface CodeClient {
 }
 
 /** Registers the first-party client the chains refresh for. */
-export async function codeClient(s: Server): Promise<CodeClient> {
+export async function codeClient(s: Server, scopes: string[] = ['openid', 'email']): Promise<CodeClient> {
   const res = await fetch(`${s.base}/api/v1/clients`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${s.token}` },
@@ -25,7 +25,7 @@ export async function codeClient(s: Server): Promise<CodeClient> {
       first_party: true,
       redirect_uris: [REDIRECT],
       grant_types: ['authorization_code', 'refresh_token'],
-      scopes: ['openid', 'email'],
+      scopes,
     }),
   });
   if (res.status !== 201) throw new Error(`client registration answered ${res.status}`);
@@ -58,7 +58,12 @@ function browser(origin: string) {
 }
 
 /** One sign-in into the application by the account holding `access`: its refresh token. */
-async function signIn(s: Server, c: CodeClient, access: string): Promise<string> {
+async function signIn(
+  s: Server,
+  c: CodeClient,
+  access: string,
+  extra: Record<string, string> = {},
+): Promise<string> {
   const go = browser(s.base);
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
@@ -68,6 +73,7 @@ async function signIn(s: Server, c: CodeClient, access: string): Promise<string>
     code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
     state,
+    ...extra,
   });
   let res = await go(url.href);
   for (let hop = 0; hop < 8; hop++) {
@@ -99,8 +105,14 @@ async function signIn(s: Server, c: CodeClient, access: string): Promise<string>
 }
 
 /** `n` independent refresh tokens (one grant each), for `n` chains. */
-export async function oauthRefreshTokens(s: Server, c: CodeClient, n: number): Promise<string[]> {
+export async function oauthRefreshTokens(
+  s: Server,
+  c: CodeClient,
+  n: number,
+  /** More authorization parameters (an organization token's `scope` and `organization`). */
+  extra: Record<string, string> = {},
+): Promise<string[]> {
   const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(await signIn(s, c, s.token as string));
+  for (let i = 0; i < n; i++) out.push(await signIn(s, c, s.token as string, extra));
   return out;
 }

@@ -165,7 +165,7 @@ function resourceRow(r) {
     cell(r.name),
     cell(r.identifier),
     cell(r.scopes.map((s) => s.name).join(' ') || '—'),
-    cell(`${r.access_token_ttl_s} s`),
+    cell(`${r.access_token_ttl_s} s${r.rbac ? ', RBAC' : ''}`),
     rowButton('Edit', `Edit ${r.name}`, () => editResource(r)),
   );
   return tr;
@@ -201,6 +201,7 @@ function editResource(r) {
   f.name.value = r.name;
   f.scopes.value = r.scopes.map((s) => `${s.name} ${s.description}`.trim()).join('\n');
   f.access_token_ttl_s.value = String(r.access_token_ttl_s);
+  f.rbac.checked = r.rbac === true;
   $('#resource-form-title').textContent = `Edit ${r.name}`;
   $('#resource-submit').textContent = 'Save changes';
   $('#resource-delete').hidden = !can('DELETE /api/v1/resources/<id>');
@@ -213,7 +214,7 @@ function resourceBody(values) {
     const [name, ...rest] = line.split(/\s+/);
     return { name, description: rest.join(' ') };
   });
-  const body = { name: values.name.trim(), scopes };
+  const body = { name: values.name.trim(), scopes, rbac: resourceForm.elements.rbac.checked };
   if (values.access_token_ttl_s) body.access_token_ttl_s = Number(values.access_token_ttl_s);
   if (editingResource === null) body.identifier = values.identifier.trim();
   return body;

@@ -49,6 +49,25 @@ async function showConsent(view) {
   $('#deny-button').addEventListener('click', () => decide(false));
 }
 
+// The account is not a member of the organization the application asked for (docs/api.md §21):
+// say so, and go back to the application, which gets `access_denied`.
+function showRefusedOrganization(view) {
+  $('#org-client-name').textContent = view.client.name;
+  const back = $('#back-button');
+  back.textContent = `Back to ${view.client.name}`;
+  $('#loading').hidden = true;
+  $('#refused-organization').hidden = false;
+  focusOn($('#refused-title'));
+  back.addEventListener('click', async () => {
+    try {
+      const { redirect_to } = await call('back');
+      location.assign(redirect_to);
+    } catch (err) {
+      fail(err);
+    }
+  });
+}
+
 async function start() {
   let view;
   try {
@@ -60,6 +79,10 @@ async function start() {
   const user = await restore().catch(() => null);
   if (!user) {
     signInFirst();
+    return;
+  }
+  if (view.prompt === 'organization') {
+    showRefusedOrganization(view);
     return;
   }
   if (view.prompt === 'consent' && view.client.first_party) {
@@ -82,6 +105,12 @@ async function start() {
     location.assign(redirect_to);
   } catch (err) {
     // The application asked for a fresh sign-in (prompt=login, max_age): sign out, then in again.
+    // A `require_mfa` organization with no second factor on the account: set one up first.
+    if (err?.code === 'mfa_enrollment_required') {
+      $('#loading').hidden = true;
+      $('#enroll-link').hidden = false;
+      return;
+    }
     if (err?.code === 'reauthentication_required') {
       await signOut().catch(() => {});
       signInFirst();

@@ -47,6 +47,7 @@ export {
   type SessionAuthentication,
 } from './sessions.ts';
 export * from './sign-in/index.ts';
+export { tokenRolesOf } from './token-roles.queries.ts';
 export * from './user.schemas.ts';
 export * from './user-changes.queries.ts';
 export * from './users.queries.ts';

@@ -10,6 +10,7 @@ import {
   insertSession,
   revokeSessionRows,
 } from './sessions.queries.ts';
+import { tokenRolesOf } from './token-roles.queries.ts';
 import { gatehouseAccessTokenHook } from './tokens/claims-hook.ts';
 import { hashOpaqueToken, newOpaqueToken } from './tokens/opaque-tokens.ts';
 import { type TokenResponse, toPublicUser } from './user.schemas.ts';
@@ -108,10 +109,11 @@ export async function startSession(
     createdAt: now,
     expiresAt: now + ttlS * 1000,
   });
+  const roles = await tokenRolesOf(ctx, user.id, db);
   // The claims hook (docs/claims-hook.md) runs here, inside the sign-in's transaction: when it
   // refuses (TOKEN_HOOK_FAILURE=deny) the session, its refresh token and the login roll back.
   const { token } = await ctx.accessTokens.sign(
-    { user, session: { id: sessionId, amr, authTime } },
+    { user, session: { id: sessionId, amr, authTime }, roles },
     gatehouseAccessTokenHook(ctx, user),
   );
   return {

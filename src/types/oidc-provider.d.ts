@@ -66,7 +66,11 @@ declare module 'oidc-provider' {
     claims?: Record<string, string[] | null>;
     scopes?: string[];
     conformIdTokenClaims?: boolean;
-    findAccount?: (ctx: unknown, sub: string) => Account | undefined | Promise<Account | undefined>;
+    findAccount?: (
+      ctx: KoaContextWithOIDC,
+      sub: string,
+      token?: { grantId?: string },
+    ) => Account | undefined | Promise<Account | undefined>;
     features?: Record<string, { enabled: boolean; [option: string]: unknown }>;
     ttl?: Record<string, number | ((...args: never[]) => number)>;
     clientBasedCORS?: (ctx: unknown, origin: string, client: unknown) => boolean;
@@ -126,6 +130,11 @@ declare module 'oidc-provider' {
       description: string,
       error: string,
       check: (ctx: KoaContextWithOIDC) => boolean | Promise<boolean>,
+    ) => unknown;
+    /** A prompt of its own (the library's `interactionPolicy.Prompt`), added to the policy with `add`. */
+    Prompt: new (
+      options: { name: string; requestable: boolean },
+      ...checks: unknown[]
     ) => unknown;
   };
 

@@ -26,6 +26,8 @@ export interface AccessClaims {
   amr?: string[];
   email?: string;
   email_verified?: boolean;
+  /** The user's global roles (docs/api.md §21) while `organizations` is on and they hold any. */
+  roles?: string[];
 }
 
 export interface AccessTokenSettings {
@@ -53,6 +55,8 @@ export interface TokenSubject {
     /** When the user authenticated, epoch milliseconds (the session's `auth_time`, kept across refreshes). */
     authTime: number;
   };
+  /** Global roles for the `roles` claim (docs/api.md §21); none or empty: no claim. */
+  roles?: readonly string[];
 }
 
 /**
@@ -127,7 +131,7 @@ export function createAccessTokens(keys: KeyStore, settings: AccessTokenSettings
   };
 
   return {
-    async sign({ user, session }, extra) {
+    async sign({ user, session, roles }, extra) {
       const key = keys.signingKey();
       const iat = Math.floor(Date.now() / 1000);
       const enrolment = enrollmentOnly(settings.requireMfa ?? 'off', user.role, session.amr);
@@ -145,6 +149,8 @@ export function createAccessTokens(keys: KeyStore, settings: AccessTokenSettings
         ...(session.amr === null ? {} : { amr: [...session.amr] }),
         email: user.email,
         email_verified: Boolean(user.email_verified),
+        // An enrolment-only token acts for nothing but the enrolment: no roles.
+        ...(roles !== undefined && roles.length > 0 && !enrolment ? { roles: [...roles] } : {}),
       };
       // Full tokens only: an enrolment-only token is Gatehouse's own step, for no other service.
       const added = extra && !enrolment ? await extra(base) : {};

@@ -7,6 +7,7 @@ import {
   recordAudit,
   revokeSession,
   type TokenResponse,
+  tokenRolesOf,
   toPublicUser,
   touchSession,
 } from '../../identity/index.ts';
@@ -109,6 +110,7 @@ export async function refresh(
           amr: state.sessionAmr === null ? null : (JSON.parse(state.sessionAmr) as string[]),
           authTime: state.sessionAuthTime ?? state.sessionCreatedAt,
         },
+        roles: await tokenRolesOf(ctx, state.user.id, trx),
       },
       gatehouseAccessTokenHook(ctx, state.user),
     );

@@ -102,6 +102,7 @@ export const ResourceSchema = Type.Object({
   name: Type.String(),
   scopes: Type.Array(Type.Object({ name: Type.String(), description: Type.String() })),
   access_token_ttl_s: Type.Integer(),
+  rbac: Type.Boolean(),
   created_at: Type.String(),
   updated_at: Type.String(),
 });
@@ -112,6 +113,7 @@ export const ResourceCreateBody = Type.Object(
     name: Name,
     scopes: Type.Optional(Type.Array(ResourceScope, { maxItems: 100 })),
     access_token_ttl_s: Type.Optional(Type.Integer({ minimum: 30, maximum: MAX_RESOURCE_TTL_S })),
+    rbac: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
@@ -121,6 +123,7 @@ export const ResourceUpdateBody = Type.Object(
     name: Type.Optional(Name),
     scopes: Type.Optional(Type.Array(ResourceScope, { maxItems: 100 })),
     access_token_ttl_s: Type.Optional(Type.Integer({ minimum: 30, maximum: MAX_RESOURCE_TTL_S })),
+    rbac: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false, minProperties: 1 },
 );

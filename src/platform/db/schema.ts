@@ -341,7 +341,16 @@ export interface OauthResourcesTable {
   name: string;
   scopes: string;
   access_token_ttl_s: number;
+  /** 1: a user grant gets only the scopes its roles grant as permissions (docs/api.md §21). */
+  rbac: number;
   created_at: number;
+  updated_at: number;
+}
+
+/** The organization an authorization grant acts in (docs/api.md §21, "Tokens"); `grant_id` is its session's id. */
+export interface OauthGrantOrganizationsTable {
+  grant_id: string;
+  organization_id: string;
   updated_at: number;
 }
 
@@ -565,6 +574,7 @@ export interface DB {
   organization_invitations: OrganizationInvitationsTable;
   api_keys: ApiKeysTable;
   rate_window_slots: RateWindowSlotsTable;
+  oauth_grant_organizations: OauthGrantOrganizationsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

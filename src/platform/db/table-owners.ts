@@ -46,6 +46,7 @@ export const TABLE_OWNERS = {
   oauth_consents: 'src/modules/oauth/',
   oauth_models: 'src/modules/oauth/',
   oauth_session_links: 'src/modules/oauth/',
+  oauth_grant_organizations: 'src/modules/oauth/',
   webhook_endpoints: 'src/modules/webhooks/',
   webhook_deliveries: 'src/modules/webhooks/',
   // docs/api.md §21; invitations are written from src/modules/organizations/invitations/.

@@ -16,7 +16,7 @@ import {
 import { checkRedirectUris, invalidField } from './redirect-uris.ts';
 
 /** The OpenID scopes Gatehouse knows (docs/oauth.md); an API's own scopes come with its resource. */
-export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
+export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access', 'organizations'] as const;
 
 export interface PublicClient {
   client_id: string;

@@ -1,6 +1,7 @@
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { clientPolicy, OIDC_SCOPES } from '../clients/clients.service.ts';
+import { checkRefreshOrganization, grantSubjectOf, permittedScopes } from '../server/organization-tokens.ts';
 import { resourceByIdentifier } from './resources.service.ts';
 
 /**
@@ -33,13 +34,21 @@ export function resourceIndicators(ctx: AppContext) {
       if (!resource) throw new errors.InvalidTarget('this client may not ask for that resource');
       // The API's scopes this client registered (docs/oauth.md). The library would drop any
       // other scope asked for silently; docs/api.md §17 answers invalid_scope instead.
-      const allowed = resource.scopes.map((s) => s.name).filter((name) => policy?.scopes.includes(name));
+      let allowed = resource.scopes.map((s) => s.name).filter((name) => policy?.scopes.includes(name));
       const asked = String(kctx.oidc?.params?.scope ?? '')
         .split(' ')
         .filter(Boolean);
       const oidcScopes: readonly string[] = OIDC_SCOPES;
       const stray = asked.find((name) => !oidcScopes.includes(name) && !allowed.includes(name));
       if (stray !== undefined) throw new errors.InvalidScope('requested scope is not allowed', stray);
+      // docs/api.md §21: an `rbac` API gets in a user grant only the scopes the user's roles (global,
+      // and in the grant's organization) grant as permissions; the others asked for are left out of
+      // `scope` (RFC 6749 §3.3), and the consent page does not list them. Client credentials keep
+      // the client's registered scopes.
+      const subject = resource.rbac ? await grantSubjectOf(ctx, kctx) : null;
+      if (subject !== null) {
+        allowed = await permittedScopes(ctx, subject.userId, subject.organizationId, allowed);
+      }
       return {
         scope: allowed.join(' '),
         audience: resource.identifier,
@@ -105,6 +114,8 @@ export function rotateAfterTargetCheck(ctx: AppContext) {
       | { resource?: string | string[]; resourceIndicators: Set<string> }
       | undefined;
     if (!token) return true;
+    // The organization a refresh names (or the grant keeps) is checked first too (organization-tokens.ts).
+    await checkRefreshOrganization(ctx, kctx);
     const asked: unknown = kctx.oidc.params?.resource;
     const resource = asked ?? (typeof token.resource === 'string' ? token.resource : undefined);
     if (resource === undefined) return true;

@@ -24,6 +24,8 @@ export interface PublicResource {
   name: string;
   scopes: Array<{ name: string; description: string }>;
   access_token_ttl_s: number;
+  /** docs/api.md §21: a user grant gets only the scopes its roles grant as permissions. */
+  rbac: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -35,6 +37,7 @@ export function toPublicResource(row: ResourceRow): PublicResource {
     name: row.name,
     scopes: JSON.parse(row.scopes) as PublicResource['scopes'],
     access_token_ttl_s: Number(row.access_token_ttl_s),
+    rbac: Number(row.rbac) === 1,
     created_at: new Date(Number(row.created_at)).toISOString(),
     updated_at: new Date(Number(row.updated_at)).toISOString(),
   };
@@ -61,7 +64,7 @@ function checkScopes(scopes: Array<{ name: string }>): void {
   const seen = new Set<string>();
   scopes.forEach((s, i) => {
     if (seen.has(s.name)) throw invalidField(`/scopes/${i}/name`, 'is listed twice');
-    if (['openid', 'profile', 'email', 'offline_access'].includes(s.name)) {
+    if (['openid', 'profile', 'email', 'offline_access', 'organizations'].includes(s.name)) {
       throw invalidField(`/scopes/${i}/name`, 'is an OpenID scope');
     }
     seen.add(s.name);
@@ -81,6 +84,7 @@ export async function createResource(ctx: AppContext, body: ResourceCreateBody):
       name: body.name,
       scopes: JSON.stringify(scopes),
       access_token_ttl_s: body.access_token_ttl_s ?? DEFAULT_RESOURCE_TTL_S,
+      rbac: body.rbac === true ? 1 : 0,
       created_at: now,
       updated_at: now,
     });
@@ -112,6 +116,7 @@ export async function updateResource(
     ...(body.name === undefined ? {} : { name: body.name }),
     ...(body.scopes === undefined ? {} : { scopes: JSON.stringify(body.scopes) }),
     ...(body.access_token_ttl_s === undefined ? {} : { access_token_ttl_s: body.access_token_ttl_s }),
+    ...(body.rbac === undefined ? {} : { rbac: body.rbac ? 1 : 0 }),
     updated_at: Date.now(),
   });
   return getResource(ctx, id);

@@ -19,6 +19,11 @@ import { clientBasedCors } from './client-cors.ts';
 import { endsGatehouseSessionOnLogout, expiresWithSession, sessionLiveness } from './grant-sessions.ts';
 import { loadExistingGrant } from './grants.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
+import {
+  accountOrganizationClaims,
+  keepsGrantOrganization,
+  organizationParam,
+} from './organization-tokens.ts';
 import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { pkceConfiguration } from './pkce-policy.ts';
 import { interactionPolicyFor } from './policy.ts';
@@ -140,6 +145,8 @@ async function build(ctx: AppContext): Promise<Built> {
   // Revocation answers JSON; introspecting a resource JWT answers inactive (token-answers.ts).
   provider.use(revocationAnswersJson());
   provider.use(introspectionOfJwtInactive());
+  // An authorization's (or a switching refresh's) organization is kept beside its grant.
+  provider.use(keepsGrantOrganization(ctx));
   // The library's discovery lists every mode it registers; Gatehouse serves `query` and `form_post`
   // only (clients.service.ts), so that is what it advertises (a documented post-middleware).
   provider.use(formPostPages(ctx.config));
@@ -175,21 +182,28 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
       short: { signed: true, httpOnly: true, sameSite: 'lax' },
     },
     // `amr` (OIDC Core 2): the methods of the Gatehouse sign-in; the library drops it unless a scope lists it.
-    claims: { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name', 'updated_at'] },
+    // `org_id` and `organizations` (docs/api.md §21): the grant's organization, the user's memberships.
+    claims: {
+      openid: ['sub', 'amr', 'org_id'],
+      email: ['email', 'email_verified'],
+      profile: ['name', 'updated_at'],
+      organizations: ['organizations'],
+    },
     scopes: [...OIDC_SCOPES],
     // docs/api.md §17: granted email and profile claims are in the ID token too.
     conformIdTokenClaims: false,
-    findAccount: async (_kctx: unknown, sub: string) => {
+    findAccount: async (kctx: KoaContextWithOIDC, sub: string, token?: { grantId?: string }) => {
       const user = await findAccountRow(ctx.db, sub);
       if (user?.status !== 'active') return undefined;
       return {
         accountId: user.id,
-        claims: () => ({
+        claims: async (use: string, scope: string) => ({
           sub: user.id,
           email: user.email,
           email_verified: Boolean(user.email_verified),
           name: user.name,
           updated_at: Math.floor(Number(user.updated_at) / 1000),
+          ...(await accountOrganizationClaims(ctx, kctx, user.id, use, scope, token?.grantId)),
         }),
       };
     },
@@ -203,6 +217,8 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
     clientBasedCORS: clientBasedCors,
     // S256 for every client but a confidential one an admin exempted, which sends a nonce instead.
     ...pkceConfiguration,
+    // `organization=<id>` on the authorization request (organization-tokens.ts), beside the nonce rule.
+    extraParams: { ...pkceConfiguration.extraParams, organization: organizationParam(ctx) },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     clientDefaults: {
       grant_types: ['authorization_code'],

@@ -4,6 +4,7 @@ import { callClaimsHook } from '../../../identity/tokens/claims-hook.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import { resourceIndicators } from '../resources/resource-indicators.ts';
+import { organizationFacts, organizationTokenClaims, type TokenOrganization } from './organization-tokens.ts';
 
 /*
  * The claims hook (docs/api.md §21, docs/claims-hook.md) in the authorization server, through the
@@ -21,6 +22,7 @@ const askedBeforeRotation = new WeakMap<object, Record<string, unknown>>();
 interface UserAccessToken {
   kind: string;
   accountId?: string;
+  grantId?: string;
   clientId?: string;
   jti?: string;
   iat?: number;
@@ -36,31 +38,55 @@ interface SignInFacts {
   amr?: string[];
 }
 
-/** `extraTokenClaims`: the hook's claims for a user's access token, none for client credentials. */
+/**
+ * `extraTokenClaims`: a user's access token's organization claims (`org_id`, `roles`:
+ * organization-tokens.ts) and then the hook's claims, none for client credentials. The hook is told
+ * the organization and sees those claims (it may not set them: they are reserved).
+ */
 export function extraTokenClaims(ctx: AppContext) {
+  const organizationClaims = organizationTokenClaims(ctx);
   return async (
     kctx: KoaContextWithOIDC | undefined,
     token: UserAccessToken,
   ): Promise<Record<string, unknown> | undefined> => {
-    if (ctx.config.tokenHook === null || token.kind !== 'AccessToken' || token.accountId === undefined) {
-      return undefined;
-    }
-    if (kctx !== undefined) {
-      const early = askedBeforeRotation.get(kctx);
-      if (early !== undefined) return nonEmpty(early);
-    }
-    const now = Math.floor(Date.now() / 1000);
-    const claims = accessClaims(ctx, kctx, {
-      jti: token.jti,
-      sub: token.accountId,
-      iat: token.iat ?? now,
-      exp: token.exp ?? now + (token.expiration ?? ctx.config.accessTokenTtlS),
-      scope: token.scope,
-      clientId: token.clientId,
-      aud: token.resourceServer?.audience ?? (typeof token.aud === 'string' ? token.aud : undefined),
-    });
-    return nonEmpty(await askHook(ctx, token.accountId, token.clientId ?? null, claims));
+    const own = await organizationClaims(kctx, token);
+    const hooked = await hookClaims(ctx, kctx, token);
+    return own === undefined && hooked === undefined ? undefined : { ...hooked, ...own };
   };
+}
+
+/** The hook's claims for a user's access token (told its organization), none without a hook. */
+async function hookClaims(
+  ctx: AppContext,
+  kctx: KoaContextWithOIDC | undefined,
+  token: UserAccessToken,
+): Promise<Record<string, unknown> | undefined> {
+  if (ctx.config.tokenHook === null || token.kind !== 'AccessToken' || token.accountId === undefined) {
+    return undefined;
+  }
+  if (kctx !== undefined) {
+    const early = askedBeforeRotation.get(kctx);
+    if (early !== undefined) return nonEmpty(early);
+  }
+  const now = Math.floor(Date.now() / 1000);
+  const claims = accessClaims(ctx, kctx, {
+    jti: token.jti,
+    sub: token.accountId,
+    iat: token.iat ?? now,
+    exp: token.exp ?? now + (token.expiration ?? ctx.config.accessTokenTtlS),
+    scope: token.scope,
+    clientId: token.clientId,
+    aud: token.resourceServer?.audience ?? (typeof token.aud === 'string' ? token.aud : undefined),
+  });
+  const org = await organizationFacts(
+    ctx,
+    kctx,
+    token.accountId,
+    token.grantId,
+    token.resourceServer !== undefined,
+  );
+  Object.assign(claims, org.claims);
+  return nonEmpty(await askHook(ctx, token.accountId, token.clientId ?? null, claims, org.organization));
 }
 
 /**
@@ -79,7 +105,7 @@ export function rotateAfterClaimsHook(
     if (ctx.config.tokenHook === null) return rotate;
     const { oidc } = kctx;
     const refresh = oidc.entities.RefreshToken as
-      | { accountId: string; scopes: Set<string>; resource?: string | string[] }
+      | { accountId: string; grantId: string; scopes: Set<string>; resource?: string | string[] }
       | undefined;
     const grant = oidc.entities.Grant as
       | {
@@ -119,7 +145,10 @@ export function rotateAfterClaimsHook(
       clientId,
       aud,
     });
-    askedBeforeRotation.set(kctx, await askHook(ctx, refresh.accountId, clientId, claims));
+    // The organization the refresh keeps or switches to (checked by `inner`, organization-tokens.ts).
+    const org = await organizationFacts(ctx, kctx, refresh.accountId, refresh.grantId, aud !== undefined);
+    Object.assign(claims, org.claims);
+    askedBeforeRotation.set(kctx, await askHook(ctx, refresh.accountId, clientId, claims, org.organization));
     return rotate;
   };
 }
@@ -156,6 +185,7 @@ async function askHook(
   accountId: string,
   clientId: string | null,
   claims: Record<string, unknown>,
+  organization: TokenOrganization | null,
 ): Promise<Record<string, unknown>> {
   const user = await findUserById(ctx.db, accountId);
   if (!user) throw new errors.InvalidGrant('the account of this grant is gone');
@@ -166,7 +196,7 @@ async function askHook(
       clientId,
       // An access token for the userinfo endpoint only has no audience of its own: its client's.
       audience: typeof claims.aud === 'string' ? claims.aud : (clientId ?? ctx.config.publicUrl),
-      organization: null,
+      organization,
       claims,
     });
   } catch (err) {

@@ -8,7 +8,13 @@ import type { ModuleDirectory } from '../../../kernel/module.ts';
 import { ASSET_PATH } from '../../pages/index.ts';
 import type { AuthorizationServer } from './authorization-server.ts';
 import { INTERACTION_PATH } from './authorization-server.ts';
-import { finishConsent, finishLogin, interactionUiLocales, interactionView } from './interactions.service.ts';
+import {
+  finishConsent,
+  finishLogin,
+  interactionUiLocales,
+  interactionView,
+  refuseOrganization,
+} from './interactions.service.ts';
 import { pinToPublicUrl } from './mount.ts';
 
 const UidParams = Type.Object({ uid: Type.String({ pattern: '^[A-Za-z0-9_-]{1,128}$' }) });
@@ -94,7 +100,21 @@ export function interactionEndpoints(
       // As above: the library reads (and may clear) its interaction cookie on the raw reply.
       ownsReply: true,
       handler: async (req, reply) =>
-        reply.send(await finishLogin(server, raw(req, reply), req.params.uid, requireAuth(req))),
+        reply.send(await finishLogin(ctx, server, raw(req, reply), req.params.uid, requireAuth(req))),
+    }),
+    endpoint({
+      group: 'oauth',
+      label: 'interaction_back',
+      method: 'POST',
+      path: `${INTERACTION_PATH}/:uid/back`,
+      access: 'public',
+      hidden: true,
+      summary: 'Returns to the application refusing an organization the account is not a member of',
+      schema: { hide: true, params: UidParams, response: { 200: Redirect } },
+      // As above: the library reads (and may clear) its interaction cookie on the raw reply.
+      ownsReply: true,
+      handler: async (req, reply) =>
+        reply.send(await refuseOrganization(server, raw(req, reply), req.params.uid)),
     }),
     endpoint({
       group: 'oauth',

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InteractionDetails } from 'oidc-provider';
 import type { AuthContext } from '../../../http/guard.ts';
-import type { ClientInfo } from '../../../identity/index.ts';
+import { type ClientInfo, holdsSecondFactor, isMultiFactor } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import { clientPolicy, OIDC_SCOPES, type PublicClient } from '../clients/clients.service.ts';
@@ -9,6 +9,8 @@ import { resourceByIdentifier } from '../resources/resources.service.ts';
 import type { AuthorizationServer } from './authorization-server.ts';
 import { recordConsent } from './consents.service.ts';
 import { openGrant } from './grant-sessions.ts';
+import { ORGANIZATION_MFA, ORGANIZATION_PROMPT } from './organization-policy.ts';
+import { askedOrganization, ORGANIZATIONS_SCOPE, permittedScopes } from './organization-tokens.ts';
 
 type Raw = { req: IncomingMessage; res: ServerResponse };
 
@@ -55,10 +57,12 @@ const SCOPE_WORDS: Record<string, string> = {
   profile: 'See your name',
   email: 'See your e-mail address and whether it is confirmed',
   offline_access: 'Keep access while you are not using it',
+  [ORGANIZATIONS_SCOPE]: 'See the organizations you belong to and your roles there',
 };
 
 export interface InteractionView {
-  prompt: 'login' | 'consent';
+  /** `organization`: the account is not a member of the organization asked for (docs/api.md §21). */
+  prompt: 'login' | 'consent' | 'organization';
   client: { client_id: string; name: string; first_party: boolean };
   scopes: Array<{ name: string; description: string }>;
   apis: Array<{ identifier: string; name: string; scopes: Array<{ name: string; description: string }> }>;
@@ -75,7 +79,8 @@ export async function interactionView(
   const clientId = String(d.params.client_id);
   const client = await clientPolicy(ctx, clientId);
   if (!client) throw new ApiError('not_found', { detail: 'The application is no longer registered' });
-  const prompt = d.prompt.name === 'login' ? 'login' : 'consent';
+  const prompt =
+    d.prompt.name === 'login' ? 'login' : d.prompt.name === ORGANIZATION_PROMPT ? 'organization' : 'consent';
   const shown = await listedOnPage(ctx, d, client);
   const scopes = shown.missingOIDCScope.map((name) => ({
     name,
@@ -136,8 +141,15 @@ async function askedFor(ctx: AppContext, d: InteractionDetails, client: PublicCl
   const resources: Record<string, string[]> = {};
   const identifiers = [d.params.resource ?? []].flat().map(String);
   for (const identifier of identifiers.filter((i) => client.resources.includes(i))) {
-    const defined = (await resourceByIdentifier(ctx, identifier))?.scopes.map((s) => s.name) ?? [];
-    resources[identifier] = asked.filter((name) => defined.includes(name));
+    const resource = await resourceByIdentifier(ctx, identifier);
+    const defined = resource?.scopes.map((s) => s.name) ?? [];
+    const listed = asked.filter((name) => defined.includes(name));
+    // docs/api.md §21: an `rbac` API lists only what the user's roles permit (what would be granted).
+    const userId = d.session?.accountId;
+    resources[identifier] =
+      resource?.rbac && userId !== undefined
+        ? await permittedScopes(ctx, userId, askedOrganization(d.params), listed)
+        : listed;
   }
   return {
     missingOIDCScope: asked.filter((name) => oidcScopes.includes(name)),
@@ -152,6 +164,7 @@ async function askedFor(ctx: AppContext, d: InteractionDetails, client: PublicCl
  * `reauthentication_required`, and the page signs out and in again.
  */
 export async function finishLogin(
+  ctx: AppContext,
   server: AuthorizationServer,
   raw: Raw,
   uid: string,
@@ -168,6 +181,18 @@ export async function finishLogin(
   if (staleForPrompt || staleForMaxAge) {
     throw new ApiError('reauthentication_required', { detail: 'The application asks you to sign in again' });
   }
+  // docs/api.md §21, `require_mfa`: the organization asked for needs a second factor in the sign-in:
+  // sign in again with it, or set one up first when the account has none.
+  if (d.prompt.reasons.includes(ORGANIZATION_MFA) && !isMultiFactor(auth.claims.amr)) {
+    if (await holdsSecondFactor(ctx.db, auth.user.id)) {
+      throw new ApiError('reauthentication_required', {
+        detail: 'This organization asks for a second factor: sign in again with it',
+      });
+    }
+    throw new ApiError('mfa_enrollment_required', {
+      detail: 'This organization requires a second factor: set one up on your account page, then try again',
+    });
+  }
   const { provider } = await server.get();
   const redirect = await provider.interactionResult(
     raw.req,
@@ -177,6 +202,28 @@ export async function finishLogin(
       // The browser session of the library is tied to this Gatehouse session (grant-sessions.ts).
       gatehouse: { session_id: auth.session.id },
     },
+    { mergeWithLastSubmission: false },
+  );
+  return { redirect_to: redirect };
+}
+
+/**
+ * "Back to <client>" from the page refusing an organization the account is not a member of
+ * (docs/api.md §21, "Refused organization on the hosted page"): the client gets access_denied.
+ */
+export async function refuseOrganization(
+  server: AuthorizationServer,
+  raw: Raw,
+  uid: string,
+): Promise<{ redirect_to: string }> {
+  const d = await details(server, raw, uid);
+  if (d.prompt.name !== ORGANIZATION_PROMPT)
+    throw new ApiError('not_found', { detail: 'This request is not refusing an organization' });
+  const { provider } = await server.get();
+  const redirect = await provider.interactionResult(
+    raw.req,
+    raw.res,
+    { error: 'access_denied', error_description: 'The user is not a member of the organization' },
     { mergeWithLastSubmission: false },
   );
   return { redirect_to: redirect };

@@ -1,6 +1,7 @@
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { clientPolicy } from '../clients/clients.service.ts';
+import { organizationChecks } from './organization-policy.ts';
 
 /**
  * The library's interaction policy with two changes (docs/api.md §17): its "native clients are
@@ -41,6 +42,14 @@ export function interactionPolicyFor(ctx: AppContext) {
         return (await clientPolicy(ctx, oidc.client.clientId))?.first_party !== true;
       },
     ),
+  );
+  // docs/api.md §21: an organization asked for needs a member (the `organization` prompt's page
+  // refuses anyone else) and, for a `require_mfa` one, a second factor in the sign-in.
+  const { secondFactor, organization } = organizationChecks(ctx);
+  policy.get('login').checks.push(secondFactor);
+  policy.add(
+    organization,
+    policy.findIndex((p: { name: string }) => p.name === 'consent'),
   );
   return policy;
 }

@@ -25,6 +25,7 @@ import * as generatedPasswords from './20261202050000_generated_passwords.ts';
 import * as oauthClientsPkce from './20261202080000_oauth_clients_pkce.ts';
 import * as organizations from './20261202100000_organizations.ts';
 import * as organizationMemberCount from './20261202100100_organization_member_count.ts';
+import * as organizationTokens from './20261202100500_organization_tokens.ts';
 import * as apiKeys from './20261202110000_api_keys.ts';
 import * as usersLocale from './20261202120000_users_locale.ts';
 import * as outboxLanguage from './20261202120100_outbox_language.ts';
@@ -63,6 +64,7 @@ export const migrations: Record<string, Migration> = {
   '20261202080000_oauth_clients_pkce': oauthClientsPkce,
   '20261202100000_organizations': organizations,
   '20261202100100_organization_member_count': organizationMemberCount,
+  '20261202100500_organization_tokens': organizationTokens,
   '20261202110000_api_keys': apiKeys,
   '20261202120000_users_locale': usersLocale,
   '20261202120100_outbox_language': outboxLanguage,
