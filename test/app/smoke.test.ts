@@ -33,6 +33,7 @@ for (const dialect of DIALECTS) {
             'passwordless',
             'organizations',
             'api_keys',
+            'sso',
             'pages',
             'console',
           ],

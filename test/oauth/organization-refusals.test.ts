@@ -91,6 +91,9 @@ for (const dialect of DIALECTS) {
       const p = await f.person();
       await fx.globalRoles(p.id, ['member']);
       assert.deepEqual(jwtPayload(await f.login(p.email)).roles, ['member']);
+      // docs/api.md §23: sso needs organizations, so it goes off first (else 409 module_in_use).
+      const ssoOff = await f.s.admin('PUT', '/api/v1/admin/modules/sso', { enabled: false });
+      assert.equal(ssoOff.status, 200, JSON.stringify(ssoOff.body));
       const off = await f.s.admin('PUT', '/api/v1/admin/modules/organizations', { enabled: false });
       assert.equal(off.status, 200, JSON.stringify(off.body));
       try {
@@ -103,6 +106,7 @@ for (const dialect of DIALECTS) {
         assert.equal(callback.searchParams.get('error'), 'invalid_request');
       } finally {
         await f.s.admin('PUT', '/api/v1/admin/modules/organizations', { enabled: true });
+        await f.s.admin('PUT', '/api/v1/admin/modules/sso', { enabled: true });
       }
     });
   });

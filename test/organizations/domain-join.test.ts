@@ -117,6 +117,14 @@ for (const dialect of DIALECTS) {
     });
 
     it('does nothing while the module is off', async () => {
+      // docs/api.md §23: sso needs organizations, so it goes off first (else 409 module_in_use).
+      const ssoOff = await t.app.inject({
+        method: 'PUT',
+        url: '/api/v1/admin/modules/sso',
+        headers: adminHeaders,
+        payload: { enabled: false },
+      });
+      assert.equal(ssoOff.statusCode, 200, ssoOff.body);
       const off = await t.app.inject({
         method: 'PUT',
         url: '/api/v1/admin/modules/organizations',
