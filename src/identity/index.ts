@@ -15,6 +15,7 @@ export { subscribes, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events
 export * from './factors/index.ts';
 export * from './identities.queries.ts';
 export {
+  amrHasSecondFactor,
   enrollmentGrantOf,
   enrollmentOnly,
   enrollmentRequired,

@@ -66,3 +66,18 @@ export function enrollmentRequired(): ApiError {
       'This account must add a second factor (TOTP or a passkey) before it can do anything else; then sign in again with it',
   });
 }
+
+const SECOND_FACTORS = new Set(['otp', 'mfa', 'hwk', 'swk']);
+
+/**
+ * Whether a sign-in's RFC 8176 `amr` holds a second factor, as organizations' `require_mfa` asks on
+ * their endpoints and in their tokens (docs/api.md §21, settled details): `otp`/`mfa` (or a passkey)
+ * after a first factor (`["pwd","otp"]`, `["fed","mfa"]`), or a user-verifying passkey on its own
+ * (`hwk`/`swk` with `user`). One method alone (`["pwd"]`, an e-mail code's `["otp"]`) is one factor.
+ * The one definition for both: the organization endpoints and the authorization server agree.
+ */
+export function amrHasSecondFactor(amr: readonly string[] | undefined | null): boolean {
+  if (!amr) return false;
+  if ((amr.includes('hwk') || amr.includes('swk')) && amr.includes('user')) return true;
+  return amr.length >= 2 && amr.slice(1).some((m) => SECOND_FACTORS.has(m));
+}

@@ -1,3 +1,4 @@
+import { amrHasSecondFactor } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import type { Db } from '../../platform/db/schema.ts';
@@ -13,20 +14,6 @@ export interface OrgAccess {
   member: boolean;
   /** The caller's permissions there through their roles there (admins: none implied). */
   permissions: ReadonlySet<string>;
-}
-
-const SECOND_FACTORS = new Set(['otp', 'mfa', 'hwk', 'swk']);
-
-/**
- * docs/api.md §21, settled details: a second factor in the session's RFC 8176 `amr` — `otp`/`mfa`
- * (or a passkey) after a first factor (`["pwd","otp"]`, `["fed","mfa"]`), or a user-verifying
- * passkey on its own (`hwk`/`swk` with `user`). One method alone (`["pwd"]`, an e-mail code's
- * `["otp"]`) is one factor.
- */
-export function hasSecondFactor(amr: readonly string[] | undefined | null): boolean {
-  if (!amr) return false;
-  if ((amr.includes('hwk') || amr.includes('swk')) && amr.includes('user')) return true;
-  return amr.length >= 2 && amr.slice(1).some((m) => SECOND_FACTORS.has(m));
 }
 
 /**
@@ -48,7 +35,7 @@ export async function orgAccess(
   const userId = caller.auth.user.id;
   const member = (await membershipIn(ctx, id, userId, db)) !== null;
   if (!admin && !member) throw organizationNotFound();
-  if (!admin && org.require_mfa === 1 && !hasSecondFactor(caller.auth.claims.amr)) {
+  if (!admin && org.require_mfa === 1 && !amrHasSecondFactor(caller.auth.claims.amr)) {
     throw new ApiError('mfa_required', {
       detail: 'This organization requires a second factor: sign in again with it (or add one first)',
     });

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InteractionDetails } from 'oidc-provider';
 import type { AuthContext } from '../../../http/guard.ts';
-import { type ClientInfo, holdsSecondFactor, isMultiFactor } from '../../../identity/index.ts';
+import { amrHasSecondFactor, type ClientInfo, holdsSecondFactor } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import { clientPolicy, OIDC_SCOPES, type PublicClient } from '../clients/clients.service.ts';
@@ -183,7 +183,7 @@ export async function finishLogin(
   }
   // docs/api.md §21, `require_mfa`: the organization asked for needs a second factor in the sign-in:
   // sign in again with it, or set one up first when the account has none.
-  if (d.prompt.reasons.includes(ORGANIZATION_MFA) && !isMultiFactor(auth.claims.amr)) {
+  if (d.prompt.reasons.includes(ORGANIZATION_MFA) && !amrHasSecondFactor(auth.claims.amr)) {
     if (await holdsSecondFactor(ctx.db, auth.user.id)) {
       throw new ApiError('reauthentication_required', {
         detail: 'This organization asks for a second factor: sign in again with it',

@@ -1,5 +1,5 @@
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
-import { isMultiFactor } from '../../../identity/index.ts';
+import { amrHasSecondFactor } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { membershipIn } from '../../organizations/index.ts';
 import { askedOrganization } from './organization-tokens.ts';
@@ -36,7 +36,7 @@ export function organizationChecks(ctx: AppContext) {
     async (kctx: KoaContextWithOIDC) => {
       const found = await asked(ctx, kctx);
       if (!found?.membership?.require_mfa) return false;
-      return !isMultiFactor(kctx.oidc.session.amr as string[] | undefined);
+      return !amrHasSecondFactor(kctx.oidc.session.amr as string[] | undefined);
     },
   );
   const organization = new interactionPolicy.Prompt(

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import { isMultiFactor } from '../../../identity/index.ts';
+import { amrHasSecondFactor } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { globalRolesOf, membershipIn, membershipsOf, permissionsOf } from '../../organizations/index.ts';
 import {
@@ -228,7 +228,7 @@ export async function checkRefreshOrganization(ctx: AppContext, kctx: KoaContext
     }
     const membership = await membershipIn(ctx, asked, token.accountId);
     if (membership === null) throw new errors.InvalidTarget('the user is not a member of that organization');
-    if (membership.require_mfa && !isMultiFactor(token.amr)) {
+    if (membership.require_mfa && !amrHasSecondFactor(token.amr)) {
       throw new errors.InvalidTarget('that organization requires a second factor in the sign-in');
     }
     // Naming the grant's current organization changes nothing to store (a refresh that always names
@@ -244,7 +244,7 @@ export async function checkRefreshOrganization(ctx: AppContext, kctx: KoaContext
   if (membership === null) {
     throw new errors.InvalidGrant("the user is no longer a member of the grant's organization");
   }
-  if (membership.require_mfa && !isMultiFactor(token.amr)) {
+  if (membership.require_mfa && !amrHasSecondFactor(token.amr)) {
     throw new errors.InvalidGrant("the grant's organization now requires a second factor in the sign-in");
   }
 }
