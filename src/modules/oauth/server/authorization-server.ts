@@ -18,6 +18,7 @@ import { extraTokenClaims, rotateAfterClaimsHook } from './claims-hook.ts';
 import { clientBasedCors } from './client-cors.ts';
 import { endsGatehouseSessionOnLogout, expiresWithSession, sessionLiveness } from './grant-sessions.ts';
 import { loadExistingGrant } from './grants.ts';
+import { accountClaims, rotateAfterIdTokenHook } from './id-token-claims.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
 import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { pkceConfiguration } from './pkce-policy.ts';
@@ -175,16 +176,22 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
       short: { signed: true, httpOnly: true, sameSite: 'lax' },
     },
     // `amr` (OIDC Core 2): the methods of the Gatehouse sign-in; the library drops it unless a scope lists it.
-    claims: { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name', 'updated_at'] },
+    // The names the claims hook may add to ID tokens are the openid scope's too (id-token-claims.ts).
+    claims: {
+      openid: ['sub', 'amr', ...(config.tokenHook?.idTokenClaims ?? [])],
+      email: ['email', 'email_verified'],
+      profile: ['name', 'updated_at'],
+    },
     scopes: [...OIDC_SCOPES],
     // docs/api.md §17: granted email and profile claims are in the ID token too.
     conformIdTokenClaims: false,
-    findAccount: async (_kctx: unknown, sub: string) => {
+    findAccount: async (kctx: unknown, sub: string) => {
       const user = await findAccountRow(ctx.db, sub);
       if (user?.status !== 'active') return undefined;
       return {
         accountId: user.id,
-        claims: () => ({
+        // For an ID token, with the claims hook's declared claims (id-token-claims.ts).
+        claims: accountClaims(ctx, kctx, user.id, {
           sub: user.id,
           email: user.email,
           email_verified: Boolean(user.email_verified),
@@ -242,8 +249,9 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
     // Every use of a refresh token rotates it, with no grace window; presenting a rotated one
     // revokes the grant (the library's reuse detection). A refresh whose `resource` is refused
     // is refused before the token is used (resource-indicators.ts).
-    // The claims hook is asked then too, before the token is used (claims-hook.ts).
-    rotateRefreshToken: rotateAfterClaimsHook(ctx, rotateAfterTargetCheck(ctx)),
+    // The claims hook is asked then too, for the access and the ID token, before the token is
+    // used (claims-hook.ts, id-token-claims.ts).
+    rotateRefreshToken: rotateAfterIdTokenHook(ctx, rotateAfterClaimsHook(ctx, rotateAfterTargetCheck(ctx))),
     // A user's access tokens carry the claims hook's claims (docs/claims-hook.md).
     extraTokenClaims: extraTokenClaims(ctx),
     issueRefreshToken: async (
