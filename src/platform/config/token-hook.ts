@@ -37,7 +37,7 @@ export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
  * What the authorization server's ID tokens already carry besides the reserved names (its account
  * claims and the library's own): TOKEN_HOOK_ID_TOKEN_CLAIMS may not declare them, the hook only adds.
  */
-const ID_TOKEN_RELEASED = new Set(['name', 'updated_at', 's_hash', 'sid_hash', 'events']);
+const ID_TOKEN_RELEASED = new Set(['name', 'updated_at', 's_hash']);
 
 /** A claim name TOKEN_HOOK_ID_TOKEN_CLAIMS accepts (a JSON key a relying party can read plainly). */
 const CLAIM_NAME = /^[A-Za-z][A-Za-z0-9_.:/-]{0,127}$/;
