@@ -341,6 +341,44 @@ describe('claims hook: the start refuses bad settings, naming the variable', () 
     refused({ TOKEN_HOOK_FAILURE: 'maybe' }, /^TOKEN_HOOK_FAILURE must be deny or allow/m);
     refused({ TOKEN_HOOK_TIMEOUT_MS: '0' }, /^TOKEN_HOOK_TIMEOUT_MS must be between/m);
   });
+  const withHook = { TOKEN_HOOK_URL: 'https://hooks.example.com/claims', TOKEN_HOOK_SECRET: HOOK_SECRET };
+  it('TOKEN_HOOK_ID_TOKEN_CLAIMS naming a reserved claim, one the ID token already carries, or a non-name', () => {
+    refused(
+      { ...withHook, TOKEN_HOOK_ID_TOKEN_CLAIMS: 'plan,email' },
+      /^TOKEN_HOOK_ID_TOKEN_CLAIMS: "email" is a claim Gatehouse sets itself/m,
+    );
+    refused(
+      { ...withHook, TOKEN_HOOK_ID_TOKEN_CLAIMS: 'sub' },
+      /^TOKEN_HOOK_ID_TOKEN_CLAIMS: "sub" is a claim Gatehouse sets itself/m,
+    );
+    refused(
+      { ...withHook, TOKEN_HOOK_ID_TOKEN_CLAIMS: 'updated_at' },
+      /^TOKEN_HOOK_ID_TOKEN_CLAIMS: "updated_at" is a claim Gatehouse sets itself/m,
+    );
+    refused(
+      { ...withHook, TOKEN_HOOK_ID_TOKEN_CLAIMS: '__proto__' },
+      /^TOKEN_HOOK_ID_TOKEN_CLAIMS: "__proto__" is not a claim name/m,
+    );
+    refused(
+      { ...withHook, TOKEN_HOOK_ID_TOKEN_CLAIMS: 'plan,9lives' },
+      /^TOKEN_HOOK_ID_TOKEN_CLAIMS: "9lives" is not a claim name/m,
+    );
+    refused(
+      { ...withHook, TOKEN_HOOK_ID_TOKEN_CLAIMS: 'plan, plan' },
+      /^TOKEN_HOOK_ID_TOKEN_CLAIMS names a claim twice/m,
+    );
+    refused(
+      { TOKEN_HOOK_ID_TOKEN_CLAIMS: 'plan' },
+      /^TOKEN_HOOK_ID_TOKEN_CLAIMS is set but TOKEN_HOOK_URL is not/m,
+    );
+  });
+  it('TOKEN_HOOK_ID_TOKEN_CLAIMS: a comma list, spaces trimmed', () => {
+    const config = start({
+      ...withHook,
+      TOKEN_HOOK_ID_TOKEN_CLAIMS: ' plan, https://example.com/tier ,team.id',
+    })();
+    assert.deepEqual(config.tokenHook?.idTokenClaims, ['plan', 'https://example.com/tier', 'team.id']);
+  });
   it('every problem at once, one a line', () =>
     assert.throws(
       start({ TOKEN_HOOK_URL: 'http://10.0.0.7/x', TOKEN_HOOK_FAILURE: 'maybe' }),
@@ -358,6 +396,7 @@ describe('claims hook: the start refuses bad settings, naming the variable', () 
       secret: HOOK_SECRET,
       timeoutMs: 2000,
       failure: 'deny',
+      idTokenClaims: [],
     });
     assert.equal(start({})().tokenHook, null, 'no hook by default');
   });

@@ -23,7 +23,10 @@ for (const dialect of DIALECTS) {
     let config: oidc.Configuration;
     before(async () => {
       hook = await startHookReceiver();
-      f = await startCodeFlow(dialect, hookEnv(hook, { TOKEN_HOOK_TIMEOUT_MS: '1000' }));
+      f = await startCodeFlow(
+        dialect,
+        hookEnv(hook, { TOKEN_HOOK_TIMEOUT_MS: '1000', TOKEN_HOOK_ID_TOKEN_CLAIMS: 'plan,tier' }),
+      );
       const made = await f.s.admin('POST', '/api/v1/resources', {
         identifier: NOTES,
         name: 'Notes API',
@@ -105,7 +108,8 @@ for (const dialect of DIALECTS) {
       assert.equal(claims.plan, 'enterprise');
       assert.equal(claims.seen_scope, 'read:notes', 'the hook saw the scope the token got');
       assert.equal(claims.aud, NOTES);
-      const call = hook.calls.at(-1)!;
+      // The last access-token call (the ID token of this refresh is asked after it).
+      const call = hook.calls.findLast((c) => c.body.data.token === 'access_token')!;
       assert.equal(call.verified, true);
       const { plan: _p, seen_scope: _s, jti: _j, iat: _i, exp: _e, ...signed } = claims;
       const { iat: _ci, exp: _ce, ...sent } = call.body.data.claims;
@@ -122,6 +126,63 @@ for (const dialect of DIALECTS) {
         assert.equal(err.error, 'invalid_grant');
         return true;
       });
+    });
+
+    it('code grant: the ID token carries the declared hook claims; the call names token id_token, audience the client', async () => {
+      hook.mode = 'example';
+      hook.decide = ({ token }) =>
+        token === 'id_token' ? { tier: 'gold', undeclared: 'left out' } : { plan: 'pro' };
+      const p = await f.person();
+      const from = hook.calls.length;
+      const tokens = await f.signIn(p, { scope: 'openid email read:notes', resource: NOTES }, config);
+      const id = jwtPayload(String(tokens.id_token));
+      assert.equal(id.tier, 'gold', 'a declared claim is released');
+      assert.equal(id.undeclared, undefined, 'an undeclared one is left out');
+      assert.equal(id.email, p.email, 'the claims Gatehouse vouches for stay');
+      assert.equal(jwtPayload(tokens.access_token).tier, undefined, 'the access token got its own answer');
+      const call = hook.calls.slice(from).find((c) => c.body.data.token === 'id_token');
+      assert.ok(call, 'the hook was called for the ID token');
+      assert.equal(call.verified, true);
+      const { data } = call.body;
+      assert.equal(data.client_id, id.aud);
+      assert.equal(data.audience, id.aud, 'an ID token is for its client');
+      assert.equal(data.user.id, p.id);
+      assert.equal(data.organization, null);
+      assert.equal(data.claims.sub, p.id);
+      assert.equal(data.claims.email, p.email);
+      assert.ok(!call.raw.includes(tokens.access_token), 'no token is sent');
+    });
+
+    it('ID token refused (deny): server_error on the code grant; on the refresh grant the refresh token stays usable', async () => {
+      hook.mode = 'example';
+      hook.decide = () => ({ plan: 'pro' });
+      const p = await f.person();
+      const tokens = await f.signIn(
+        p,
+        { scope: 'openid offline_access read:notes', resource: NOTES },
+        config,
+      );
+      const refresh = String(tokens.refresh_token);
+      // Only the ID token's call fails: an answer setting `email`, a claim Gatehouse vouches for.
+      hook.decide = ({ token }) => (token === 'id_token' ? { email: 'boss@example.test' } : { plan: 'pro' });
+      await assert.rejects(oidc.refreshTokenGrant(config, refresh, { resource: NOTES }), serverError);
+      assert.equal(
+        (await oidc.tokenIntrospection(config, refresh)).active,
+        true,
+        'the refresh token is still active (the ID token was asked before it was used)',
+      );
+      const { callback, verifier, state } = await f.authorize(
+        p,
+        { scope: 'openid read:notes', resource: NOTES },
+        config,
+      );
+      await assert.rejects(
+        oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }),
+        serverError,
+      );
+      hook.decide = () => ({ plan: 'pro', tier: 'silver' });
+      const next = await oidc.refreshTokenGrant(config, refresh, { resource: NOTES });
+      assert.equal(jwtPayload(String(next.id_token)).tier, 'silver');
     });
 
     it('code grant refused (deny): server_error, no token', async () => {

@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
+import { RESERVED_CLAIMS } from '../../platform/config/token-hook.ts';
 import { createDeliveryAgents, type DeliveryAgents } from '../../platform/outbound/address-guard.ts';
 import { postJson } from '../../platform/outbound/http-post.ts';
 import { signedHeaders } from '../../platform/outbound/standard-webhooks.ts';
@@ -14,35 +15,8 @@ import { type PublicUser, toPublicUser } from '../user.schemas.ts';
  * agents (src/platform/outbound/).
  */
 
-/** The claims an answer may not set: registered JWT/OIDC claims and Gatehouse's own (§21). */
-export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
-  'iss',
-  'sub',
-  'aud',
-  'exp',
-  'nbf',
-  'iat',
-  'jti',
-  'client_id',
-  'scope',
-  'auth_time',
-  'amr',
-  'acr',
-  'azp',
-  'sid',
-  'nonce',
-  'at_hash',
-  'c_hash',
-  'org_id',
-  'roles',
-  'organizations',
-  'email',
-  'email_verified',
-  'typ',
-  'cnf',
-  // Not a claim anyone means: a key JSON.parse keeps as an own property, refused rather than carried.
-  '__proto__',
-]);
+/** The claims an answer may not set (§21); kept beside the setting that checks names against them. */
+export { RESERVED_CLAIMS };
 
 /** The largest answer read (§21: more is a failure). */
 export const CLAIMS_HOOK_MAX_ANSWER_BYTES = 4096;

@@ -151,4 +151,9 @@ export interface TokenHookSettings {
   readonly timeoutMs: number;
   /** What a failed call does: `deny` issues nothing (503), `allow` issues without extra claims. */
   readonly failure: 'deny' | 'allow';
+  /**
+   * TOKEN_HOOK_ID_TOKEN_CLAIMS: the claim names the hook may add to the authorization server's ID
+   * tokens, declared under its `openid` scope so the library releases them (docs/claims-hook.md).
+   */
+  readonly idTokenClaims: readonly string[];
 }

@@ -18,6 +18,7 @@ import { extraTokenClaims, rotateAfterClaimsHook } from './claims-hook.ts';
 import { clientBasedCors } from './client-cors.ts';
 import { endsGatehouseSessionOnLogout, expiresWithSession, sessionLiveness } from './grant-sessions.ts';
 import { loadExistingGrant } from './grants.ts';
+import { accountClaims, rotateAfterIdTokenHook } from './id-token-claims.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
 import {
   accountOrganizationClaims,
@@ -183,8 +184,9 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
     },
     // `amr` (OIDC Core 2): the methods of the Gatehouse sign-in; the library drops it unless a scope lists it.
     // `org_id` and `organizations` (docs/api.md §21): the grant's organization, the user's memberships.
+    // The names the claims hook may add to ID tokens are the openid scope's too (id-token-claims.ts).
     claims: {
-      openid: ['sub', 'amr', 'org_id'],
+      openid: ['sub', 'amr', 'org_id', ...(config.tokenHook?.idTokenClaims ?? [])],
       email: ['email', 'email_verified'],
       profile: ['name', 'updated_at'],
       organizations: ['organizations'],
@@ -197,14 +199,15 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
       if (user?.status !== 'active') return undefined;
       return {
         accountId: user.id,
-        claims: async (use: string, scope: string) => ({
+        // For an ID token, with the claims hook's declared claims (id-token-claims.ts).
+        claims: accountClaims(ctx, kctx, user.id, token?.grantId, async (use: string, scope: string) => ({
           sub: user.id,
           email: user.email,
           email_verified: Boolean(user.email_verified),
           name: user.name,
           updated_at: Math.floor(Number(user.updated_at) / 1000),
           ...(await accountOrganizationClaims(ctx, kctx, user.id, use, scope, token?.grantId)),
-        }),
+        })),
       };
     },
     // OIDC Core 3.1.2.1: `redirect_uri` is required, even for a client with one registered URI
@@ -258,8 +261,9 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
     // Every use of a refresh token rotates it, with no grace window; presenting a rotated one
     // revokes the grant (the library's reuse detection). A refresh whose `resource` is refused
     // is refused before the token is used (resource-indicators.ts).
-    // The claims hook is asked then too, before the token is used (claims-hook.ts).
-    rotateRefreshToken: rotateAfterClaimsHook(ctx, rotateAfterTargetCheck(ctx)),
+    // The claims hook is asked then too, for the access and the ID token, before the token is
+    // used (claims-hook.ts, id-token-claims.ts).
+    rotateRefreshToken: rotateAfterIdTokenHook(ctx, rotateAfterClaimsHook(ctx, rotateAfterTargetCheck(ctx))),
     // A user's access tokens carry the claims hook's claims (docs/claims-hook.md).
     extraTokenClaims: extraTokenClaims(ctx),
     issueRefreshToken: async (

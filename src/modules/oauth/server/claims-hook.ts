@@ -180,21 +180,23 @@ function accessClaims(
 }
 
 /** Calls the hook for the account; a refusal becomes the OAuth `server_error` (RFC 6749 §5.2). */
-async function askHook(
+export async function askHook(
   ctx: AppContext,
   accountId: string,
   clientId: string | null,
   claims: Record<string, unknown>,
   organization: TokenOrganization | null,
+  token: 'access_token' | 'id_token' = 'access_token',
 ): Promise<Record<string, unknown>> {
   const user = await findUserById(ctx.db, accountId);
   if (!user) throw new errors.InvalidGrant('the account of this grant is gone');
   try {
     return await callClaimsHook(ctx, {
-      token: 'access_token',
+      token,
       user: toPublicUser(user),
       clientId,
-      // An access token for the userinfo endpoint only has no audience of its own: its client's.
+      // An access token for the userinfo endpoint only has no audience of its own: its client's
+      // (an ID token's audience is its client too).
       audience: typeof claims.aud === 'string' ? claims.aud : (clientId ?? ctx.config.publicUrl),
       organization,
       claims,
