@@ -49,7 +49,7 @@ describe('admin console in Chromium: OAuth clients and APIs', { skip: skipWithou
     const apiForm = page.locator('#resource-form');
     await apiForm.getByLabel('Identifier').fill(API);
     await apiForm.getByLabel('Name').fill('Billing API');
-    await apiForm.getByLabel('Scopes').fill('invoices:read Read your invoices');
+    await apiForm.getByLabel('Scopes', { exact: true }).fill('invoices:read Read your invoices');
     await page.getByRole('button', { name: 'Add API' }).click();
     await page.getByRole('status').filter({ hasText: 'Billing API was added.' }).waitFor();
     const apiRow = page.locator('#resources-body tr').filter({ hasText: API });
@@ -66,7 +66,7 @@ describe('admin console in Chromium: OAuth clients and APIs', { skip: skipWithou
     await form.getByLabel('Authorization code (with PKCE)').uncheck();
     await form.getByLabel('Refresh token').uncheck();
     await form.getByLabel('Client credentials (confidential only)').check();
-    await form.getByLabel('Scopes').fill('invoices:read');
+    await form.getByLabel('Scopes', { exact: true }).fill('invoices:read');
     await form.getByLabel('APIs (resource identifiers)').fill(API);
     await page.getByRole('button', { name: 'Create client' }).click();
     const panel = page.getByRole('region', { name: 'Client secret' });
