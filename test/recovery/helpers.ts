@@ -47,9 +47,9 @@ export function linkIn(mail: ReceivedMail, prefix: string): string {
   return found;
 }
 
-/** The token at the end of a link. */
+/** The token at the end of a link's path (links carry `?lang=`: docs/languages.md, "Mails"). */
 export function tokenOfLink(link: string): string {
-  return link.split('/').pop() ?? '';
+  return new URL(link).pathname.split('/').pop() ?? '';
 }
 
 /** POST with a JSON body from a given client address. */
