@@ -144,6 +144,8 @@ for (const dialect of DIALECTS) {
           created_at: 0,
           updated_at: 0,
           last_login_at: null,
+          // API §22: every user object names its kind; an invited person is a person.
+          kind: 'person',
           // API §24: users gain `locale`; an invitation without one leaves it null.
           locale: null,
         },
