@@ -335,7 +335,12 @@ describe('admin console with the audit module', { skip: skipWithoutChromium }, (
       await page.getByLabel('Outcome').selectOption('success');
       await page.getByLabel('Action').fill('login.success');
       await page.getByRole('button', { name: 'Apply filters' }).click();
-      await page.locator('#audit-body tr').filter({ hasText: 'login.success' }).first().waitFor();
+      // Wait for the filtered table itself: the unfiltered one already holds login.success rows, so
+      // waiting for one such row could read the table before the filtered answer replaced it.
+      await page.waitForFunction(() => {
+        const cells = [...document.querySelectorAll('#audit-body tr td:nth-child(2)')];
+        return cells.length > 0 && cells.every((c) => c.textContent === 'login.success');
+      });
       const actions = await page.locator('#audit-body tr td:nth-child(2)').allTextContents();
       assert.ok(actions.length > 0 && actions.every((a) => a === 'login.success'), actions.join());
       // People by address, not by id (the admin signed in: they are the actor of these rows).
