@@ -4,7 +4,7 @@ import { ApiError } from '../../platform/api-error.ts';
 import type { Db } from '../../platform/db/schema.ts';
 import { type Caller, isAdmin, organizationNotFound } from './common.ts';
 import { findOrganization, type OrganizationRow } from './organizations.queries.ts';
-import { membershipIn, orgPermissionsOf } from './reads.ts';
+import { membershipIn, orgPermissionsOf, permissionsOf } from './reads.ts';
 
 /** What a caller may do in one organization, decided on the server from the id in the path. */
 export interface OrgAccess {
@@ -48,4 +48,26 @@ export async function orgAccess(
 export function requirePermission(access: OrgAccess, permission: string): void {
   if (access.admin || access.permissions.has(permission)) return;
   throw new ApiError('forbidden', { detail: `This needs the ${permission} permission in this organization` });
+}
+
+/**
+ * The escalation guard (docs/api.md §21), for member_put and invitations alike: a caller who is not
+ * an admin hands out only roles whose every permission they hold in this organization (their global
+ * roles do not count here); else 403 `forbidden`.
+ */
+export async function checkGrantable(
+  ctx: AppContext,
+  db: Db,
+  access: Pick<OrgAccess, 'admin' | 'permissions'>,
+  roles: readonly string[],
+): Promise<void> {
+  if (access.admin) return;
+  for (const role of roles) {
+    const needs = await permissionsOf(ctx, [role], db);
+    if (needs.some((p) => !access.permissions.has(p))) {
+      throw new ApiError('forbidden', {
+        detail: `The role ${role} grants permissions you do not hold in this organization`,
+      });
+    }
+  }
 }

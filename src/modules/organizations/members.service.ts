@@ -2,7 +2,7 @@ import { type AuditEvent, findUserById, recordAudits } from '../../identity/inde
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import type { Db } from '../../platform/db/schema.ts';
-import { type OrgAccess, orgAccess, requirePermission } from './access.ts';
+import { checkGrantable, type OrgAccess, orgAccess, requirePermission } from './access.ts';
 import { type Caller, iso, roleNotFound } from './common.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import {
@@ -56,27 +56,6 @@ export async function listMembers(
     next_cursor:
       rows.length > query.limit && last ? encodeCursor({ j: Number(last.joined_at), u: last.user_id }) : null,
   };
-}
-
-/**
- * The escalation guard (docs/api.md §21): a caller who is not an admin hands out only roles whose
- * every permission they hold in this organization (their global roles do not count here).
- */
-async function checkGrantable(
-  ctx: AppContext,
-  db: Db,
-  access: OrgAccess,
-  roles: readonly string[],
-): Promise<void> {
-  if (access.admin) return;
-  for (const role of roles) {
-    const needs = await permissionsOf(ctx, [role], db);
-    if (needs.some((p) => !access.permissions.has(p))) {
-      throw new ApiError('forbidden', {
-        detail: `The role ${role} grants permissions you do not hold in this organization`,
-      });
-    }
-  }
 }
 
 /**

@@ -13,7 +13,6 @@ import {
 } from '../../../identity/index.ts';
 import { linkBudget } from '../../../identity/links/budgets.ts';
 import { checkPasswordPolicy } from '../../../identity/passwords/password-policy.ts';
-import { HashCapacityError } from '../../../identity/passwords/passwords.ts';
 import { hashOpaqueToken } from '../../../identity/tokens/opaque-tokens.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
@@ -105,15 +104,8 @@ export async function acceptOrganizationInvitation(
     email: invitation.email,
   });
   if (!policy.ok) throw new ApiError('weak_password', { detail: policy.reason });
-  let passwordHash: string;
-  try {
-    passwordHash = await ctx.passwords.hash(password);
-  } catch (err) {
-    if (err instanceof HashCapacityError) {
-      throw new ApiError('unavailable', { detail: err.message, retryAfterS: err.retryAfterS });
-    }
-    throw err;
-  }
+  // Hashing at capacity throws HashCapacityError, which the one error handler answers 503 (http/errors.ts).
+  const passwordHash = await ctx.passwords.hash(password);
   try {
     return await ctx.db.transaction().execute(async (trx) => {
       await useUp(trx, invitation);

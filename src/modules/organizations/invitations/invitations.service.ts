@@ -15,7 +15,7 @@ import {
 } from './invitations.queries.ts';
 import type { OrgInvitationList, OrgInviteBody, OrgInviteResponse } from './invitations.schemas.ts';
 import {
-  checkGrantable,
+  checkInvitedRoles,
   invitationEventData,
   isMember,
   organizationAccess,
@@ -55,7 +55,7 @@ export async function inviteToOrganization(
   }
   const access = await organizationAccess(ctx, caller, organizationId, 'org:members:manage');
   const roles = [...input.roles];
-  await checkGrantable(ctx, access, roles);
+  await checkInvitedRoles(ctx, access, roles);
   const { organization } = access;
   const result = await ctx.db.transaction().execute(async (trx) => {
     const now = Date.now();

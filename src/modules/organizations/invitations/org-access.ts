@@ -3,12 +3,12 @@ import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import { isUniqueViolation } from '../../../platform/db/dialect.ts';
 import type { Db, UserRow } from '../../../platform/db/schema.ts';
-import { orgAccess, requirePermission } from '../access.ts';
+import { checkGrantable, orgAccess, requirePermission } from '../access.ts';
 import type { Caller } from '../common.ts';
 import { roleNotFound } from '../common.ts';
 import { findMember, insertMember } from '../members.queries.ts';
 import { lockOrganization } from '../organizations.queries.ts';
-import { membershipIn, parseNames, permissionsOf } from '../reads.ts';
+import { membershipIn, parseNames } from '../reads.ts';
 import { existingRoleNames } from '../roles.queries.ts';
 import type { InvitationWithOrganization } from './invitations.queries.ts';
 
@@ -49,7 +49,7 @@ export async function organizationAccess(
  * `role_not_found`), and a caller who is not an admin may hand out only roles whose every
  * permission they hold there (403 `forbidden`).
  */
-export async function checkGrantable(
+export async function checkInvitedRoles(
   ctx: AppContext,
   access: OrgInviter,
   roles: readonly string[],
@@ -57,15 +57,7 @@ export async function checkGrantable(
   const known = await existingRoleNames(ctx.db, roles);
   const unknown = roles.find((r) => !known.has(r));
   if (unknown !== undefined) throw roleNotFound(unknown);
-  if (access.admin) return;
-  for (const role of roles) {
-    const needs = await permissionsOf(ctx, [role]);
-    if (needs.some((p) => !access.permissions.has(p))) {
-      throw new ApiError('forbidden', {
-        detail: `The role ${role} grants permissions you do not hold in this organization`,
-      });
-    }
-  }
+  await checkGrantable(ctx, ctx.db, access, roles);
 }
 
 /**
