@@ -13,18 +13,15 @@ import {
 import { registrationReadScopes, storeRegisteredClient } from '../clients/registration.ts';
 import { registrationPolicies } from '../clients/registration-policies.ts';
 import { resourceIndicators, rotateAfterTargetCheck } from '../resources/resource-indicators.ts';
+import { findAccount } from './accounts.ts';
 import { adapterFactory } from './adapter.ts';
 import { extraTokenClaims, rotateAfterClaimsHook } from './claims-hook.ts';
 import { clientBasedCors } from './client-cors.ts';
 import { endsGatehouseSessionOnLogout, expiresWithSession, sessionLiveness } from './grant-sessions.ts';
 import { loadExistingGrant } from './grants.ts';
-import { accountClaims, rotateAfterIdTokenHook } from './id-token-claims.ts';
+import { rotateAfterIdTokenHook } from './id-token-claims.ts';
 import { findAccountRow, insertAppSecret, readAppSecret } from './models.queries.ts';
-import {
-  accountOrganizationClaims,
-  keepsGrantOrganization,
-  organizationParam,
-} from './organization-tokens.ts';
+import { keepsGrantOrganization, organizationParam } from './organization-tokens.ts';
 import { formPostPages, logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { pkceConfiguration } from './pkce-policy.ts';
 import { interactionPolicyFor } from './policy.ts';
@@ -194,22 +191,7 @@ function configuration(ctx: AppContext, cookieSecret: string): Configuration {
     scopes: [...OIDC_SCOPES],
     // docs/api.md §17: granted email and profile claims are in the ID token too.
     conformIdTokenClaims: false,
-    findAccount: async (kctx: KoaContextWithOIDC, sub: string, token?: { grantId?: string }) => {
-      const user = await findAccountRow(ctx.db, sub);
-      if (user?.status !== 'active') return undefined;
-      return {
-        accountId: user.id,
-        // For an ID token, with the claims hook's declared claims (id-token-claims.ts).
-        claims: accountClaims(ctx, kctx, user.id, token?.grantId, async (use: string, scope: string) => ({
-          sub: user.id,
-          email: user.email,
-          email_verified: Boolean(user.email_verified),
-          name: user.name,
-          updated_at: Math.floor(Number(user.updated_at) / 1000),
-          ...(await accountOrganizationClaims(ctx, kctx, user.id, use, scope, token?.grantId)),
-        })),
-      };
-    },
+    findAccount: findAccount(ctx),
     // OIDC Core 3.1.2.1: `redirect_uri` is required, even for a client with one registered URI
     // (the library's default fills it in); a request without it gets an error page, never a code.
     allowOmittingSingleRegisteredRedirectUri: false,
