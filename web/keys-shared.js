@@ -68,7 +68,7 @@ export function scopesAndExpiry(form) {
   return body;
 }
 
-/** "read and write of users, …" for people: the stored scopes, or the words for null. */
+/** The stored scopes as the API names them, or the words for `null` (everything the owner may do). */
 export function scopesText(key) {
   return key.scopes === null ? t('js.account-keys.scopes_all') : key.scopes.join(' ');
 }

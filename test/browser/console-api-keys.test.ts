@@ -175,4 +175,25 @@ describe('admin console in Chromium: API keys and service accounts', { skip: ski
     await assertAccessible(page, 'the console API keys of an organization');
     assertClean(tab);
   });
+
+  it('with api_keys off neither the console nor /account shows keys, and a bookmark opens the users', async () => {
+    const off = await stack.adminApi('PUT', '/api/v1/admin/modules/api_keys', { enabled: false });
+    assert.equal(off.status, 200);
+    try {
+      const tab = await openTab(stack);
+      const { page } = tab;
+      await signInToConsole(page, stack.origin);
+      await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+      assert.equal(await page.locator('#nav-keys').isHidden(), true);
+      await page.goto(`${stack.origin}/admin#/keys`);
+      await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+      assert.equal(await page.locator('#view-keys').isHidden(), true);
+      await page.goto(`${stack.origin}/account`);
+      await page.getByRole('heading', { name: 'Profile' }).waitFor();
+      assert.equal(await page.locator('#keys-section').isHidden(), true);
+      assertClean(tab);
+    } finally {
+      await stack.adminApi('PUT', '/api/v1/admin/modules/api_keys', { enabled: true });
+    }
+  });
 });
