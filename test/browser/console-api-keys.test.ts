@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { consoleScreenshot, readSecretPanel, signInToConsole } from './console-support.ts';
+import { consoleScreenshot, readSecretPanel, recordApiCalls, signInToConsole } from './console-support.ts';
 import {
   assertAccessible,
   assertClean,
@@ -173,6 +173,59 @@ describe('admin console in Chromium: API keys and service accounts', { skip: ski
     const keys = await stack.adminApi('GET', `/api/v1/api-keys?owner=organization:${orgId}`);
     assert.equal((keys.body as { data: unknown[] }).data.length, 1);
     await assertAccessible(page, 'the console API keys of an organization');
+    assertClean(tab);
+  });
+
+  it('keyset pages of 25, one list call each with the previous cursor; the owner filter by e-mail address', async () => {
+    const person = await stack.adminApi('POST', '/api/v1/users', {
+      email: 'many-keys@pages.test',
+      password: 'a long passphrase for many keys 1',
+    });
+    assert.equal(person.status, 201);
+    const personId = (person.body as { id: string }).id;
+    for (let i = 1; i <= 26; i++) {
+      const made = await stack.adminApi('POST', '/api/v1/api-keys', {
+        name: `bulk-${String(i).padStart(2, '0')}`,
+        user_id: personId,
+        scopes: ['users:read'],
+      });
+      assert.equal(made.status, 201);
+    }
+    const tab = await openTab(stack);
+    const { page } = tab;
+    await signInToConsole(page, stack.origin);
+    const calls = recordApiCalls(page);
+    await page.goto(`${stack.origin}/admin#/keys`);
+    await page.getByText('Every key, newest first. Page 1.').waitFor();
+    assert.equal(await page.locator('#keys-body tr').count(), 25);
+    // Newest first: the last one made heads the list.
+    assert.equal(await page.locator('#keys-body tr').first().locator('td').first().textContent(), 'bulk-26');
+    await page.locator('#keys-next').click();
+    await page.getByText('Every key, newest first. Page 2.').waitFor();
+    const lists = calls.filter((c) => c.method === 'GET' && c.url.pathname === '/api/v1/api-keys');
+    const [first, second] = lists.slice(-2);
+    assert.equal(first?.url.searchParams.get('limit'), '25');
+    assert.equal(first?.url.searchParams.get('cursor'), null);
+    assert.equal(second?.url.searchParams.get('limit'), '25');
+    assert.ok(
+      second?.url.searchParams.get('cursor'),
+      'the second page is asked with the cursor of the first',
+    );
+    assert.ok((await page.locator('#keys-body tr').count()) >= 1);
+
+    // The filter takes the owner's e-mail address and lists only their keys.
+    await page.locator('#keys-owner-type').selectOption('user');
+    await page.locator('#keys-owner').fill('many-keys@pages.test');
+    await page.getByRole('button', { name: 'Show keys' }).click();
+    await page.getByText('Keys of many-keys@pages.test, newest first. Page 1.').waitFor();
+    assert.equal(new URL(page.url()).hash, `#/keys?owner=${encodeURIComponent(`user:${personId}`)}`);
+    assert.equal(await page.locator('#keys-body tr').count(), 25);
+    await page.locator('#keys-next').click();
+    await page.getByText('Keys of many-keys@pages.test, newest first. Page 2.').waitFor();
+    assert.equal(await page.locator('#keys-body tr').count(), 1);
+    assert.equal(await page.locator('#keys-body tr td').first().textContent(), 'bulk-01');
+    const owned = calls.filter((c) => c.url.pathname === '/api/v1/api-keys').at(-1);
+    assert.equal(owned?.url.searchParams.get('owner'), `user:${personId}`);
     assertClean(tab);
   });
 
