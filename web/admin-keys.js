@@ -74,6 +74,18 @@ async function resolveOwner(type, who) {
   return matches[0].id;
 }
 
+/** Whether `who` names a user or service account (an id that is no user's is an organization's). */
+async function findsUser(who) {
+  const text = who.trim();
+  try {
+    if (UUID.test(text)) await call(`/api/v1/users/${encodeURIComponent(text)}`);
+    else await resolveOwner('user', text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function ownerName(owner) {
   const key = `${owner.type}:${owner.id}`;
   if (!ownerNames.has(key)) {
@@ -226,12 +238,14 @@ export function initKeys() {
     if (!location.hash.startsWith('#/keys')) hideKeySecret($('#keys-secret'));
   });
   onSubmit($('#keys-filter'), async (values) => {
-    if (!values.type || !values.who.trim()) {
+    if (!values.who.trim()) {
       location.hash = '#/keys';
       if (!ownerFilter) return restart();
       return;
     }
-    const target = keysHref(values.type, await resolveOwner(values.type, values.who));
+    // "Any owner" with a name: a user or service account first, else an organization.
+    const type = values.type || ((await findsUser(values.who)) ? 'user' : 'organization');
+    const target = keysHref(type, await resolveOwner(type, values.who));
     if (location.hash === target) return restart();
     location.hash = target;
   });
