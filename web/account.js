@@ -3,6 +3,7 @@
 
 import { loadApps } from './account-apps.js';
 import { loadIdentities } from './account-identities.js';
+import { loadKeys } from './account-keys.js';
 import { loadOrganizations } from './account-organizations.js';
 import { loadSessions } from './account-sessions.js';
 import {
@@ -286,6 +287,7 @@ async function start() {
   $('#identities-section').hidden = !modules.has('providers');
   $('#apps-section').hidden = !modules.has('oauth');
   $('#organizations-section').hidden = !modules.has('organizations');
+  $('#keys-section').hidden = !modules.has('api_keys');
   $('#loading').hidden = true;
   $('#account').hidden = false;
   const loads = [
@@ -295,6 +297,7 @@ async function start() {
     [() => (modules.has('providers') ? loadIdentities(say) : Promise.resolve()), '#identities-section'],
     [() => loadApps(say), '#apps-section'],
     [() => loadOrganizations(say), '#organizations-section'],
+    [() => loadKeys(say), '#keys-section'],
   ];
   await Promise.all(loads.map(([load, section]) => load().catch((err) => showError($(section), err))));
 }

@@ -14,6 +14,7 @@ import {
   userHref,
   words,
 } from './admin-core.js';
+import { ownerKeysLink } from './admin-keys.js';
 import { orgWorded } from './admin-orgs.js';
 import { $, el, focusOn, formatDate, onSubmit } from './lib.js';
 
@@ -161,6 +162,7 @@ export async function showOrganization(id) {
   try {
     org = { id };
     await refresh();
+    ownerKeysLink($('#org-edit-title').parentElement, 'organization', id);
     $('#org-body').hidden = false;
     focusOn($('#org-title'));
   } catch (err) {

@@ -2,6 +2,7 @@
 // the edit form, sessions with revoke, linked identities and delete with confirmation.
 
 import { built, call, can, confirmAction, explain, fail, notify } from './admin-core.js';
+import { ownerKeysLink } from './admin-keys.js';
 import { $, clearError, deviceName, el, focusOn, formatDate, onSubmit } from './lib.js';
 
 let user = null;
@@ -104,6 +105,7 @@ function showControls() {
   const audit = $('#user-audit');
   audit.hidden = !can('GET /api/v1/admin/audit');
   audit.setAttribute('href', `#/audit?target=${encodeURIComponent(user.id)}`);
+  ownerKeysLink(audit.parentElement, 'user', user.id);
 }
 
 export async function showUser(id) {

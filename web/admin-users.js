@@ -43,7 +43,8 @@ function pagePath() {
 function row(user) {
   const tr = el('tr');
   tr.append(
-    cell(user.email, userHref(user.id)),
+    // A service account has no e-mail address (API §22): its name names the link.
+    cell(user.email ?? user.name ?? user.id, userHref(user.id)),
     cell(user.name || '—'),
     cell(user.role),
     cell(user.status),

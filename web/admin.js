@@ -3,6 +3,7 @@
 // console asks the API for nothing.
 
 import { can, clearNotice, fail, loadModules } from './admin-core.js';
+import { initKeys, showKeys } from './admin-keys.js';
 import { initAudit, initNew, showAudit, showModules, showNew } from './admin-more.js';
 import { initOAuth, showOAuth } from './admin-oauth.js';
 import { initOrganization, showOrganization } from './admin-org.js';
@@ -27,6 +28,7 @@ const VIEWS = [
   'orgs',
   'org',
   'roles',
+  'keys',
 ];
 /** A page's own view and the navigation entry it belongs to. */
 const SECTION = { user: 'users', webhook: 'webhooks', orgs: 'organizations', org: 'organizations' };
@@ -50,11 +52,13 @@ function applyModules() {
   $('#nav-webhooks').hidden = !can('GET /api/v1/webhooks');
   $('#nav-organizations').hidden = !can('GET /api/v1/organizations');
   $('#nav-roles').hidden = !can('GET /api/v1/roles');
+  $('#nav-keys').hidden = !can('GET /api/v1/api-keys');
 }
 
 /**
  * `#/users`, `#/users/<id>`, `#/new`, `#/modules`, `#/audit?target=<id>`, `#/oauth`, `#/oauth/<client_id>`, `#/providers`,
- * `#/webhooks`, `#/webhooks/<id>`, `#/organizations`, `#/organizations/<id>`, `#/roles`.
+ * `#/webhooks`, `#/webhooks/<id>`, `#/organizations`, `#/organizations/<id>`, `#/roles`,
+ * `#/keys?owner=user:<id>|organization:<id>`.
  */
 async function route() {
   clearNotice();
@@ -113,6 +117,11 @@ async function route() {
     focusOn($('#roles-title'));
     return showRoles();
   }
+  if (parts[0] === 'keys' && !$('#nav-keys').hidden) {
+    showView('keys');
+    focusOn($('#keys-title'));
+    return showKeys(query);
+  }
   showView('users');
   await showUsers();
 }
@@ -157,6 +166,7 @@ async function start() {
   initOrganizations();
   initOrganization();
   initRoles();
+  initKeys();
   applyModules();
   document.addEventListener('modules-changed', applyModules);
   $('#sign-out').addEventListener('click', async () => {

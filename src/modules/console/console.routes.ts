@@ -60,7 +60,13 @@ export function consoleEndpoints(ctx: AppContext, modules: ModuleDirectory): End
           modules: usableModules(modules, usable),
           // The dynamic-registration card shows the real state. Not a secret: discovery already
           // says whether registration is on (`registration_endpoint`).
-          data: { registration: ctx.config.oauth.dynamicRegistration },
+          // The API keys view offers expiries within API_KEY_MAX_TTL_DAYS (docs/api.md §22): a
+          // policy, not a secret (an over-long expiry is refused with that number anyway).
+          data: {
+            registration: ctx.config.oauth.dynamicRegistration,
+            'key-max-days': String(ctx.config.apiKeys.maxTtlDays),
+            'key-no-expiry': String(ctx.config.apiKeys.allowNoExpiry),
+          },
         }),
     }),
     endpoint({

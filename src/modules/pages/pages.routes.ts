@@ -133,6 +133,15 @@ export function pagesEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpo
             ...page,
             titleKey: `page.${page.fragment}.title`,
             modules: usableModules(modules, usable),
+            // /account's API keys offer expiries within API_KEY_MAX_TTL_DAYS (docs/api.md §22).
+            ...(page.fragment === 'account'
+              ? {
+                  data: {
+                    'key-max-days': String(ctx.config.apiKeys.maxTtlDays),
+                    'key-no-expiry': String(ctx.config.apiKeys.allowNoExpiry),
+                  },
+                }
+              : {}),
           });
         },
       }),
