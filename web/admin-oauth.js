@@ -18,7 +18,7 @@ import {
 } from './admin-core.js';
 import { hideConnect, showConnect } from './admin-oauth-connect.js';
 import { initRegistrationToken, showRegistrationToken } from './admin-oauth-token.js';
-import { $, clearError, focusOn, onSubmit, Problem, t } from './lib.js';
+import { $, clearError, focusOn, ltr, onSubmit, Problem, t } from './lib.js';
 
 const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'];
 const clientForm = $('#client-form');
@@ -26,12 +26,6 @@ const resourceForm = $('#resource-form');
 let editingClient = null;
 let editingResource = null;
 let clients = [];
-
-/** An id, URI or scope cell reads left to right in a right-to-left page too. */
-function ltr(td) {
-  td.dir = 'ltr';
-  return td;
-}
 
 /** Field errors keep their marks; other refusals become the console's sentence. */
 function worded(err) {

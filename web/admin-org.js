@@ -14,8 +14,8 @@ import {
   userHref,
   words,
 } from './admin-core.js';
-import { ltr, orgWorded } from './admin-orgs.js';
-import { $, el, focusOn, formatDate, onSubmit, t } from './lib.js';
+import { orgWorded } from './admin-orgs.js';
+import { $, el, focusOn, formatDate, ltr, onSubmit, t } from './lib.js';
 
 let org = null;
 let membersCursor = null;

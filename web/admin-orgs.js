@@ -3,7 +3,7 @@
 // docs/api.md §21.
 
 import { call, cell, explain, fail, fillTable, notify, PAGE_SIZE } from './admin-core.js';
-import { $, el, formatDate, onSubmit, Problem, t } from './lib.js';
+import { $, el, formatDate, ltr, onSubmit, Problem, t } from './lib.js';
 
 const SEARCH_DELAY_MS = 250;
 
@@ -13,12 +13,6 @@ let page = 0;
 let nextCursor = null;
 let generation = 0;
 let typing = 0;
-
-/** An id, slug or address cell reads left to right in a right-to-left page too. */
-export function ltr(td) {
-  td.dir = 'ltr';
-  return td;
-}
 
 export const orgHref = (id) => `#/organizations/${encodeURIComponent(id)}`;
 

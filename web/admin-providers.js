@@ -14,7 +14,7 @@ import {
   rowButton,
   words,
 } from './admin-core.js';
-import { $, clearError, focusOn, onSubmit, Problem, t } from './lib.js';
+import { $, clearError, focusOn, ltr, onSubmit, Problem, t } from './lib.js';
 
 const form = $('#provider-form');
 const FLAGS = ['enabled', 'auto_provision', 'link_by_email', 'link_admins'];
@@ -28,12 +28,6 @@ function applyPreset() {
   for (const field of form.querySelectorAll('[data-for]')) {
     field.hidden = !field.dataset.for.split(' ').includes(preset);
   }
-}
-
-/** A name, issuer or id cell reads left to right in a right-to-left page too. */
-function ltr(td) {
-  td.dir = 'ltr';
-  return td;
 }
 
 function providerRow(p) {

@@ -12,8 +12,7 @@ import {
   rowButton,
   words,
 } from './admin-core.js';
-import { ltr } from './admin-orgs.js';
-import { $, focusOn, onSubmit, Problem, t } from './lib.js';
+import { $, focusOn, ltr, onSubmit, Problem, t } from './lib.js';
 
 const ROLE_MESSAGES = ['role_in_use', 'role_not_found'];
 

@@ -15,7 +15,7 @@ import {
   showSecret,
   words,
 } from './admin-core.js';
-import { $, clearError, el, focusOn, formatDate, onSubmit, Problem, t } from './lib.js';
+import { $, clearError, el, focusOn, formatDate, ltr, onSubmit, Problem, t } from './lib.js';
 
 const LOG_PAGE = 20;
 /** How long the log follows a planned attempt (first try within 5 s of the commit, 10 s timeout). */
@@ -35,12 +35,6 @@ function statusText(h) {
   return t(
     h.disabled_reason === 'failing' ? 'js.admin-webhooks.disabled_failing' : 'js.admin-webhooks.disabled',
   );
-}
-
-/** A URL, event type or id cell reads left to right in a right-to-left page too. */
-function ltr(td) {
-  td.dir = 'ltr';
-  return td;
 }
 
 /** A delivery's status (pending, delivered, failed) in the page's language. */
