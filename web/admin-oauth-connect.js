@@ -4,7 +4,7 @@
 // the client's values. The secret is never in it: it is shown once, and the snippets read it from
 // the environment.
 
-import { announce, base, el } from './lib.js';
+import { announce, base, el, t } from './lib.js';
 
 const card = document.querySelector('#client-connect');
 let discovery = null;
@@ -15,19 +15,19 @@ async function readDiscovery() {
     const res = await fetch(`${base}/.well-known/openid-configuration`, {
       headers: { accept: 'application/json' },
     });
-    if (!res.ok) throw new Error(`the discovery document answered ${res.status}`);
+    if (!res.ok) throw new Error(t('js.admin-oauth.discovery_answered', { status: res.status }));
     discovery = await res.json();
   }
   return discovery;
 }
 
 const ENDPOINTS = [
-  ['Authorization endpoint', 'authorization_endpoint'],
-  ['Token endpoint', 'token_endpoint'],
-  ['Userinfo endpoint', 'userinfo_endpoint'],
-  ['JWKS (signing keys)', 'jwks_uri'],
-  ['Logout (end session) endpoint', 'end_session_endpoint'],
-  ['Revocation endpoint', 'revocation_endpoint'],
+  ['js.admin-oauth.authorization_endpoint', 'authorization_endpoint'],
+  ['js.admin-oauth.token_endpoint', 'token_endpoint'],
+  ['js.admin-oauth.userinfo_endpoint', 'userinfo_endpoint'],
+  ['js.admin-oauth.jwks_uri', 'jwks_uri'],
+  ['js.admin-oauth.end_session_endpoint', 'end_session_endpoint'],
+  ['js.admin-oauth.revocation_endpoint', 'revocation_endpoint'],
 ];
 
 /** A plain-http issuer works only on the developer's own machine; openid-client needs to be told. */
@@ -111,24 +111,25 @@ app.get('/profile', requiresAuth(), (req, res) => res.json(req.oidc.user));`;
 
 function ddCode(value) {
   const dd = el('dd');
-  dd.append(el('code', value));
+  dd.append(el('code', value, { dir: 'ltr' }));
   return dd;
 }
 
 function snippet(title, code, index) {
   const section = el('section', null, { class: 'quick-start', 'aria-labelledby': `qs-${index}` });
   const status = el('p', null, { class: 'muted', role: 'status' });
-  const copy = el('button', 'Copy', { type: 'button', class: 'secondary small' });
-  copy.setAttribute('aria-label', `Copy the ${title} quick start`);
-  const pre = el('pre');
+  const copy = el('button', t('js.admin-oauth.copy'), { type: 'button', class: 'secondary small' });
+  copy.setAttribute('aria-label', t('js.admin-oauth.copy_quick_start', { title }));
+  // Code reads left to right in a right-to-left page too.
+  const pre = el('pre', null, { dir: 'ltr' });
   pre.append(el('code', code));
   copy.addEventListener('click', async () => {
     try {
       await navigator.clipboard.writeText(code);
-      announce(status, 'Copied to the clipboard.');
+      announce(status, t('js.admin-oauth.copied'));
     } catch {
       getSelection()?.selectAllChildren(pre);
-      announce(status, 'Select it and copy it by hand: the clipboard is not available here.');
+      announce(status, t('js.admin-oauth.copy_by_hand'));
     }
   });
   const head = el('div', null, { class: 'quick-start-head' });
@@ -140,7 +141,7 @@ function snippet(title, code, index) {
 /** Fills the card for client `c` and shows it; a discovery that fails is said in the card. */
 export async function showConnect(c) {
   card.hidden = false;
-  document.querySelector('#connect-title').textContent = `Connect ${c.name}`;
+  document.querySelector('#connect-title').textContent = t('js.admin-oauth.connect_name', { name: c.name });
   const facts = document.querySelector('#connect-facts');
   const starts = document.querySelector('#connect-quick-starts');
   const error = document.querySelector('#connect-error');
@@ -151,14 +152,14 @@ export async function showConnect(c) {
   try {
     d = await readDiscovery();
   } catch (err) {
-    error.textContent = `The endpoints could not be read: ${err.message}.`;
+    error.textContent = t('js.admin-oauth.endpoints_unreadable', { error: err.message });
     return;
   }
   const rows = [
-    ['Client id', c.client_id],
-    ['Issuer', d.issuer],
-    ['Discovery URL', `${d.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`],
-    ...ENDPOINTS.filter(([, key]) => typeof d[key] === 'string').map(([term, key]) => [term, d[key]]),
+    [t('js.admin-oauth.client_id'), c.client_id],
+    [t('js.admin-oauth.issuer'), d.issuer],
+    [t('js.admin-oauth.discovery_url'), `${d.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`],
+    ...ENDPOINTS.filter(([, key]) => typeof d[key] === 'string').map(([term, key]) => [t(term), d[key]]),
   ];
   for (const [term, value] of rows) facts.append(el('dt', term), ddCode(value));
   quickStarts(c, d).forEach(([title, code], i) => {

@@ -3,7 +3,7 @@
 // The token is shown once, like a client secret.
 
 import { call, can, explain, hideSecret, notify, showSecret } from './admin-core.js';
-import { $, clearError, onSubmit, Problem } from './lib.js';
+import { $, clearError, formatDate, onSubmit, Problem, t } from './lib.js';
 
 const ENDPOINT = 'POST /api/v1/clients/registration-tokens';
 const form = $('#registration-form');
@@ -18,18 +18,16 @@ export function showRegistrationToken() {
   // The card says what OAUTH_DYNAMIC_REGISTRATION is on this service (the page carries it), and
   // offers the token form only where tokens are used.
   const state = document.body.dataset.registration ?? 'off';
-  $('#registration-state-text').textContent = STATES[state] ?? STATES.off;
+  $('#registration-state-text').textContent = t(
+    `js.admin-oauth.registration_${STATES.includes(state) ? state : 'off'}`,
+  );
   $('#registration-off').hidden = state !== 'off';
   $('#registration-open').hidden = state !== 'open';
   $('#registration-token-hint').hidden = state !== 'token';
   form.hidden = state !== 'token';
 }
 
-const STATES = {
-  off: 'off',
-  token: 'on, with a registration token',
-  open: 'open to any application',
-};
+const STATES = ['off', 'token', 'open'];
 
 export function initRegistrationToken() {
   onSubmit(form, async (values) => {
@@ -43,8 +41,7 @@ export function initRegistrationToken() {
       // Field errors keep their marks; a refusal (the setting is not `token`) says why.
       throw err instanceof Problem && err.code === 'validation_failed' ? err : explain(err);
     }
-    const until = new Date(answer.expires_at).toLocaleString();
-    notify(`A registration token was created. It registers one client, until ${until}.`);
+    notify(t('js.admin-oauth.registration_token_created', { until: formatDate(answer.expires_at) }));
     showSecret(panel, answer.token);
   });
 }

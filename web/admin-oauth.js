@@ -18,7 +18,7 @@ import {
 } from './admin-core.js';
 import { hideConnect, showConnect } from './admin-oauth-connect.js';
 import { initRegistrationToken, showRegistrationToken } from './admin-oauth-token.js';
-import { $, clearError, focusOn, onSubmit, Problem } from './lib.js';
+import { $, clearError, focusOn, ltr, onSubmit, Problem, t } from './lib.js';
 
 const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'];
 const clientForm = $('#client-form');
@@ -38,11 +38,17 @@ function clientRow(c) {
   const tr = document.createElement('tr');
   tr.append(
     cell(c.name),
-    cell(c.client_id),
-    cell(`${c.type}, ${c.application_type}${c.first_party ? ', first party' : ''}`),
-    cell(c.grant_types.join(', ')),
-    cell(c.redirect_uris.join(', ') || '—'),
-    rowButton('Edit', `Edit ${c.name}`, () => editClient(c)),
+    ltr(cell(c.client_id)),
+    cell(
+      t('js.admin-oauth.client_kind', {
+        type: t(`js.admin-oauth.type_${c.type}`),
+        application_type: t(`js.admin-oauth.application_${c.application_type}`),
+        first_party: c.first_party ? 'yes' : 'no',
+      }),
+    ),
+    ltr(cell(c.grant_types.join(', '))),
+    ltr(cell(c.redirect_uris.join(', ') || '—')),
+    rowButton(t('js.admin-oauth.edit'), t('js.admin-oauth.edit_name', { name: c.name }), () => editClient(c)),
   );
   return tr;
 }
@@ -52,7 +58,7 @@ async function loadClients() {
   try {
     const { data } = await call('/api/v1/clients');
     clients = data;
-    fillTable($('#clients-body'), data.map(clientRow), 'No clients yet.', 6);
+    fillTable($('#clients-body'), data.map(clientRow), t('js.admin-oauth.no_clients'), 6);
   } catch (err) {
     fail($('#clients-error'), err);
   }
@@ -63,8 +69,8 @@ function resetClientForm() {
   clientForm.reset();
   clearError(clientForm);
   clientForm.elements.type.disabled = false;
-  $('#client-form-title').textContent = 'New client';
-  $('#client-submit').textContent = 'Create client';
+  $('#client-form-title').textContent = t('js.admin-oauth.new_client');
+  $('#client-submit').textContent = t('js.admin-oauth.create_client');
   for (const id of ['#client-rotate', '#client-delete', '#client-cancel']) $(id).hidden = true;
   hideConnect();
   // The address names no client any more (history only: no hashchange, no reload of the view).
@@ -88,8 +94,8 @@ function editClient(c) {
   f.first_party.checked = c.first_party;
   f.introspection.checked = c.introspection;
   f.pkce_optional.checked = c.pkce_required === false;
-  $('#client-form-title').textContent = `Edit ${c.name}`;
-  $('#client-submit').textContent = 'Save changes';
+  $('#client-form-title').textContent = t('js.admin-oauth.edit_name', { name: c.name });
+  $('#client-submit').textContent = t('js.admin-oauth.save_changes');
   $('#client-rotate').hidden = c.type !== 'confidential' || !can('POST /api/v1/clients/<id>/secret');
   $('#client-delete').hidden = !can('DELETE /api/v1/clients/<id>');
   $('#client-cancel').hidden = false;
@@ -124,14 +130,14 @@ const clientPath = (c) => `/api/v1/clients/${encodeURIComponent(c.client_id)}`;
 async function rotateClient() {
   const c = editingClient;
   const sure = await confirmAction({
-    title: `Rotate the secret of ${c.name}?`,
-    text: 'The current secret stops working at once: the application needs the new one.',
-    yes: 'Rotate secret',
+    title: t('js.admin-oauth.rotate_title', { name: c.name }),
+    text: t('js.admin-oauth.rotate_text'),
+    yes: t('js.admin-oauth.rotate_yes'),
   });
   if (!sure) return;
   try {
     const answer = await call(`${clientPath(c)}/secret`, { method: 'POST' });
-    notify(`${c.name} has a new secret.`);
+    notify(t('js.admin-oauth.rotated', { name: c.name }));
     showSecret($('#client-secret'), answer.client_secret);
   } catch (err) {
     fail($('[data-error]', clientForm), err);
@@ -141,14 +147,14 @@ async function rotateClient() {
 async function deleteClient() {
   const c = editingClient;
   const sure = await confirmAction({
-    title: `Delete ${c.name}?`,
-    text: 'The application can no longer sign anyone in, and the access people granted it ends.',
-    yes: 'Delete client',
+    title: t('js.admin-oauth.delete_title', { name: c.name }),
+    text: t('js.admin-oauth.delete_client_text'),
+    yes: t('js.admin-oauth.delete_client_yes'),
   });
   if (!sure) return;
   try {
     await call(clientPath(c), { method: 'DELETE' });
-    notify(`${c.name} was deleted.`);
+    notify(t('js.admin-oauth.deleted', { name: c.name }));
     resetClientForm();
     await loadClients();
     focusOn($('#clients-title'));
@@ -163,10 +169,12 @@ function resourceRow(r) {
   const tr = document.createElement('tr');
   tr.append(
     cell(r.name),
-    cell(r.identifier),
-    cell(r.scopes.map((s) => s.name).join(' ') || '—'),
-    cell(`${r.access_token_ttl_s} s${r.rbac ? ', RBAC' : ''}`),
-    rowButton('Edit', `Edit ${r.name}`, () => editResource(r)),
+    ltr(cell(r.identifier)),
+    ltr(cell(r.scopes.map((s) => s.name).join(' ') || '—')),
+    cell(t('js.admin-oauth.token_lifetime', { seconds: r.access_token_ttl_s, rbac: r.rbac ? 'yes' : 'no' })),
+    rowButton(t('js.admin-oauth.edit'), t('js.admin-oauth.edit_name', { name: r.name }), () =>
+      editResource(r),
+    ),
   );
   return tr;
 }
@@ -175,7 +183,7 @@ async function loadResources() {
   $('#resources-error').textContent = '';
   try {
     const { data } = await call('/api/v1/resources');
-    fillTable($('#resources-body'), data.map(resourceRow), 'No APIs yet.', 5);
+    fillTable($('#resources-body'), data.map(resourceRow), t('js.admin-oauth.no_apis'), 5);
   } catch (err) {
     fail($('#resources-error'), err);
   }
@@ -186,8 +194,8 @@ function resetResourceForm() {
   resourceForm.reset();
   clearError(resourceForm);
   resourceForm.elements.identifier.disabled = false;
-  $('#resource-form-title').textContent = 'New API';
-  $('#resource-submit').textContent = 'Add API';
+  $('#resource-form-title').textContent = t('js.admin-oauth.new_api');
+  $('#resource-submit').textContent = t('js.admin-oauth.add_api');
   $('#resource-delete').hidden = true;
   $('#resource-cancel').hidden = true;
 }
@@ -202,8 +210,8 @@ function editResource(r) {
   f.scopes.value = r.scopes.map((s) => `${s.name} ${s.description}`.trim()).join('\n');
   f.access_token_ttl_s.value = String(r.access_token_ttl_s);
   f.rbac.checked = r.rbac === true;
-  $('#resource-form-title').textContent = `Edit ${r.name}`;
-  $('#resource-submit').textContent = 'Save changes';
+  $('#resource-form-title').textContent = t('js.admin-oauth.edit_name', { name: r.name });
+  $('#resource-submit').textContent = t('js.admin-oauth.save_changes');
   $('#resource-delete').hidden = !can('DELETE /api/v1/resources/<id>');
   $('#resource-cancel').hidden = false;
   focusOn($('#resource-form-title'));
@@ -223,14 +231,14 @@ function resourceBody(values) {
 async function deleteResource() {
   const r = editingResource;
   const sure = await confirmAction({
-    title: `Delete ${r.name}?`,
-    text: 'Clients can no longer ask tokens for it. An API that a client still lists cannot be deleted.',
-    yes: 'Delete API',
+    title: t('js.admin-oauth.delete_title', { name: r.name }),
+    text: t('js.admin-oauth.delete_api_text'),
+    yes: t('js.admin-oauth.delete_api_yes'),
   });
   if (!sure) return;
   try {
     await call(`/api/v1/resources/${encodeURIComponent(r.id)}`, { method: 'DELETE' });
-    notify(`${r.name} was deleted.`);
+    notify(t('js.admin-oauth.deleted', { name: r.name }));
     resetResourceForm();
     await loadResources();
     focusOn($('#resources-title'));
@@ -252,7 +260,8 @@ export async function showOAuth(clientId) {
   await Promise.all([loadClients(), resources ? loadResources() : null]);
   const c = clientId === undefined ? undefined : clients.find((x) => x.client_id === clientId);
   if (c !== undefined) await editClient(c);
-  else if (clientId !== undefined) fail($('#clients-error'), `No client has the id ${clientId}.`);
+  else if (clientId !== undefined)
+    fail($('#clients-error'), t('js.admin-oauth.no_such_client', { id: clientId }));
 }
 
 export function initOAuth() {
@@ -272,8 +281,8 @@ export function initOAuth() {
     await loadClients();
     notify(
       editing
-        ? `${answer.name} was saved.`
-        : `${answer.name} was created. Its client id is ${answer.client_id}.`,
+        ? t('js.admin-oauth.saved', { name: answer.name })
+        : t('js.admin-oauth.client_created', { name: answer.name, client_id: answer.client_id }),
     );
     if (answer.client_secret) showSecret($('#client-secret'), answer.client_secret);
     else focusOn($('#clients-title'));
@@ -298,7 +307,7 @@ export function initOAuth() {
     }
     resetResourceForm();
     await loadResources();
-    notify(editing ? `${answer.name} was saved.` : `${answer.name} was added.`);
+    notify(t(editing ? 'js.admin-oauth.saved' : 'js.admin-oauth.added', { name: answer.name }));
     focusOn($('#resources-title'));
   });
   $('#resource-cancel').addEventListener('click', () => {

@@ -16,7 +16,7 @@ import {
 } from './admin-core.js';
 import { ownerKeysLink } from './admin-keys.js';
 import { orgWorded } from './admin-orgs.js';
-import { $, el, focusOn, formatDate, onSubmit } from './lib.js';
+import { $, el, focusOn, formatDate, ltr, onSubmit, t } from './lib.js';
 
 let org = null;
 let membersCursor = null;
@@ -27,7 +27,7 @@ function fill(o) {
   org = o;
   $('#org-title').textContent = o.name;
   $('#org-id').textContent = o.id;
-  $('#org-members-count').textContent = `${o.member_count} member${o.member_count === 1 ? '' : 's'}`;
+  $('#org-members-count').textContent = t('js.admin-orgs.members_count', { count: o.member_count });
   $('#org-created').textContent = formatDate(o.created_at);
   const f = $('#org-edit').elements;
   f.name.value = o.name;
@@ -44,19 +44,23 @@ function fill(o) {
 function memberRow(m) {
   const tr = el('tr');
   tr.append(
-    cell(m.user.email, userHref(m.user.id)),
+    ltr(cell(m.user.email, userHref(m.user.id))),
     cell(m.user.name || '—'),
-    cell(m.roles.join(' ') || '—'),
+    ltr(cell(m.roles.join(' ') || '—')),
     cell(formatDate(m.joined_at)),
-    rowButton('Change roles', `Change the roles of ${m.user.email}`, () => {
-      const form = $('#org-member-form');
-      form.elements.who.value = m.user.email;
-      form.elements.roles.value = m.roles.join(' ');
-      form.elements.roles.focus();
-    }),
     rowButton(
-      'Remove',
-      `Remove ${m.user.email} from the organization`,
+      t('js.admin-orgs.change_roles'),
+      t('js.admin-orgs.change_roles_of', { email: m.user.email }),
+      () => {
+        const form = $('#org-member-form');
+        form.elements.who.value = m.user.email;
+        form.elements.roles.value = m.roles.join(' ');
+        form.elements.roles.focus();
+      },
+    ),
+    rowButton(
+      t('js.admin-orgs.remove'),
+      t('js.admin-orgs.remove_from_org', { email: m.user.email }),
       () => removeMember(m),
       'danger small',
     ),
@@ -72,7 +76,7 @@ async function loadMembers({ more = false } = {}) {
     const page = await call(path(`/members?${params}`));
     const rows = page.data.map(memberRow);
     if (more) $('#org-members-body').append(...rows);
-    else fillTable($('#org-members-body'), rows, 'No members yet.', 6);
+    else fillTable($('#org-members-body'), rows, t('js.admin-orgs.no_members'), 6);
     membersCursor = page.next_cursor ?? null;
     $('#org-members-more').hidden = membersCursor === null;
   } catch (err) {
@@ -82,14 +86,14 @@ async function loadMembers({ more = false } = {}) {
 
 async function removeMember(m) {
   const yes = await confirmAction({
-    title: `Remove ${m.user.email}?`,
-    text: `They leave ${org.name} and lose its roles at once.`,
-    yes: 'Remove member',
+    title: t('js.admin-orgs.remove_title', { email: m.user.email }),
+    text: t('js.admin-orgs.remove_text', { name: org.name }),
+    yes: t('js.admin-orgs.remove_yes'),
   });
   if (!yes) return;
   try {
     await call(path(`/members/${encodeURIComponent(m.user.id)}`), { method: 'DELETE' });
-    notify(`${m.user.email} was removed.`);
+    notify(t('js.admin-orgs.removed', { email: m.user.email }));
     await refresh();
   } catch (err) {
     fail($('#org-members-error'), orgWorded(err));
@@ -102,7 +106,7 @@ async function userIdOf(who) {
   const params = new URLSearchParams({ q: who, limit: '10' });
   const { data } = await call(`/api/v1/users/search?${params}`);
   const found = data.find((u) => u.email.toLowerCase() === who.toLowerCase());
-  if (!found) throw 'No account has this e-mail address. Invite it instead.';
+  if (!found) throw t('js.admin-orgs.no_account');
   return found.id;
 }
 
@@ -111,11 +115,16 @@ async function userIdOf(who) {
 function invitationRow(i) {
   const tr = el('tr');
   tr.append(
-    cell(i.email),
-    cell(i.roles.join(' ') || '—'),
+    ltr(cell(i.email)),
+    ltr(cell(i.roles.join(' ') || '—')),
     cell(i.invited_by ? i.invited_by.name || i.invited_by.id : '—'),
     cell(formatDate(i.expires_at)),
-    rowButton('Revoke', `Revoke the invitation of ${i.email}`, () => revoke(i), 'danger small'),
+    rowButton(
+      t('js.admin-orgs.revoke'),
+      t('js.admin-orgs.revoke_label', { email: i.email }),
+      () => revoke(i),
+      'danger small',
+    ),
   );
   return tr;
 }
@@ -124,7 +133,7 @@ async function loadInvitations() {
   $('#org-invitations-error').textContent = '';
   try {
     const { data } = await call(path('/invitations'));
-    fillTable($('#org-invitations-body'), data.map(invitationRow), 'No pending invitations.', 5);
+    fillTable($('#org-invitations-body'), data.map(invitationRow), t('js.admin-orgs.no_invitations'), 5);
   } catch (err) {
     fail($('#org-invitations-error'), orgWorded(err));
   }
@@ -132,14 +141,14 @@ async function loadInvitations() {
 
 async function revoke(i) {
   const yes = await confirmAction({
-    title: `Revoke the invitation of ${i.email}?`,
-    text: 'Its link stops working at once.',
-    yes: 'Revoke invitation',
+    title: t('js.admin-orgs.revoke_title', { email: i.email }),
+    text: t('js.admin-orgs.revoke_text'),
+    yes: t('js.admin-orgs.revoke_yes'),
   });
   if (!yes) return;
   try {
     await call(path(`/invitations/${encodeURIComponent(i.id)}`), { method: 'DELETE' });
-    notify(`The invitation of ${i.email} was revoked.`);
+    notify(t('js.admin-orgs.revoked', { email: i.email }));
     await loadInvitations();
   } catch (err) {
     fail($('#org-invitations-error'), orgWorded(err));
@@ -158,7 +167,7 @@ export async function showOrganization(id) {
   $('#org-error').textContent = '';
   $('#org-body').hidden = true;
   $('#org-invite-link').hidden = true;
-  $('#org-title').textContent = 'Organization';
+  $('#org-title').textContent = t('js.admin-orgs.organization');
   try {
     org = { id };
     await refresh();
@@ -179,7 +188,7 @@ function metadataOf(text) {
   } catch {
     // Said below.
   }
-  throw 'Metadata must be a JSON object, like {"plan": "pro"}.';
+  throw t('js.admin-orgs.metadata_object');
 }
 
 export function initOrganization() {
@@ -198,7 +207,7 @@ export function initOrganization() {
     } catch (err) {
       throw orgWorded(err);
     }
-    notify('The settings were saved.');
+    notify(t('js.admin-orgs.settings_saved'));
   });
   onSubmit($('#org-member-form'), async (values, form) => {
     const userId = await userIdOf(values.who.trim());
@@ -211,7 +220,7 @@ export function initOrganization() {
       throw orgWorded(err);
     }
     form.elements.who.value = '';
-    notify('The member was saved.');
+    notify(t('js.admin-orgs.member_saved'));
     await refresh();
   });
   onSubmit($('#org-invite-form'), async (values, form) => {
@@ -228,20 +237,20 @@ export function initOrganization() {
     // An admin's answer carries the link too, for handing it over another way.
     $('#org-invite-url').textContent = made.invite_url ?? '';
     $('#org-invite-link').hidden = !made.invite_url;
-    notify(`An invitation was sent to ${made.email}.`);
+    notify(t('js.admin-orgs.invitation_sent', { email: made.email }));
     await loadInvitations();
   });
   $('#org-members-more').addEventListener('click', () => loadMembers({ more: true }));
   $('#org-delete').addEventListener('click', async () => {
     const yes = await confirmAction({
-      title: `Delete ${org.name}?`,
-      text: 'Its memberships and invitations end with it. This cannot be undone.',
-      yes: 'Delete organization',
+      title: t('js.admin-orgs.delete_title', { name: org.name }),
+      text: t('js.admin-orgs.delete_text'),
+      yes: t('js.admin-orgs.delete_yes'),
     });
     if (!yes) return;
     try {
       await call(path(), { method: 'DELETE' });
-      notify(`The organization ${org.name} was deleted.`, { beforeNavigation: true });
+      notify(t('js.admin-orgs.deleted', { name: org.name }), { beforeNavigation: true });
       location.hash = '#/organizations';
     } catch (err) {
       fail($('#org-delete-error'), orgWorded(err));

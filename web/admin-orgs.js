@@ -3,7 +3,7 @@
 // docs/api.md §21.
 
 import { call, cell, explain, fail, fillTable, notify, PAGE_SIZE } from './admin-core.js';
-import { $, el, formatDate, onSubmit, Problem } from './lib.js';
+import { $, el, formatDate, ltr, onSubmit, Problem, t } from './lib.js';
 
 const SEARCH_DELAY_MS = 250;
 
@@ -20,14 +20,14 @@ export const orgHref = (id) => `#/organizations/${encodeURIComponent(id)}`;
 export function orgWorded(err) {
   if (err instanceof Problem) {
     if (err.code === 'organization_exists') {
-      return 'That slug or domain is already used by another organization. Choose another.';
+      return t('js.admin-orgs.organization_exists');
     }
-    if (err.code === 'organization_not_found') return 'This organization does not exist any more.';
+    if (err.code === 'organization_not_found') return t('js.admin-orgs.organization_not_found');
     if (err.code === 'role_not_found') return err.message;
     if (err.code === 'last_manager') {
-      return 'This is the last member who manages the organization; give someone else org:members:manage first.';
+      return t('js.admin-orgs.last_manager');
     }
-    if (err.code === 'already_member') return 'That person is already a member of this organization.';
+    if (err.code === 'already_member') return t('js.admin-orgs.already_member');
     if (err.code === 'validation_failed') return err;
   }
   return explain(err);
@@ -37,9 +37,9 @@ function row(org) {
   const tr = el('tr');
   tr.append(
     cell(org.name, orgHref(org.id)),
-    cell(org.slug),
-    cell(String(org.member_count)),
-    cell(org.require_mfa ? 'required' : '—'),
+    ltr(cell(org.slug)),
+    cell(t('js.admin-orgs.number', { value: org.member_count })),
+    cell(org.require_mfa ? t('js.admin-orgs.required') : '—'),
     cell(formatDate(org.created_at)),
   );
   return tr;
@@ -59,13 +59,13 @@ async function loadPage() {
     fillTable(
       $('#orgs-body'),
       answer.data.map(row),
-      q ? 'No organization matches.' : 'No organizations yet.',
+      t(q ? 'js.admin-orgs.no_match' : 'js.admin-orgs.no_organizations'),
       5,
     );
     nextCursor = answer.next_cursor ?? null;
     $('#orgs-prev').disabled = page === 0;
     $('#orgs-next').disabled = nextCursor === null;
-    $('#orgs-page').textContent = `Page ${page + 1}`;
+    $('#orgs-page').textContent = t('js.admin-orgs.page', { page: page + 1 });
   } catch (err) {
     if (mine === generation) fail($('#orgs-error'), err);
   }
@@ -105,7 +105,7 @@ export function initOrganizations() {
       throw orgWorded(err);
     }
     form.reset();
-    notify(`The organization ${created.name} was created.`, { beforeNavigation: true });
+    notify(t('js.admin-orgs.created', { name: created.name }), { beforeNavigation: true });
     location.hash = orgHref(created.id);
   });
 }

@@ -14,7 +14,7 @@ import {
   rowButton,
   words,
 } from './admin-core.js';
-import { $, clearError, focusOn, onSubmit, Problem } from './lib.js';
+import { $, clearError, focusOn, ltr, onSubmit, Problem, t } from './lib.js';
 
 const form = $('#provider-form');
 const FLAGS = ['enabled', 'auto_provision', 'link_by_email', 'link_admins'];
@@ -34,12 +34,14 @@ function providerRow(p) {
   const tr = document.createElement('tr');
   tr.append(
     cell(p.display_name),
-    cell(p.name),
-    cell(p.preset ?? p.kind),
-    cell(p.issuer),
-    cell(p.client_id || '—'),
-    cell(p.enabled ? 'enabled' : 'disabled'),
-    rowButton('Edit', `Edit ${p.display_name}`, () => edit(p)),
+    ltr(cell(p.name)),
+    ltr(cell(p.preset ?? p.kind)),
+    ltr(cell(p.issuer)),
+    ltr(cell(p.client_id || '—')),
+    cell(t(p.enabled ? 'js.admin-providers.enabled' : 'js.admin-providers.disabled')),
+    rowButton(t('js.admin-providers.edit'), t('js.admin-providers.edit_name', { name: p.display_name }), () =>
+      edit(p),
+    ),
   );
   return tr;
 }
@@ -48,7 +50,7 @@ async function load() {
   $('#providers-error').textContent = '';
   try {
     const { data } = await call('/api/v1/idp/providers');
-    fillTable($('#providers-body'), data.map(providerRow), 'No providers yet.', 7);
+    fillTable($('#providers-body'), data.map(providerRow), t('js.admin-providers.no_providers'), 7);
   } catch (err) {
     fail($('#providers-error'), err);
   }
@@ -60,9 +62,9 @@ function reset() {
   clearError(form);
   form.elements.name.disabled = false;
   form.elements.preset.disabled = false;
-  $('#pv-secret-hint').textContent = 'Write-only.';
-  $('#provider-form-title').textContent = 'New provider';
-  $('#provider-submit').textContent = 'Add provider';
+  $('#pv-secret-hint').textContent = t('js.admin-providers.write_only');
+  $('#provider-form-title').textContent = t('js.admin-providers.new_provider');
+  $('#provider-submit').textContent = t('js.admin-providers.add_provider');
   $('#provider-delete').hidden = true;
   $('#provider-cancel').hidden = true;
   applyPreset();
@@ -83,9 +85,9 @@ function edit(p) {
   f.allowed_domains.value = p.allowed_domains.join(' ');
   for (const flag of FLAGS) f[flag].checked = p[flag];
   // The stored secret never comes back: an empty field keeps it.
-  $('#pv-secret-hint').textContent = 'Write-only: leave empty to keep the current secret.';
-  $('#provider-form-title').textContent = `Edit ${p.display_name}`;
-  $('#provider-submit').textContent = 'Save changes';
+  $('#pv-secret-hint').textContent = t('js.admin-providers.write_only_keep');
+  $('#provider-form-title').textContent = t('js.admin-providers.edit_name', { name: p.display_name });
+  $('#provider-submit').textContent = t('js.admin-providers.save_changes');
   $('#provider-delete').hidden = !can('DELETE /api/v1/idp/providers/<name>');
   $('#provider-cancel').hidden = false;
   applyPreset();
@@ -115,14 +117,14 @@ function body(values) {
 async function remove() {
   const p = editing;
   const sure = await confirmAction({
-    title: `Delete ${p.display_name}?`,
-    text: 'Its button leaves the sign-in page and nobody can sign in through it. Linked identities are kept: creating a provider of the same name finds them again.',
-    yes: 'Delete provider',
+    title: t('js.admin-providers.delete_title', { name: p.display_name }),
+    text: t('js.admin-providers.delete_text'),
+    yes: t('js.admin-providers.delete_yes'),
   });
   if (!sure) return;
   try {
     await call(`/api/v1/idp/providers/${encodeURIComponent(p.name)}`, { method: 'DELETE' });
-    notify(`${p.display_name} was deleted.`);
+    notify(t('js.admin-providers.deleted', { name: p.display_name }));
     reset();
     await load();
     focusOn($('#providers-title'));
@@ -153,7 +155,9 @@ export function initProviders() {
     }
     reset();
     await load();
-    notify(current ? `${answer.display_name} was saved.` : `${answer.display_name} was added.`);
+    notify(
+      t(current ? 'js.admin-providers.saved' : 'js.admin-providers.added', { name: answer.display_name }),
+    );
     focusOn($('#providers-title'));
   });
   $('#provider-cancel').addEventListener('click', () => {

@@ -12,15 +12,12 @@ import {
   rowButton,
   words,
 } from './admin-core.js';
-import { $, focusOn, onSubmit, Problem } from './lib.js';
+import { $, focusOn, ltr, onSubmit, Problem, t } from './lib.js';
 
-const ROLE_MESSAGES = {
-  role_in_use: 'Someone still holds this role (in an organization or globally). Take it from them first.',
-  role_not_found: 'This role does not exist any more.',
-};
+const ROLE_MESSAGES = ['role_in_use', 'role_not_found'];
 
 function worded(err) {
-  if (err instanceof Problem && ROLE_MESSAGES[err.code]) return ROLE_MESSAGES[err.code];
+  if (err instanceof Problem && ROLE_MESSAGES.includes(err.code)) return t(`js.admin-orgs.${err.code}`);
   return err instanceof Problem && err.code === 'validation_failed' ? err : explain(err);
 }
 
@@ -34,14 +31,14 @@ function edit(role) {
 
 async function remove(role) {
   const yes = await confirmAction({
-    title: `Delete the role ${role.name}?`,
-    text: 'Nobody may hold it any more; a role still held is refused.',
-    yes: 'Delete role',
+    title: t('js.admin-orgs.delete_role_title', { name: role.name }),
+    text: t('js.admin-orgs.delete_role_text'),
+    yes: t('js.admin-orgs.delete_role_yes'),
   });
   if (!yes) return;
   try {
     await call(`/api/v1/roles/${encodeURIComponent(role.name)}`, { method: 'DELETE' });
-    notify(`The role ${role.name} was deleted.`);
+    notify(t('js.admin-orgs.role_deleted', { name: role.name }));
     await showRoles();
   } catch (err) {
     fail($('#roles-error'), worded(err));
@@ -51,11 +48,16 @@ async function remove(role) {
 function roleRow(role) {
   const tr = document.createElement('tr');
   tr.append(
-    cell(role.name),
+    ltr(cell(role.name)),
     cell(role.description || '—'),
-    cell(role.permissions.join(' ') || '—'),
-    rowButton('Edit', `Edit the role ${role.name}`, () => edit(role)),
-    rowButton('Delete', `Delete the role ${role.name}`, () => remove(role), 'danger small'),
+    ltr(cell(role.permissions.join(' ') || '—')),
+    rowButton(t('js.admin-orgs.edit'), t('js.admin-orgs.edit_role', { name: role.name }), () => edit(role)),
+    rowButton(
+      t('js.admin-orgs.delete'),
+      t('js.admin-orgs.delete_role', { name: role.name }),
+      () => remove(role),
+      'danger small',
+    ),
   );
   return tr;
 }
@@ -65,7 +67,7 @@ export async function showRoles() {
   $('#roles-error').textContent = '';
   try {
     const { data } = await call('/api/v1/roles');
-    fillTable($('#roles-body'), data.map(roleRow), 'No roles yet.', 5);
+    fillTable($('#roles-body'), data.map(roleRow), t('js.admin-orgs.no_roles'), 5);
     return data;
   } catch (err) {
     fail($('#roles-error'), err);
@@ -85,7 +87,7 @@ export function initRoles() {
       throw worded(err);
     }
     form.reset();
-    notify(`The role ${name} was saved.`);
+    notify(t('js.admin-orgs.role_saved', { name }));
     await showRoles();
   });
 }

@@ -15,7 +15,7 @@ import {
   showSecret,
   words,
 } from './admin-core.js';
-import { $, clearError, el, focusOn, formatDate, onSubmit, Problem } from './lib.js';
+import { $, clearError, el, focusOn, formatDate, ltr, onSubmit, Problem, t } from './lib.js';
 
 const LOG_PAGE = 20;
 /** How long the log follows a planned attempt (first try within 5 s of the commit, 10 s timeout). */
@@ -31,9 +31,14 @@ const path = (suffix = '') => `/api/v1/webhooks/${encodeURIComponent(hook.id)}${
 const hookHref = (id) => `#/webhooks/${encodeURIComponent(id)}`;
 
 function statusText(h) {
-  if (h.enabled) return 'enabled';
-  return h.disabled_reason === 'failing' ? 'disabled automatically (failing)' : 'disabled';
+  if (h.enabled) return t('js.admin-webhooks.enabled');
+  return t(
+    h.disabled_reason === 'failing' ? 'js.admin-webhooks.disabled_failing' : 'js.admin-webhooks.disabled',
+  );
 }
+
+/** A delivery's status (pending, delivered, failed) in the page's language. */
+const deliveryStatus = (status) => t('js.admin-webhooks.delivery_status', { status });
 
 function worded(err) {
   return err instanceof Problem && err.code === 'validation_failed' ? err : explain(err);
@@ -44,8 +49,8 @@ function worded(err) {
 function hookRow(h) {
   const tr = el('tr');
   tr.append(
-    cell(h.url, hookHref(h.id)),
-    cell(h.events.join(' ')),
+    ltr(cell(h.url, hookHref(h.id))),
+    ltr(cell(h.events.join(' '))),
     cell(statusText(h)),
     cell(h.description || '—'),
     cell(formatDate(h.created_at)),
@@ -57,7 +62,7 @@ export async function showWebhooks() {
   $('#webhooks-error').textContent = '';
   try {
     const { data } = await call('/api/v1/webhooks');
-    fillTable($('#webhooks-body'), data.map(hookRow), 'No endpoints yet.', 5);
+    fillTable($('#webhooks-body'), data.map(hookRow), t('js.admin-webhooks.no_endpoints'), 5);
   } catch (err) {
     fail($('#webhooks-error'), err);
   }
@@ -68,13 +73,14 @@ export async function showWebhooks() {
 function fill(h) {
   hook = h;
   $('#webhook-title').textContent = h.url;
+  $('#webhook-title').dir = 'ltr';
   $('#wh-status').textContent = statusText(h);
   $('#wh-events-text').textContent = h.events.join(' ');
   $('#wh-created').textContent = formatDate(h.created_at);
   $('#wh-id').textContent = h.id;
   $('#webhook-auto-disabled').hidden = h.enabled || h.disabled_reason !== 'failing';
   const toggle = $('#webhook-toggle');
-  toggle.textContent = h.enabled ? 'Disable' : 'Enable';
+  toggle.textContent = t(h.enabled ? 'js.admin-webhooks.disable' : 'js.admin-webhooks.enable');
   toggle.className = h.enabled ? 'secondary' : '';
   const form = $('#webhook-edit');
   clearError(form);
@@ -86,21 +92,29 @@ function fill(h) {
 function deliveryRow(d) {
   const tr = el('tr');
   const answer = d.response_code !== null ? `HTTP ${d.response_code}` : (d.error ?? '—');
-  const event = cell(d.type);
-  event.title = `Event ${d.event_id}`;
+  const event = ltr(cell(d.type));
+  event.title = t('js.admin-webhooks.event_id', { id: d.event_id });
   tr.append(
     cell(formatDate(d.created_at)),
     event,
-    cell(String(d.attempt)),
-    cell(d.status),
+    cell(t('js.admin-webhooks.number', { value: d.attempt })),
+    cell(deliveryStatus(d.status)),
     cell(answer),
-    cell(d.duration_ms === null ? '—' : `${d.duration_ms} ms`),
+    cell(d.duration_ms === null ? '—' : t('js.admin-webhooks.duration', { ms: d.duration_ms })),
     cell(d.next_attempt_at ? formatDate(d.next_attempt_at) : '—'),
   );
   if (d.status === 'pending') tr.append(el('td'));
   else
     tr.append(
-      rowButton('Retry', `Retry the ${d.type} event (attempt ${d.attempt}, ${d.status})`, () => retry(d)),
+      rowButton(
+        t('js.admin-webhooks.retry'),
+        t('js.admin-webhooks.retry_label', {
+          type: d.type,
+          attempt: d.attempt,
+          status: deliveryStatus(d.status),
+        }),
+        () => retry(d),
+      ),
     );
   return tr;
 }
@@ -113,7 +127,7 @@ async function loadDeliveries({ more = false } = {}) {
     const page = await call(path(`/deliveries?${params}`));
     const rows = page.data.map(deliveryRow);
     if (more) $('#deliveries-body').append(...rows);
-    else fillTable($('#deliveries-body'), rows, 'No deliveries yet.', 8);
+    else fillTable($('#deliveries-body'), rows, t('js.admin-webhooks.no_deliveries'), 8);
     logCursor = page.next_cursor;
     $('#deliveries-more').hidden = logCursor === null;
     return page.data;
@@ -133,7 +147,7 @@ async function watch(attemptId) {
     const data = await loadDeliveries();
     const attempt = data.find((d) => d.id === attemptId);
     if (attempt && attempt.status !== 'pending') {
-      notify(`The ${attempt.type} event was ${attempt.status}.`);
+      notify(t('js.admin-webhooks.event_outcome', { type: attempt.type, status: attempt.status }));
       return;
     }
   }
@@ -142,7 +156,7 @@ async function watch(attemptId) {
 async function retry(d) {
   try {
     const planned = await call(path(`/deliveries/${encodeURIComponent(d.id)}/retry`), { method: 'POST' });
-    notify(`The ${d.type} event will be delivered again now (attempt ${planned.attempt}).`);
+    notify(t('js.admin-webhooks.retrying', { type: d.type, attempt: planned.attempt }));
     await loadDeliveries();
     focusOn($('#deliveries-title'));
     watch(planned.id);
@@ -155,7 +169,7 @@ async function sendTest() {
   $('#webhook-actions-error').textContent = '';
   try {
     const planned = await call(path('/test'), { method: 'POST' });
-    notify('A webhook.test event is on its way.');
+    notify(t('js.admin-webhooks.test_sent'));
     await loadDeliveries();
     watch(planned.id);
   } catch (err) {
@@ -167,9 +181,7 @@ async function toggle() {
   $('#webhook-actions-error').textContent = '';
   try {
     fill(await call(path(), { method: 'PUT', body: { enabled: !hook.enabled } }));
-    notify(
-      hook.enabled ? 'The endpoint is enabled.' : 'The endpoint is disabled: no events are queued for it.',
-    );
+    notify(t(hook.enabled ? 'js.admin-webhooks.now_enabled' : 'js.admin-webhooks.now_disabled'));
   } catch (err) {
     fail($('#webhook-actions-error'), err);
   }
@@ -177,14 +189,14 @@ async function toggle() {
 
 async function rotate() {
   const sure = await confirmAction({
-    title: 'Rotate the signing secret?',
-    text: 'Deliveries are signed with the old and the new secret for 24 hours; give the receiver the new one within that time.',
-    yes: 'Rotate secret',
+    title: t('js.admin-webhooks.rotate_title'),
+    text: t('js.admin-webhooks.rotate_text'),
+    yes: t('js.admin-webhooks.rotate_yes'),
   });
   if (!sure) return;
   try {
     const answer = await call(path('/secret'), { method: 'POST' });
-    notify('The endpoint has a new signing secret.');
+    notify(t('js.admin-webhooks.rotated'));
     showSecret($('#webhook-secret'), answer.secret);
   } catch (err) {
     fail($('#webhook-actions-error'), err);
@@ -193,14 +205,14 @@ async function rotate() {
 
 async function remove() {
   const sure = await confirmAction({
-    title: `Delete ${hook.url}?`,
-    text: 'The endpoint and its delivery log are removed; events are no longer sent to it.',
-    yes: 'Delete endpoint',
+    title: t('js.admin-webhooks.delete_title', { url: hook.url }),
+    text: t('js.admin-webhooks.delete_text'),
+    yes: t('js.admin-webhooks.delete_yes'),
   });
   if (!sure) return;
   try {
     await call(path(), { method: 'DELETE' });
-    notify(`The endpoint ${hook.url} was deleted.`, { beforeNavigation: true });
+    notify(t('js.admin-webhooks.deleted', { url: hook.url }), { beforeNavigation: true });
     location.hash = '#/webhooks';
   } catch (err) {
     fail($('#webhook-delete-error'), err);
@@ -214,7 +226,8 @@ export async function showWebhook(id) {
   hideSecret($('#webhook-secret'));
   $('#webhook-body').hidden = true;
   $('#webhook-error').textContent = '';
-  $('#webhook-title').textContent = 'Webhook endpoint';
+  $('#webhook-title').textContent = t('js.admin-webhooks.webhook_endpoint');
+  $('#webhook-title').removeAttribute('dir');
   focusOn($('#webhook-title'));
   try {
     fill(await call(`/api/v1/webhooks/${encodeURIComponent(id)}`));
@@ -242,7 +255,7 @@ export function initWebhooks() {
     }
     form.reset();
     carriedSecret = created.secret;
-    notify(`The endpoint ${created.url} was added.`, { beforeNavigation: true });
+    notify(t('js.admin-webhooks.added', { url: created.url }), { beforeNavigation: true });
     location.hash = hookHref(created.id);
   });
   onSubmit($('#webhook-edit'), async (values) => {
@@ -256,7 +269,7 @@ export function initWebhooks() {
     } catch (err) {
       throw worded(err);
     }
-    notify('The endpoint was saved.');
+    notify(t('js.admin-webhooks.saved'));
   });
   $('#webhook-toggle').addEventListener('click', toggle);
   $('#webhook-test').addEventListener('click', sendTest);

@@ -266,6 +266,12 @@ export function el(tag, text, attrs = {}) {
   return node;
 }
 
+/** Marks an element left to right: an id, URI, address or code reads the same in a right-to-left page. */
+export function ltr(node) {
+  node.dir = 'ltr';
+  return node;
+}
+
 // Browser and system names for a session list, most specific first (Edge and Opera say "Chrome"
 // too, every iPhone browser says "Safari"). Only a label for people: the raw value stays in a tooltip.
 const BROWSERS = [
