@@ -71,9 +71,11 @@ function moduleItem(m, onToggle) {
   const id = `module-${m.name}`;
   const text = el('div', null, { class: 'item-text' });
   const label = el('label', m.name, { for: id });
+  // The API's description is English (API §24): the catalogs word the built-in modules' own.
+  const description = t('js.admin.modules.description', { name: m.name, description: m.description });
   text.append(
     label,
-    el('span', m.required ? t('js.admin.modules.required', { description: m.description }) : m.description, {
+    el('span', m.required ? t('js.admin.modules.required', { description }) : description, {
       class: 'muted',
       id: `${id}-desc`,
     }),

@@ -146,6 +146,12 @@ for (const dialect of DIALECTS) {
       await page.locator('#e-email').fill('');
       await page.getByRole('button', { name: 'Änderungen speichern' }).click();
       await page.getByRole('alert').filter({ hasText: 'E-Mail-Adresse ist erforderlich.' }).waitFor();
+
+      // The modules view: the API's English descriptions in the catalog's words.
+      await page.goto(`${stack.origin}/admin#/modules`);
+      await page.getByRole('heading', { name: 'Module', exact: true }).waitFor();
+      await page.getByText('Benutzerliste, Suche, Statistik und Änderungen').waitFor();
+      assert.deepEqual(await leftovers(page), []);
       assertClean(tab);
       await context.close();
     });
