@@ -190,12 +190,27 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(await leftovers(page), [], `a user's page at ${width}px`);
         assert.ok((await sideways(page)) <= 0, `a user's page scrolls sideways at ${width}px`);
         await assertAccessible(page, `a user's page of the console in Arabic at ${width}px`);
+
+        // The address inside an Arabic sentence is isolated, so it cannot reorder the words around it.
+        await page.locator('#delete-user').click();
+        const title = (await page.locator('#confirm-title').textContent()) ?? '';
+        assert.equal(title, `هل تريد حذف \u2068${ADA.email}\u2069؟`);
+        await page.locator('#confirm-no').click();
+
+        // The other views of this part: add people, modules, the audit trail (Ada's creation in it).
+        for (const [view, ready] of [
+          ['new', '#invite-form'],
+          ['modules', '#modules-list li'],
+          ['audit', '#audit-body tr'],
+        ] as const) {
+          await page.goto('about:blank');
+          await page.goto(`${stack.origin}/admin#/${view}`);
+          await page.locator(ready).first().waitFor();
+          assert.deepEqual(await leftovers(page), [], `#/${view} at ${width}px`);
+          assert.ok((await sideways(page)) <= 0, `#/${view} scrolls sideways at ${width}px`);
+          await assertAccessible(page, `the console's #/${view} in Arabic at ${width}px`);
+        }
       }
-      // The address inside an Arabic sentence is isolated, so it cannot reorder the words around it.
-      await page.locator('#delete-user').click();
-      const title = (await page.locator('#confirm-title').textContent()) ?? '';
-      assert.equal(title, `هل تريد حذف \u2068${ADA.email}\u2069؟`);
-      await page.locator('#confirm-no').click();
       assertClean(tab);
       await context.close();
     });
