@@ -115,10 +115,15 @@ export function confirmAction({ title, text, yes }) {
   });
 }
 
-/** A table cell holding text, or a link to a user's page. */
-export function cell(text, href) {
+/**
+ * A table cell holding text, or a link to a user's page. `ltr`: an address, id or code, which reads
+ * left to right in a right-to-left page too; set on the text, so the cell still aligns with its column.
+ */
+export function cell(text, href, { ltr = false } = {}) {
   const td = el('td');
-  if (href) td.append(el('a', text, { href }));
+  const attrs = ltr ? { dir: 'ltr' } : {};
+  if (href) td.append(el('a', text, { href, ...attrs }));
+  else if (ltr) td.append(el('span', text, attrs));
   else td.textContent = text;
   return td;
 }

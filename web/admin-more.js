@@ -172,11 +172,13 @@ let auditNext = null;
 function auditRow(entry) {
   const tr = el('tr');
   // People by address (the API adds the current one); an id only once the account is gone.
+  // Addresses, ids and codes read left to right in a right-to-left page too (not the words).
   const actor =
     entry.actor_type === 'user' && entry.actor_id
       ? cell(
           entry.actor_email ?? t('js.admin.audit.deleted_user', { id: entry.actor_id }),
           userHref(entry.actor_id),
+          { ltr: Boolean(entry.actor_email) },
         )
       : cell(t('js.admin.audit.actor_type', { type: entry.actor_type }));
   const targetText =
@@ -187,24 +189,16 @@ function auditRow(entry) {
         : '—';
   const target =
     entry.target_type === 'user' && entry.target_id
-      ? cell(targetText, userHref(entry.target_id))
-      : cell(targetText);
+      ? cell(targetText, userHref(entry.target_id), { ltr: Boolean(entry.target_email) })
+      : cell(targetText, undefined, { ltr: Boolean(entry.target_id) });
   tr.append(
     cell(formatDate(entry.at)),
-    cell(entry.action),
+    cell(entry.action, undefined, { ltr: true }),
     cell(t('js.admin.audit.outcome', { outcome: entry.outcome })),
     actor,
     target,
-    cell(entry.ip ?? '—'),
+    cell(entry.ip ?? '—', undefined, { ltr: Boolean(entry.ip) }),
   );
-  // Codes, addresses and ids read left to right in a right-to-left page too (not the words).
-  const ltr = [
-    true,
-    Boolean(entry.actor_email),
-    Boolean(entry.target_email) || (entry.target_type !== 'user' && Boolean(entry.target_id)),
-    Boolean(entry.ip),
-  ];
-  for (const [i, index] of [1, 3, 4, 5].entries()) if (ltr[i]) tr.children[index].setAttribute('dir', 'ltr');
   return tr;
 }
 

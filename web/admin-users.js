@@ -43,15 +43,13 @@ function pagePath() {
 function row(user) {
   const tr = el('tr');
   tr.append(
-    cell(user.email, userHref(user.id)),
+    cell(user.email, userHref(user.id), { ltr: true }),
     cell(user.name || '—'),
     cell(t('js.admin.role', { role: user.role })),
     cell(t('js.admin.status', { status: user.status })),
     cell(formatDate(user.created_at)),
     cell(formatDate(user.last_login_at)),
   );
-  // An address reads left to right in a right-to-left page too.
-  tr.firstElementChild.setAttribute('dir', 'ltr');
   return tr;
 }
 
