@@ -1,6 +1,6 @@
 // What every part of the admin console shares: the module list (which controls exist), the
 // console's wording of refusals, the notice region and the confirmation dialog. See docs/console.md.
-import { $, announce, api, describe, el, Problem } from './lib.js';
+import { $, announce, api, describe, el, has, lang, Problem, t } from './lib.js';
 
 /** Rows per table page: every list, search and audit call asks for exactly this many. */
 export const PAGE_SIZE = 25;
@@ -36,30 +36,29 @@ export function built(name) {
   return state.modules.some((m) => m.name === name && m.endpoints.length > 0);
 }
 
-const CONSOLE_MESSAGES = {
-  last_admin: 'This is the last active admin. Make another account an active admin first, then try again.',
-  forbidden: 'You are not allowed to do that.',
-  not_found: 'This user does not exist any more.',
-  email_taken: 'That e-mail address is already used by another account.',
-  module_required: 'This module is required and cannot be turned off.',
-  module_unavailable: 'This module cannot be turned on with the current configuration.',
-  client_not_found: 'This client does not exist any more.',
-  resource_not_found: 'This API does not exist any more.',
-  webhook_not_found: 'This webhook endpoint does not exist any more.',
-  provider_not_found: 'This provider does not exist any more.',
-  provider_exists: 'A provider of that name already exists. Choose another name.',
-};
-
-/** A sentence for the admin: the API's own detail where it explains more than the generic text. */
+/**
+ * A sentence for the admin: the console's own (`js.admin.error.<code>`), else the pages' shared one
+ * (`js.error.<code>`), else the API's detail. A problem body stays English (API §24), so its detail
+ * is shown only where it explains more than the sentence: a refusal's reason in the English console,
+ * and in every language which setting or how many accounts stand in the way.
+ */
 export function explain(err) {
   if (err instanceof Problem) {
-    if (err.code === 'forbidden' && err.message && err.message !== 'Forbidden') return `${err.message}.`;
-    // The API's detail says why (which setting; how many accounts hold the module's factors).
+    if (err.code === 'forbidden' && lang === 'en' && err.message && err.message !== 'Forbidden')
+      return `${err.message}.`;
     if (['module_unavailable', 'module_in_use', 'resource_in_use'].includes(err.code) && err.message)
       return err.message;
-    if (CONSOLE_MESSAGES[err.code]) return CONSOLE_MESSAGES[err.code];
+    if (has(`js.admin.error.${err.code}`)) return t(`js.admin.error.${err.code}`);
   }
   return describe(err);
+}
+
+/**
+ * An address, id or name set inside a sentence of a right-to-left page: isolated (U+2068 … U+2069)
+ * so its left-to-right run cannot reorder the words around it. Left-to-right pages get it as is.
+ */
+export function isolate(text) {
+  return document.documentElement.dir === 'rtl' ? `\u2068${text}\u2069` : String(text);
 }
 
 /** Shows a refusal in an alert region (read out at once). */
@@ -116,10 +115,15 @@ export function confirmAction({ title, text, yes }) {
   });
 }
 
-/** A table cell holding text, or a link to a user's page. */
-export function cell(text, href) {
+/**
+ * A table cell holding text, or a link to a user's page. `ltr`: an address, id or code, which reads
+ * left to right in a right-to-left page too; set on the text, so the cell still aligns with its column.
+ */
+export function cell(text, href, { ltr = false } = {}) {
   const td = el('td');
-  if (href) td.append(el('a', text, { href }));
+  const attrs = ltr ? { dir: 'ltr' } : {};
+  if (href) td.append(el('a', text, { href, ...attrs }));
+  else if (ltr) td.append(el('span', text, attrs));
   else td.textContent = text;
   return td;
 }
@@ -190,11 +194,11 @@ export function showSecret(panel, secret) {
   copy.onclick = async () => {
     try {
       await navigator.clipboard.writeText(code.textContent);
-      announce(copied, 'Copied to the clipboard.');
+      announce(copied, t('js.admin.copied'));
     } catch {
       // No clipboard (an insecure origin, a refused permission): select it for a manual copy.
       getSelection()?.selectAllChildren(code);
-      announce(copied, 'Select it and copy it by hand: the clipboard is not available here.');
+      announce(copied, t('js.admin.copy_by_hand'));
     }
   };
   $('[data-done]', panel).onclick = () => hideSecret(panel);

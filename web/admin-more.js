@@ -9,13 +9,14 @@ import {
   dayStart,
   explain,
   fail,
+  isolate,
   loadModules,
   notify,
   PAGE_SIZE,
   updateModule,
   userHref,
 } from './admin-core.js';
-import { $, el, focusOn, formatDate, onSubmit, Problem } from './lib.js';
+import { $, el, focusOn, formatDate, onSubmit, Problem, t } from './lib.js';
 
 /** Rethrows a refusal as the console's sentence; field errors keep their marks. */
 function worded(err) {
@@ -41,7 +42,10 @@ export function initNew() {
     }
     form.reset();
     notify(
-      `An invitation was sent to ${answer.invitation.email}. It expires ${formatDate(answer.invitation.expires_at)}.`,
+      t('js.admin.new.invitation_sent', {
+        email: isolate(answer.invitation.email),
+        date: formatDate(answer.invitation.expires_at),
+      }),
     );
   });
   onSubmit($('#create-form'), async (values) => {
@@ -55,7 +59,7 @@ export function initNew() {
       throw worded(err);
     }
     $('#create-form').reset();
-    notify(`The account ${user.email} was created.`, { beforeNavigation: true });
+    notify(t('js.admin.new.created', { email: isolate(user.email) }), { beforeNavigation: true });
     location.hash = userHref(user.id);
   });
 }
@@ -67,9 +71,11 @@ function moduleItem(m, onToggle) {
   const id = `module-${m.name}`;
   const text = el('div', null, { class: 'item-text' });
   const label = el('label', m.name, { for: id });
+  // The API's description is English (API §24): the catalogs word the built-in modules' own.
+  const description = t('js.admin.modules.description', { name: m.name, description: m.description });
   text.append(
     label,
-    el('span', m.required ? `${m.description} (required)` : m.description, {
+    el('span', m.required ? t('js.admin.modules.required', { description }) : description, {
       class: 'muted',
       id: `${id}-desc`,
     }),
@@ -92,10 +98,8 @@ function moduleItem(m, onToggle) {
  * sign-in every new console session goes through (pages): asked first, with the way back.
  */
 const LOCKOUT = {
-  console:
-    'This page stops answering at once, for every admin. Switch it back on with the command "gatehouse modules enable console" or the API (PUT /api/v1/admin/modules/console).',
-  pages:
-    'The hosted sign-in and account pages stop answering: nobody can sign in to this console again until pages is on again ("gatehouse modules enable pages"). Sessions already open keep working.',
+  console: 'js.admin.modules.lockout_console',
+  pages: 'js.admin.modules.lockout_pages',
 };
 
 /**
@@ -107,9 +111,9 @@ async function putModule(m, enabled) {
   const path = `/api/v1/admin/modules/${encodeURIComponent(m.name)}`;
   if (!enabled && LOCKOUT[m.name] !== undefined) {
     const sure = await confirmAction({
-      title: `Turn ${m.name} off?`,
-      text: LOCKOUT[m.name],
-      yes: `Turn ${m.name} off`,
+      title: t('js.admin.modules.turn_off_title', { module: m.name }),
+      text: t(LOCKOUT[m.name]),
+      yes: t('js.admin.modules.turn_off', { module: m.name }),
     });
     if (!sure) return null;
   }
@@ -117,10 +121,11 @@ async function putModule(m, enabled) {
     return await call(path, { method: 'PUT', body: { enabled } });
   } catch (err) {
     if (enabled || !(err instanceof Problem) || err.code !== 'module_in_use') throw err;
+    // The API's detail (English, API §24) says how many accounts and what they lose.
     const sure = await confirmAction({
-      title: `Turn ${m.name} off?`,
+      title: t('js.admin.modules.turn_off_title', { module: m.name }),
       text: `${err.message}.`,
-      yes: `Turn ${m.name} off anyway`,
+      yes: t('js.admin.modules.turn_off_anyway', { module: m.name }),
     });
     if (!sure) return null;
     return call(path, { method: 'PUT', body: { enabled, force: true } });
@@ -138,7 +143,7 @@ async function toggleModule(m, toggle) {
       return;
     }
     updateModule(module);
-    notify(`${module.name} is ${module.enabled ? 'on' : 'off'}.`);
+    notify(t('js.admin.modules.state', { module: module.name, state: module.enabled ? 'on' : 'off' }));
     document.dispatchEvent(new CustomEvent('modules-changed'));
   } catch (err) {
     toggle.checked = !enabled;
@@ -167,27 +172,32 @@ let auditNext = null;
 function auditRow(entry) {
   const tr = el('tr');
   // People by address (the API adds the current one); an id only once the account is gone.
+  // Addresses, ids and codes read left to right in a right-to-left page too (not the words).
   const actor =
     entry.actor_type === 'user' && entry.actor_id
-      ? cell(entry.actor_email ?? `deleted user ${entry.actor_id}`, userHref(entry.actor_id))
-      : cell(entry.actor_type);
+      ? cell(
+          entry.actor_email ?? t('js.admin.audit.deleted_user', { id: entry.actor_id }),
+          userHref(entry.actor_id),
+          { ltr: Boolean(entry.actor_email) },
+        )
+      : cell(t('js.admin.audit.actor_type', { type: entry.actor_type }));
   const targetText =
     entry.target_type === 'user' && entry.target_id
-      ? (entry.target_email ?? `deleted user ${entry.target_id}`)
+      ? (entry.target_email ?? t('js.admin.audit.deleted_user', { id: entry.target_id }))
       : entry.target_id
         ? `${entry.target_type}: ${entry.target_id}`
         : '—';
   const target =
     entry.target_type === 'user' && entry.target_id
-      ? cell(targetText, userHref(entry.target_id))
-      : cell(targetText);
+      ? cell(targetText, userHref(entry.target_id), { ltr: Boolean(entry.target_email) })
+      : cell(targetText, undefined, { ltr: Boolean(entry.target_id) });
   tr.append(
     cell(formatDate(entry.at)),
-    cell(entry.action),
-    cell(entry.outcome),
+    cell(entry.action, undefined, { ltr: true }),
+    cell(t('js.admin.audit.outcome', { outcome: entry.outcome })),
     actor,
     target,
-    cell(entry.ip ?? '—'),
+    cell(entry.ip ?? '—', undefined, { ltr: Boolean(entry.ip) }),
   );
   return tr;
 }
@@ -210,7 +220,7 @@ async function loadAudit() {
     const body = $('#audit-body');
     body.replaceChildren(...answer.data.map(auditRow));
     if (answer.data.length === 0) {
-      const td = el('td', 'No entries match these filters.');
+      const td = el('td', t('js.admin.audit.none'));
       td.colSpan = 6;
       const tr = el('tr');
       tr.append(td);

@@ -1,27 +1,31 @@
 // One user's page: facts, quick actions (enable/disable, reset-password mail, reset second factors),
 // the edit form, sessions with revoke, linked identities and delete with confirmation.
 
-import { built, call, can, confirmAction, explain, fail, notify } from './admin-core.js';
+import { built, call, can, confirmAction, explain, fail, isolate, notify } from './admin-core.js';
 import { ownerKeysLink } from './admin-keys.js';
-import { $, clearError, deviceName, el, focusOn, formatDate, onSubmit } from './lib.js';
+import { $, clearError, deviceName, el, focusOn, formatDate, onSubmit, t } from './lib.js';
 
 let user = null;
 const path = (suffix = '') => `/api/v1/users/${encodeURIComponent(user.id)}${suffix}`;
+/** The person's address inside a sentence. */
+const who = () => isolate(user.email);
 
 function fill(u) {
   user = u;
   $('#user-title').textContent = u.name || u.email;
   $('#u-email').textContent = u.email;
-  $('#u-verified').textContent = u.email_verified ? 'confirmed' : 'not confirmed';
+  $('#u-verified').textContent = t(
+    u.email_verified ? 'js.admin.user.confirmed' : 'js.admin.user.not_confirmed',
+  );
   $('#u-name').textContent = u.name || '—';
-  $('#u-role').textContent = u.role;
-  $('#u-status').textContent = u.status;
+  $('#u-role').textContent = t('js.admin.role', { role: u.role });
+  $('#u-status').textContent = t('js.admin.status', { status: u.status });
   $('#u-created').textContent = formatDate(u.created_at);
-  $('#u-login').textContent = u.last_login_at ? formatDate(u.last_login_at) : 'never';
+  $('#u-login').textContent = formatDate(u.last_login_at);
   $('#u-id').textContent = u.id;
   const toggle = $('#toggle-status');
   toggle.hidden = u.status === 'invited';
-  toggle.textContent = u.status === 'disabled' ? 'Enable account' : 'Disable account';
+  toggle.textContent = t(u.status === 'disabled' ? 'js.admin.user.enable' : 'js.admin.user.disable');
   toggle.className = u.status === 'disabled' ? '' : 'danger';
   const form = $('#edit-form');
   form.elements.name.value = u.name;
@@ -40,19 +44,23 @@ function sessionItem(s) {
     el('strong', deviceName(s.user_agent), { title: s.user_agent ?? '' }),
     el(
       'span',
-      `${s.ip ?? 'unknown address'} · signed in ${formatDate(s.created_at)} · last used ${formatDate(s.last_used_at)}`,
+      t('js.admin.user.session', {
+        ip: s.ip ? isolate(s.ip) : t('js.admin.user.unknown_address'),
+        created: formatDate(s.created_at),
+        used: formatDate(s.last_used_at),
+      }),
       { class: 'muted' },
     ),
   );
-  const revoke = el('button', 'Revoke', { type: 'button', class: 'secondary small' });
+  const revoke = el('button', t('js.admin.user.revoke'), { type: 'button', class: 'secondary small' });
   revoke.setAttribute(
     'aria-label',
-    `Revoke the session from ${deviceName(s.user_agent)}, signed in ${formatDate(s.created_at)}`,
+    t('js.admin.user.revoke_label', { device: deviceName(s.user_agent), date: formatDate(s.created_at) }),
   );
   revoke.addEventListener('click', async () => {
     try {
       await call(path(`/sessions/${encodeURIComponent(s.id)}`), { method: 'DELETE' });
-      notify('The session was revoked.');
+      notify(t('js.admin.user.session_revoked'));
       await loadSessions();
       focusOn($('#sessions-title'));
     } catch (err) {
@@ -72,7 +80,7 @@ async function loadSessions() {
     const { data } = await call(path('/sessions'));
     const list = $('#u-sessions');
     list.replaceChildren(...data.map(sessionItem));
-    if (data.length === 0) list.append(el('li', 'No live sessions.'));
+    if (data.length === 0) list.append(el('li', t('js.admin.user.no_sessions')));
   } catch (err) {
     fail($('#u-sessions-error'), err);
   }
@@ -83,11 +91,20 @@ async function loadIdentities() {
   try {
     const { data } = await call(path('/identities'));
     list.replaceChildren(
-      ...data.map((i) => el('li', `${i.issuer} · subject ${i.subject} · linked ${formatDate(i.linked_at)}`)),
+      ...data.map((i) =>
+        el(
+          'li',
+          t('js.admin.user.identity', {
+            issuer: isolate(i.issuer),
+            subject: isolate(i.subject),
+            date: formatDate(i.linked_at),
+          }),
+        ),
+      ),
     );
-    if (data.length === 0) list.append(el('li', 'No identity provider account is linked.'));
+    if (data.length === 0) list.append(el('li', t('js.admin.user.no_identities')));
   } catch (err) {
-    list.replaceChildren(el('li', `Could not load identities: ${err.message}`));
+    list.replaceChildren(el('li', t('js.admin.user.identities_failed', { reason: explain(err) })));
   }
 }
 
@@ -114,7 +131,7 @@ export async function showUser(id) {
   $('#user-error').textContent = '';
   for (const region of $('#view-user').querySelectorAll('[data-error]')) region.textContent = '';
   clearError($('#edit-form'));
-  $('#user-title').textContent = 'User';
+  $('#user-title').textContent = t('js.admin.user.title');
   try {
     fill(await call(`/api/v1/users/${encodeURIComponent(id)}`));
   } catch (err) {
@@ -152,9 +169,9 @@ async function quick(action) {
 /** Disabling signs a person out everywhere: asked first, as deleting is. */
 function confirmDisable() {
   return confirmAction({
-    title: `Disable ${user.email}?`,
-    text: 'They are signed out everywhere and cannot sign in until the account is enabled again. Nothing is deleted.',
-    yes: 'Disable account',
+    title: t('js.admin.user.disable_title', { email: who() }),
+    text: t('js.admin.user.disable_text'),
+    yes: t('js.admin.user.disable'),
   });
 }
 
@@ -162,7 +179,7 @@ export function initUser() {
   onSubmit($('#edit-form'), async (values) => {
     const patch = changes(values);
     if (Object.keys(patch).length === 0) {
-      notify('Nothing to save: no field was changed.');
+      notify(t('js.admin.user.nothing_to_save'));
       return;
     }
     if (patch.status === 'disabled' && !(await confirmDisable())) return;
@@ -172,7 +189,7 @@ export function initUser() {
       // The console's sentence (the last-admin guard, a taken address); field errors stay marked.
       throw err.code === 'validation_failed' ? err : explain(err);
     }
-    notify('The changes were saved.');
+    notify(t('js.admin.user.saved'));
     if (patch.status === 'disabled') await loadSessions();
   });
 
@@ -182,9 +199,9 @@ export function initUser() {
       if (status === 'disabled' && !(await confirmDisable())) return;
       fill(await call(path(), { method: 'PUT', body: { status } }));
       notify(
-        status === 'disabled'
-          ? `${user.email} is disabled and signed out everywhere.`
-          : `${user.email} is enabled.`,
+        t(status === 'disabled' ? 'js.admin.user.disabled_done' : 'js.admin.user.enabled_done', {
+          email: who(),
+        }),
       );
       await loadSessions();
     }),
@@ -195,36 +212,34 @@ export function initUser() {
       const body = { email: user.email, role: user.role };
       if (user.name) body.name = user.name;
       const { invitation } = await call('/api/v1/users/invite', { method: 'POST', body });
-      notify(
-        `A new invitation was sent to ${user.email}. It works until ${formatDate(invitation.expires_at)}; the earlier link no longer does.`,
-      );
+      notify(t('js.admin.user.invitation_again', { email: who(), date: formatDate(invitation.expires_at) }));
     }),
   );
 
   $('#reset-password').addEventListener('click', () =>
     quick(async () => {
       const { expires_at } = await call(path('/password-reset'), { method: 'POST' });
-      notify(`A password reset link was sent to ${user.email}. It works until ${formatDate(expires_at)}.`);
+      notify(t('js.admin.user.reset_sent', { email: who(), date: formatDate(expires_at) }));
     }),
   );
 
   $('#unlock').addEventListener('click', () =>
     quick(async () => {
       await call(path('/unlock'), { method: 'POST' });
-      notify(`The failed sign-ins of ${user.email} were cleared: they can sign in again at once.`);
+      notify(t('js.admin.user.unlocked', { email: who() }));
     }),
   );
 
   $('#reset-mfa').addEventListener('click', () =>
     quick(async () => {
       const ok = await confirmAction({
-        title: 'Reset second factors?',
-        text: `Removes the authenticator app, recovery codes and passkeys of ${user.email} and signs them out everywhere.`,
-        yes: 'Reset second factors',
+        title: t('js.admin.user.reset_mfa_title'),
+        text: t('js.admin.user.reset_mfa_text', { email: who() }),
+        yes: t('js.admin.user.reset_mfa_yes'),
       });
       if (!ok) return;
       await call(path('/mfa'), { method: 'DELETE' });
-      notify(`The second factors of ${user.email} were removed.`);
+      notify(t('js.admin.user.mfa_removed', { email: who() }));
       await loadSessions();
     }),
   );
@@ -232,14 +247,14 @@ export function initUser() {
   $('#delete-user').addEventListener('click', async () => {
     $('#delete-error').textContent = '';
     const ok = await confirmAction({
-      title: `Delete ${user.email}?`,
-      text: 'The account, its sessions, identities and invitations are removed. This cannot be undone.',
-      yes: 'Delete for good',
+      title: t('js.admin.user.delete_title', { email: who() }),
+      text: t('js.admin.user.delete_text'),
+      yes: t('js.admin.user.delete_yes'),
     });
     if (!ok) return;
     try {
       await call(path(), { method: 'DELETE' });
-      notify(`${user.email} was deleted.`, { beforeNavigation: true });
+      notify(t('js.admin.user.deleted', { email: who() }), { beforeNavigation: true });
       location.hash = '#/users';
     } catch (err) {
       fail($('#delete-error'), err);

@@ -2,12 +2,12 @@
 // list. Each page is one call with `limit` and the cursor of the page before it; nothing ever loads
 // more than a page, however many users there are (docs/console.md).
 
-import { call, cell, dayEnd, dayStart, fail, PAGE_SIZE, userHref } from './admin-core.js';
-import { $, el, formatDate } from './lib.js';
+import { call, cell, dayEnd, dayStart, fail, isolate, PAGE_SIZE, userHref } from './admin-core.js';
+import { $, el, formatDate, lang, t } from './lib.js';
 
 const SEARCH_DELAY_MS = 250;
 const form = $('#filters');
-const numbers = new Intl.NumberFormat();
+const numbers = new Intl.NumberFormat(lang);
 
 /** cursors[i] is the cursor that fetches page i (null for the first page). */
 let cursors = [null];
@@ -44,12 +44,12 @@ function row(user) {
   const tr = el('tr');
   tr.append(
     // A service account has no e-mail address (API §22): its name names the link.
-    cell(user.email ?? user.name ?? user.id, userHref(user.id)),
+    cell(user.email ?? user.name ?? user.id, userHref(user.id), { ltr: Boolean(user.email) }),
     cell(user.name || '—'),
-    cell(user.role),
-    cell(user.status),
+    cell(t('js.admin.role', { role: user.role })),
+    cell(t('js.admin.status', { status: user.status })),
     cell(formatDate(user.created_at)),
-    cell(user.last_login_at ? formatDate(user.last_login_at) : 'never'),
+    cell(formatDate(user.last_login_at)),
   );
   return tr;
 }
@@ -59,7 +59,7 @@ async function loadPage() {
   const f = filters();
   // Sorting and dates apply to the list; a search is ordered by relevance.
   for (const field of form.querySelectorAll('[data-list-only]')) field.hidden = Boolean(f.q);
-  $('#result-summary').textContent = 'Loading…';
+  $('#result-summary').textContent = t('js.admin.users.loading');
   form.setAttribute('aria-busy', 'true');
   try {
     const answer = await call(pagePath());
@@ -67,20 +67,21 @@ async function loadPage() {
     const body = $('#users-body');
     body.replaceChildren(...answer.data.map(row));
     if (answer.data.length === 0) {
-      const td = el('td', f.q ? 'No user matches this search.' : 'No users match these filters.');
+      const td = el('td', t(f.q ? 'js.admin.users.none_search' : 'js.admin.users.none'));
       td.colSpan = 6;
       const tr = el('tr');
       tr.append(td);
       body.append(tr);
     }
     nextCursor = answer.next_cursor;
-    const noun = answer.total === 1 ? 'user' : 'users';
-    const what = f.q
-      ? `${numbers.format(answer.total)} ${noun} match “${f.q}”, best matches first`
-      : `${numbers.format(answer.total)} ${noun}`;
-    $('#result-summary').textContent = `${what}. Page ${page + 1}.`;
-    $('#page-label').textContent = `Page ${page + 1}`;
-    $('#users-caption').textContent = f.q ? `Users matching “${f.q}”` : 'Users';
+    const at = { count: answer.total, page: page + 1 };
+    $('#result-summary').textContent = f.q
+      ? t('js.admin.users.summary_search', { ...at, q: isolate(f.q) })
+      : t('js.admin.users.summary', at);
+    $('#page-label').textContent = t('js.admin.users.page', at);
+    $('#users-caption').textContent = f.q
+      ? t('js.admin.users.caption_search', { q: isolate(f.q) })
+      : t('js.admin.users.caption');
     $('#prev-page').disabled = page === 0;
     $('#next-page').disabled = nextCursor === null;
     form.querySelector('[data-error]').textContent = '';
@@ -114,12 +115,20 @@ async function loadStats() {
   try {
     const s = await call('/api/v1/users/stats');
     $('#stats').replaceChildren(
-      card('users', s.total),
-      card('active', s.by_status.active, `${numbers.format(s.active.last_7d)} signed in this week`),
-      card('invited', s.by_status.invited),
-      card('disabled', s.by_status.disabled),
-      card('admins', s.by_role.admin),
-      card('new this week', s.created.last_7d, `${numbers.format(s.created.last_30d)} in 30 days`),
+      card(t('js.admin.stats.users'), s.total),
+      card(
+        t('js.admin.stats.active'),
+        s.by_status.active,
+        t('js.admin.stats.signed_in_this_week', { count: s.active.last_7d }),
+      ),
+      card(t('js.admin.stats.invited'), s.by_status.invited),
+      card(t('js.admin.stats.disabled'), s.by_status.disabled),
+      card(t('js.admin.stats.admins'), s.by_role.admin),
+      card(
+        t('js.admin.stats.new_this_week'),
+        s.created.last_7d,
+        t('js.admin.stats.in_30_days', { count: s.created.last_30d }),
+      ),
     );
   } catch (err) {
     fail(form.querySelector('[data-error]'), err);

@@ -2,7 +2,7 @@
 // factors included), then drives the JSON API as that admin. A non-admin sees "No access" and the
 // console asks the API for nothing.
 
-import { can, clearNotice, fail, loadModules } from './admin-core.js';
+import { can, clearNotice, fail, isolate, loadModules } from './admin-core.js';
 import { initKeys, showKeys } from './admin-keys.js';
 import { initAudit, initNew, showAudit, showModules, showNew } from './admin-more.js';
 import { initOAuth, showOAuth } from './admin-oauth.js';
@@ -13,7 +13,7 @@ import { initRoles, showRoles } from './admin-roles.js';
 import { initUser, showUser } from './admin-user.js';
 import { initUsers, showUsers } from './admin-users.js';
 import { initWebhooks, showWebhook, showWebhooks } from './admin-webhooks.js';
-import { $, base, focusOn, Problem, restore, signOut } from './lib.js';
+import { $, base, focusOn, Problem, restore, signOut, t } from './lib.js';
 
 const VIEWS = [
   'users',
@@ -155,7 +155,7 @@ async function start() {
     fail($('#fatal'), err);
     return;
   }
-  $('#me').textContent = `Signed in as ${me.email}`;
+  $('#me').textContent = t('js.admin.signed_in_as', { email: isolate(me.email) });
   initUsers();
   initUser();
   initNew();

@@ -224,7 +224,7 @@ export function onSubmit(form, action) {
     const missing = form.querySelector('[aria-invalid="true"]');
     if (missing) {
       const label = form.querySelector(`label[for="${missing.id}"]`)?.textContent ?? 'This field';
-      showError(form, `${label.trim()} is required.`);
+      showError(form, t('js.common.field_required', { label: label.trim() }));
       return;
     }
     const button = form.querySelector('button[type="submit"]');
