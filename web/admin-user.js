@@ -8,12 +8,15 @@ import { $, clearError, deviceName, el, focusOn, formatDate, onSubmit, t } from 
 let user = null;
 const path = (suffix = '') => `/api/v1/users/${encodeURIComponent(user.id)}${suffix}`;
 /** The person's address inside a sentence. */
-const who = () => isolate(user.email);
+const who = () => isolate(user.email ?? user.name ?? user.id);
+/** A service account (API §22) has no address, password or second factors: those controls go. */
+const service = () => user?.kind === 'service';
 
 function fill(u) {
   user = u;
-  $('#user-title').textContent = u.name || u.email;
-  $('#u-email').textContent = u.email;
+  $('#user-title').textContent = u.name || u.email || u.id;
+  $('#u-email').textContent = u.email ?? '—';
+  $('#u-verified').hidden = u.kind === 'service';
   $('#u-verified').textContent = t(
     u.email_verified ? 'js.admin.user.confirmed' : 'js.admin.user.not_confirmed',
   );
@@ -29,7 +32,10 @@ function fill(u) {
   toggle.className = u.status === 'disabled' ? '' : 'danger';
   const form = $('#edit-form');
   form.elements.name.value = u.name;
-  form.elements.email.value = u.email;
+  form.elements.email.value = u.email ?? '';
+  // Without this a service account's form could never be saved: its empty address is required.
+  $('#e-email-field').hidden = u.kind === 'service';
+  form.elements.email.required = u.kind !== 'service';
   form.elements.role.value = u.role;
   // `invited` belongs to the invitation flow: an admin enables or disables accounts only.
   $('#e-status-field').hidden = u.status === 'invited';
@@ -110,15 +116,15 @@ async function loadIdentities() {
 
 /** Shows the controls whose endpoints this service answers now. */
 function showControls() {
-  $('#reset-password').hidden = !can('POST /api/v1/users/<id>/password-reset');
-  $('#reset-mfa').hidden = !can('DELETE /api/v1/users/<id>/mfa');
+  $('#reset-password').hidden = service() || !can('POST /api/v1/users/<id>/password-reset');
+  $('#reset-mfa').hidden = service() || !can('DELETE /api/v1/users/<id>/mfa');
   $('#unlock').hidden = !can('POST /api/v1/users/<id>/unlock');
   $('#delete-section').hidden = !can('DELETE /api/v1/users/<id>');
   // An invited person who lost the mail (or let it expire) gets a new link: inviting the address
   // again replaces the old link (docs/invitations.md).
   $('#resend-invitation').hidden = user.status !== 'invited' || !can('POST /api/v1/users/invite');
   // The flag is a field of the user update that arrives with e-mail ownership (docs/api.md §12).
-  $('#e-verified-field').hidden = !built('email');
+  $('#e-verified-field').hidden = service() || !built('email');
   const audit = $('#user-audit');
   audit.hidden = !can('GET /api/v1/admin/audit');
   audit.setAttribute('href', `#/audit?target=${encodeURIComponent(user.id)}`);
@@ -149,7 +155,7 @@ export async function showUser(id) {
 function changes(values) {
   const patch = {};
   if (values.name.trim() !== user.name) patch.name = values.name.trim();
-  if (values.email.trim() !== user.email) patch.email = values.email.trim();
+  if (!service() && values.email.trim() !== user.email) patch.email = values.email.trim();
   if (values.role !== user.role) patch.role = values.role;
   if (user.status !== 'invited' && values.status !== user.status) patch.status = values.status;
   const verified = $('#e-verified').checked;
