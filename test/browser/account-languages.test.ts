@@ -46,6 +46,7 @@ async function assertNoLeftovers(page: Page, label: string) {
     'Your roles',
     'recovery codes left',
     'Remove',
+    'My organizations',
   ]) {
     assert.ok(!text.includes(english), `${label}: English "${english}" left`);
   }
