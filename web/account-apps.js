@@ -1,6 +1,6 @@
 // /account's connected apps: the applications the user allowed (GET /api/v1/grants), and taking
 // that back (DELETE /api/v1/grants/<client_id>: consent, grants and tokens end at once).
-import { $, api, el, focusOn, formatDate, modules, showError } from './lib.js';
+import { $, api, el, focusOn, formatDate, modules, showError, t } from './lib.js';
 
 const auth = { auth: true };
 
@@ -19,21 +19,22 @@ export async function loadApps(say) {
         el('br'),
         el(
           'span',
-          `Allowed ${formatDate(app.created_at)}: ${[...app.scopes, ...apis].join(', ') || 'sign-in'}`,
-          {
-            class: 'muted',
-          },
+          t('js.account.app_allowed', {
+            date: formatDate(app.created_at),
+            scopes: [...app.scopes, ...apis].join(', ') || t('js.account.app_sign_in_only'),
+          }),
+          { class: 'muted' },
         ),
       );
-      const revoke = el('button', 'Remove access', {
+      const revoke = el('button', t('js.account.remove_access'), {
         type: 'button',
         class: 'danger',
-        'aria-label': `Remove access of ${app.name}`,
+        'aria-label': t('js.account.remove_access_named', { name: app.name }),
       });
       revoke.addEventListener('click', async () => {
         try {
           await api(`/api/v1/grants/${encodeURIComponent(app.client_id)}`, { ...auth, method: 'DELETE' });
-          say(`${app.name} no longer has access to your account.`);
+          say(t('js.account.app_removed', { name: app.name }));
           await loadApps(say);
           focusOn($('#apps-title'));
         } catch (err) {

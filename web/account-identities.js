@@ -1,7 +1,7 @@
 // /account, "Sign-in providers" (docs/providers.md): the identities linked to this account, a
 // "Link …" button per enabled provider not linked yet, and unlinking after a fresh proof
 // (web/proof.js). Linking needs a sign-in from the last 5 minutes; the API says so when it is older.
-import { $, api, el, focusOn, formatDate, Problem, showError } from './lib.js';
+import { $, api, el, focusOn, formatDate, Problem, showError, t } from './lib.js';
 import { withProof } from './proof.js';
 
 const auth = { auth: true };
@@ -23,7 +23,7 @@ withProof($('#identity-remove-form'), async (proof) => {
   const { id, label } = removing;
   await api(`/api/v1/idp/identities/${encodeURIComponent(id)}`, { ...auth, method: 'DELETE', body: proof });
   closeRemoval();
-  announce(`${label} was unlinked.`);
+  announce(t('js.account.identity_unlinked', { name: label }));
   await loadIdentities(announce);
   focusOn($('#identities-title'));
 });
@@ -37,10 +37,7 @@ async function link(provider) {
     location.assign(authorization_url);
   } catch (err) {
     if (err instanceof Problem && err.code === 'reauthentication_required') {
-      showError(
-        $('#identities-section'),
-        'For your safety, linking needs a recent sign-in. Sign out, sign in again, then link.',
-      );
+      showError($('#identities-section'), t('js.account.link_needs_recent_sign_in'));
     } else showError($('#identities-section'), err);
   }
 }
@@ -53,7 +50,7 @@ export async function loadIdentities(say) {
     api('/api/v1/idp/buttons'),
   ]);
   const list = $('#identities-list');
-  if (identities.length === 0) list.replaceChildren(el('li', 'No provider is linked yet.'));
+  if (identities.length === 0) list.replaceChildren(el('li', t('js.account.no_identities')));
   else {
     list.replaceChildren(
       ...identities.map((identity) => {
@@ -62,18 +59,23 @@ export async function loadIdentities(say) {
         text.append(
           el('strong', label),
           el('br'),
-          el('span', `${identity.email ?? identity.subject}, linked ${formatDate(identity.linked_at)}`, {
-            class: 'muted',
-          }),
+          el(
+            'span',
+            t('js.account.identity_linked', {
+              who: identity.email ?? identity.subject,
+              date: formatDate(identity.linked_at),
+            }),
+            { class: 'muted' },
+          ),
         );
-        const remove = el('button', 'Unlink', {
+        const remove = el('button', t('js.account.unlink'), {
           type: 'button',
           class: 'danger',
-          'aria-label': `Unlink ${label}`,
+          'aria-label': t('js.account.unlink_named', { name: label }),
         });
         remove.addEventListener('click', () => {
           removing = { id: identity.id, label };
-          $('#identity-remove-title').textContent = `Unlink ${label}`;
+          $('#identity-remove-title').textContent = t('js.account.unlink_named', { name: label });
           $('#identity-remove').hidden = false;
           focusOn($('#identity-remove-title'));
         });
@@ -88,7 +90,10 @@ export async function loadIdentities(say) {
     ...providers
       .filter((p) => !linked.has(p.name))
       .map((p) => {
-        const button = el('button', `Link ${p.display_name}`, { type: 'button', class: 'secondary' });
+        const button = el('button', t('js.account.link_provider', { provider: p.display_name }), {
+          type: 'button',
+          class: 'secondary',
+        });
         button.addEventListener('click', () => link(p));
         const item = el('li');
         item.append(button);

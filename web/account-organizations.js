@@ -1,13 +1,9 @@
 // /account's organizations: the ones the person belongs to (GET /api/v1/organizations answers a
 // non-admin with their own, each with their roles there), and leaving one (the member_delete of
 // API §21 on themself). The last member who manages an organization cannot leave (409 last_manager).
-import { $, api, currentUser, el, focusOn, modules, showError } from './lib.js';
+import { $, api, currentUser, el, focusOn, modules, showError, t } from './lib.js';
 
 const auth = { auth: true };
-
-const LAST_MANAGER =
-  'You are the last person who manages this organization, so you cannot leave it. ' +
-  'Give someone else the right to manage its members first, or ask an administrator.';
 
 /** The person's organizations with their roles there, as the API gives them to this caller. */
 async function myOrganizations() {
@@ -42,7 +38,7 @@ export async function loadOrganizations(say) {
   const items = await myOrganizations();
   const joined = new URLSearchParams(location.search).get('joined');
   const joinedOrg = joined ? items.find((org) => org.id === joined) : undefined;
-  if (joinedOrg) say(`You joined ${joinedOrg.name}.`);
+  if (joinedOrg) say(t('js.account.org_joined', { name: joinedOrg.name }));
   $('#organizations-empty').hidden = items.length > 0;
   $('#organizations-list').replaceChildren(
     ...items.map((org) => {
@@ -52,15 +48,21 @@ export async function loadOrganizations(say) {
         el('strong', org.name),
         el('span', org.slug, { class: 'badge' }),
         el('br'),
-        el('span', `Your roles: ${org.roles.length ? org.roles.join(', ') : 'none'}`, { class: 'muted' }),
+        el(
+          'span',
+          t('js.account.org_roles', {
+            roles: org.roles.length ? org.roles.join(', ') : t('js.account.org_no_roles'),
+          }),
+          { class: 'muted' },
+        ),
       );
-      const leave = el('button', 'Leave', {
+      const leave = el('button', t('js.account.org_leave'), {
         type: 'button',
         class: 'danger',
-        'aria-label': `Leave ${org.name}`,
+        'aria-label': t('js.account.org_leave_named', { name: org.name }),
       });
       leave.addEventListener('click', async () => {
-        if (!window.confirm(`Leave ${org.name}? You will need a new invitation to come back.`)) return;
+        if (!window.confirm(t('js.account.org_leave_confirm', { name: org.name }))) return;
         try {
           const me = currentUser();
           await api(
@@ -70,11 +72,13 @@ export async function loadOrganizations(say) {
               method: 'DELETE',
             },
           );
-          say(`You left ${org.name}.`);
+          say(t('js.account.org_left', { name: org.name }));
           await loadOrganizations(() => {});
           focusOn($('#organizations-title'));
         } catch (err) {
-          showError($('#organizations-section'), err.code === 'last_manager' ? LAST_MANAGER : err);
+          // The last manager cannot leave (409 last_manager): the page says what to do instead.
+          const lastManager = err.code === 'last_manager';
+          showError($('#organizations-section'), lastManager ? t('js.account.org_last_manager') : err);
         }
       });
       item.append(text, leave);

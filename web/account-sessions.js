@@ -1,10 +1,10 @@
 // /account's sessions section: where the user is signed in, and signing other sessions out.
-import { $, api, deviceName, el, focusOn, formatDate, modules, showError } from './lib.js';
+import { $, api, deviceName, el, focusOn, formatDate, modules, showError, t } from './lib.js';
 
 const auth = { auth: true };
 
 function describeSession(session) {
-  return `${deviceName(session.user_agent)} · ${session.ip ?? 'unknown address'}`;
+  return `${deviceName(session.user_agent)} · ${session.ip ?? t('js.account.unknown_address')}`;
 }
 
 /** Lists the live sessions; `say` announces a sign-out. */
@@ -16,28 +16,29 @@ export async function loadSessions(say) {
       const item = el('li');
       const text = el('span', null, { class: 'item-text' });
       text.append(el('strong', describeSession(session)));
-      if (session.current) text.append(el('span', 'this browser', { class: 'badge' }));
+      if (session.current) text.append(el('span', t('js.account.this_browser'), { class: 'badge' }));
       text.append(
         el('br'),
         el(
           'span',
-          `Signed in ${formatDate(session.created_at)}, last active ${formatDate(session.last_used_at)}`,
-          {
-            class: 'muted',
-          },
+          t('js.account.session_dates', {
+            created: formatDate(session.created_at),
+            used: formatDate(session.last_used_at),
+          }),
+          { class: 'muted' },
         ),
       );
       item.append(text);
       if (!session.current) {
-        const revoke = el('button', 'Sign out', {
+        const revoke = el('button', t('js.account.sign_out'), {
           type: 'button',
           class: 'danger',
-          'aria-label': `Sign out ${describeSession(session)}`,
+          'aria-label': t('js.account.sign_out_named', { session: describeSession(session) }),
         });
         revoke.addEventListener('click', async () => {
           try {
             await api(`/api/v1/sessions/${encodeURIComponent(session.id)}`, { ...auth, method: 'DELETE' });
-            say('That session was signed out.');
+            say(t('js.account.session_signed_out'));
             await loadSessions(say);
             focusOn($('#sessions-title'));
           } catch (err) {

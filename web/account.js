@@ -17,12 +17,14 @@ import {
   el,
   focusOn,
   formatDate,
+  has,
   modules,
   onSubmit,
   passkeysSupported,
   restore,
   showError,
   signOut,
+  t,
 } from './lib.js';
 import { offerProofs, withProof } from './proof.js';
 
@@ -37,8 +39,12 @@ function toSignIn() {
 function renderProfile(user) {
   $('#profile-name').textContent = user.name || '—';
   $('#profile-email').textContent = user.email;
-  $('#profile-verified').textContent = user.email_verified ? 'confirmed' : 'not confirmed';
-  $('#profile-role').textContent = user.role;
+  $('#profile-verified').textContent = t(
+    user.email_verified ? 'js.account.confirmed' : 'js.account.not_confirmed',
+  );
+  // The two built-in roles by their name in the page's language; any other as it is written.
+  const role = `js.account.role_${user.role}`;
+  $('#profile-role').textContent = has(role) ? t(role) : user.role;
   $('#profile-created').textContent = formatDate(user.created_at);
   $('#password-username').value = user.email;
   $('#verify-box').hidden = user.email_verified;
@@ -49,7 +55,7 @@ function renderProfile(user) {
 onSubmit($('#name-form'), async ({ name }) => {
   const user = await api(`/api/v1/users/${currentUser().id}`, { ...auth, method: 'PUT', body: { name } });
   renderProfile(user);
-  say('Your name was saved.');
+  say(t('js.account.name_saved'));
 });
 
 onSubmit($('#password-form'), async (values, form) => {
@@ -62,13 +68,13 @@ onSubmit($('#password-form'), async (values, form) => {
   });
   acceptTokens(tokens);
   form.reset();
-  say('Your password was changed. Your other sessions were signed out.');
+  say(t('js.account.password_changed'));
   loadSessions(say);
 });
 
 onSubmit($('#verify-form'), async () => {
   await api('/api/v1/email/verification', { ...auth, method: 'POST' });
-  say('We sent a confirmation link to your address.');
+  say(t('js.account.verification_sent'));
 });
 
 // Each change below sends a fresh proof (docs/api.md §16): web/proof.js asks for it.
@@ -78,7 +84,7 @@ withProof($('#email-form'), async (proof, values) => {
     method: 'POST',
     body: { new_email: values.new_email.trim(), ...proof },
   });
-  say('Check the new mailbox: the change takes effect when you open the link we sent there.');
+  say(t('js.account.change_sent'));
 });
 
 // --- second factors -----------------------------------------------------------------------------
@@ -109,12 +115,12 @@ async function loadMfa() {
   proofs.passkey = modules.has('passkeys') && status.passkeys > 0;
   offerProofs(proofs);
   $('#mfa-status').textContent = on
-    ? `An authenticator app is on since ${formatDate(status.totp.created_at)}.`
-    : 'No authenticator app is set up.';
+    ? t('js.account.totp_on_since', { date: formatDate(status.totp.created_at) })
+    : t('js.account.totp_none');
   $('#totp-off').hidden = on || !$('#totp-enroll').hidden;
   $('#totp-on').hidden = !on;
   $('#codes-box').hidden = status.recovery_codes_remaining === 0 && !on;
-  $('#codes-remaining').textContent = `${status.recovery_codes_remaining} of 10 recovery codes left.`;
+  $('#codes-remaining').textContent = t('js.account.codes_left', { count: status.recovery_codes_remaining });
 }
 
 onSubmit($('#totp-start-form'), async (values, form) => {
@@ -143,7 +149,7 @@ onSubmit($('#totp-confirm-form'), async (values, form) => {
   form.reset();
   $('#totp-enroll').hidden = true;
   $('#totp-secret').textContent = '';
-  say('The authenticator app is on. Your other sessions were signed out.');
+  say(t('js.account.totp_on'));
   await loadMfa();
   if (Array.isArray(recovery_codes)) showCodes(recovery_codes);
   loadSessions(say);
@@ -151,7 +157,7 @@ onSubmit($('#totp-confirm-form'), async (values, form) => {
 
 withProof($('#totp-off-form'), async (proof) => {
   await api('/api/v1/mfa/totp', { ...auth, method: 'DELETE', body: proof });
-  say('The authenticator app was turned off.');
+  say(t('js.account.totp_off'));
   await loadMfa();
 });
 
@@ -185,7 +191,7 @@ withProof($('#passkey-remove-form'), async (proof) => {
   const { id, name } = removing;
   await api(`/api/v1/passkeys/${encodeURIComponent(id)}`, { ...auth, method: 'DELETE', body: proof });
   closeRemoval();
-  say(`${name} was removed.`);
+  say(t('js.account.passkey_removed', { name }));
   await Promise.all([loadPasskeys(), loadMfa()]);
   focusOn($('#passkeys-title'));
 });
@@ -197,29 +203,34 @@ async function loadPasskeys() {
   offerProofs(proofs);
   const list = $('#passkeys-list');
   if (data.length === 0) {
-    list.replaceChildren(el('li', 'No passkeys yet.'));
+    list.replaceChildren(el('li', t('js.account.no_passkeys')));
     return;
   }
   list.replaceChildren(
     ...data.map((passkey) => {
-      const name = passkey.name || 'Passkey';
+      const name = passkey.name || t('js.account.passkey_unnamed');
       const text = el('span', null, { class: 'item-text' });
       text.append(
         el('strong', name),
         el('br'),
-        el('span', `Added ${formatDate(passkey.created_at)}, last used ${formatDate(passkey.last_used_at)}`, {
-          class: 'muted',
-        }),
+        el(
+          'span',
+          t('js.account.passkey_dates', {
+            added: formatDate(passkey.created_at),
+            used: formatDate(passkey.last_used_at),
+          }),
+          { class: 'muted' },
+        ),
       );
-      const remove = el('button', 'Remove', {
+      const remove = el('button', t('js.account.remove'), {
         type: 'button',
         class: 'danger',
-        'aria-label': `Remove ${name}`,
+        'aria-label': t('js.account.remove_named', { name }),
       });
       // Removing needs a fresh proof: the confirmation form asks for it.
       remove.addEventListener('click', () => {
         removing = { id: passkey.id, name };
-        $('#passkey-remove-title').textContent = `Remove ${name}`;
+        $('#passkey-remove-title').textContent = t('js.account.remove_named', { name });
         $('#passkey-remove').hidden = false;
         focusOn($('#passkey-remove-title'));
       });
@@ -244,7 +255,11 @@ onSubmit($('#passkey-form'), async (values, form) => {
     body: { challenge_id, response, ...(name ? { name } : {}) },
   });
   form.reset();
-  say(`${created.name || 'The passkey'} was added.`);
+  say(
+    created.name
+      ? t('js.account.passkey_added', { name: created.name })
+      : t('js.account.passkey_added_unnamed'),
+  );
   await Promise.all([loadPasskeys(), loadMfa()]);
   if (Array.isArray(created.recovery_codes)) showCodes(created.recovery_codes);
 });

@@ -1,7 +1,7 @@
 // /account/authorize/<uid>: the hosted half of "Sign in with Gatehouse" (docs/oauth.md). Signs in
 // through /account/sign-in (password, second factor, passkey) when there is no session, continues
 // the application's request as the signed-in account, and asks for consent when the server says so.
-import { $, api, base, el, focusOn, lang, restore, showError, signOut } from './lib.js';
+import { $, api, base, el, focusOn, lang, restore, showError, signOut, t } from './lib.js';
 
 const uid = location.pathname.split('/').filter(Boolean).pop();
 const call = (step, body) =>
@@ -29,7 +29,7 @@ async function showConsent(view) {
   for (const scope of view.scopes) list.append(el('li', scope.description));
   const apis = $('#api-list');
   for (const apiView of view.apis) {
-    apis.append(el('h3', `Use ${apiView.name} for you`));
+    apis.append(el('h3', t('js.authorize.use_api', { api: apiView.name })));
     const ul = el('ul', '');
     for (const scope of apiView.scopes) ul.append(el('li', scope.description));
     apis.append(ul);
@@ -54,7 +54,7 @@ async function showConsent(view) {
 function showRefusedOrganization(view) {
   $('#org-client-name').textContent = view.client.name;
   const back = $('#back-button');
-  back.textContent = `Back to ${view.client.name}`;
+  back.textContent = t('js.authorize.back_to', { client: view.client.name });
   $('#loading').hidden = true;
   $('#refused-organization').hidden = false;
   focusOn($('#refused-title'));

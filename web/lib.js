@@ -223,7 +223,8 @@ export function onSubmit(form, action) {
     }
     const missing = form.querySelector('[aria-invalid="true"]');
     if (missing) {
-      const label = form.querySelector(`label[for="${missing.id}"]`)?.textContent ?? 'This field';
+      const label =
+        form.querySelector(`label[for="${missing.id}"]`)?.textContent ?? t('js.common.this_field');
       showError(form, t('js.common.field_required', { label: label.trim() }));
       return;
     }
@@ -293,13 +294,16 @@ const SYSTEMS = [
   [/\bLinux\b/, 'Linux'],
 ];
 
-/** "Chrome on Linux" for a User-Agent header; the header itself (cut) when neither part is known. */
+/**
+ * "Chrome on Linux" (in the page's language) for a User-Agent header; the header itself (cut) when
+ * neither part is known. Browser and system names stay as their makers write them.
+ */
 export function deviceName(userAgent) {
-  if (!userAgent) return 'Unknown device';
+  if (!userAgent) return t('js.account.unknown_device');
   const browser = BROWSERS.find(([re]) => re.test(userAgent))?.[1];
   const system = SYSTEMS.find(([re]) => re.test(userAgent))?.[1];
-  if (browser && system) return `${browser} on ${system}`;
-  if (browser || system) return browser ?? `A browser on ${system}`;
+  if (browser && system) return t('js.account.device', { browser, system });
+  if (browser || system) return browser ?? t('js.account.device_system', { system });
   return userAgent.length > 60 ? `${userAgent.slice(0, 60)}…` : userAgent;
 }
 

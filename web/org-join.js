@@ -13,6 +13,7 @@ import {
   restore,
   showError,
   signOut,
+  t,
   tokenFromPath,
 } from './lib.js';
 
@@ -22,7 +23,7 @@ const here = `/account/organizations/join/${encodeURIComponent(token)}`;
 let invitation = null;
 
 function rolesText(roles) {
-  return roles.length === 0 ? 'no particular role' : roles.join(', ');
+  return roles.length === 0 ? t('js.org-join.no_role') : roles.join(', ');
 }
 
 function show(id) {
@@ -40,21 +41,25 @@ function fail(err) {
 async function start() {
   try {
     invitation = await api(path);
-    $('#title').textContent = `Join ${invitation.organization.name}`;
-    $('#join-text').textContent =
-      `You are invited to join ${invitation.organization.name} as ${invitation.email}. ` +
-      `The invitation is valid until ${formatDate(invitation.expires_at)}.`;
-    $('#join-roles').textContent = `Your roles there: ${rolesText(invitation.roles)}.`;
+    const organization = invitation.organization.name;
+    $('#title').textContent = t('js.org-join.title', { organization });
+    $('#join-text').textContent = t('js.org-join.text', {
+      organization,
+      email: invitation.email,
+      until: formatDate(invitation.expires_at),
+    });
+    $('#join-roles').textContent = t('js.org-join.roles', { roles: rolesText(invitation.roles) });
     $('#details').hidden = false;
     const user = await restore();
     if (user && user.email === invitation.email) {
-      $('#signed-in-text').textContent = `You are signed in as ${user.email}.`;
+      $('#signed-in-text').textContent = t('js.org-join.signed_in', { email: user.email });
       show('#accept-signed-in');
       $('#accept-form button').focus();
     } else if (user) {
-      $('#other-account-text').textContent =
-        `You are signed in as ${user.email}, but this invitation is for ${invitation.email}. ` +
-        'Only the invited account can accept it.';
+      $('#other-account-text').textContent = t('js.org-join.other_account', {
+        email: user.email,
+        invited: invitation.email,
+      });
       show('#other-account');
     } else if (invitation.account_exists) {
       $('#sign-in-link').href = `${base}/account/sign-in?next=${encodeURIComponent(here)}`;
@@ -79,7 +84,7 @@ onSubmit($('#accept-form'), async () => {
 onSubmit($('#create-form'), async (values, form) => {
   if (values.password !== values.confirm) {
     $('#confirm').setAttribute('aria-invalid', 'true');
-    showError(form, 'The two passwords do not match.');
+    showError(form, t('js.common.passwords_differ'));
     return;
   }
   const body = { password: values.password, ...(values.name.trim() ? { name: values.name.trim() } : {}) };

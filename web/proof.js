@@ -67,8 +67,9 @@ export function withProof(form, action) {
     for (const input of form.querySelectorAll('input[required]')) {
       if (!input.value.trim()) {
         input.setAttribute('aria-invalid', 'true');
-        const label = form.querySelector(`label[for="${input.id}"]`)?.textContent ?? 'This field';
-        showError(form, `${label.trim()} is required.`);
+        const label =
+          form.querySelector(`label[for="${input.id}"]`)?.textContent ?? t('js.common.this_field');
+        showError(form, t('js.common.field_required', { label: label.trim() }));
         return;
       }
     }

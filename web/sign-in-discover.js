@@ -2,7 +2,7 @@
 // connection claims an e-mail domain, the first step asks for the address only (with the passkey
 // button); an address at an SSO domain goes straight to its identity provider, with no password
 // field ever shown, and any other address then gets the password field.
-import { $, api, modules, nextUrl } from './lib.js';
+import { $, api, modules, nextUrl, t } from './lib.js';
 
 const field = $('#password-field');
 const input = $('#password');
@@ -15,7 +15,7 @@ function askForAddress(on) {
   // A hidden field must not be required (the form checks required fields) nor be submitted.
   input.required = !on;
   input.disabled = on;
-  submit.textContent = on ? 'Continue' : 'Sign in';
+  submit.textContent = t(on ? 'js.sign_in.discover_continue' : 'js.sign_in.discover_sign_in');
 }
 
 /** Turns the address-first step on when it applies (nothing changes otherwise). */

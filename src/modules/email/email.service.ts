@@ -45,6 +45,7 @@ export async function mailVerificationLink(
   trx: Parameters<typeof issueLink>[0],
   user: UserRow,
   kind: LinkMailKind = 'email_verify',
+  request?: ClientInfo['language'],
 ): Promise<boolean> {
   const budget = await reserveAttempt(trx, [mailBudget(user.email)]);
   if (!budget.ok) return false;
@@ -59,8 +60,8 @@ export async function mailVerificationLink(
     appName: ctx.config.appName,
     url: linkUrl(ctx.config.verifyEmailUrlTemplate, token),
     expiresAt: new Date(link.expires_at),
-    // The recipient's locale, else DEFAULT_LOCALE (API §24).
-    language: mailLanguage(ctx.languages, user.locale),
+    // The recipient's locale, else the causing request's language, else DEFAULT_LOCALE (API §24).
+    language: mailLanguage(ctx.languages, user.locale, request),
   });
   await ctx.mail.outbox.enqueue(trx, mail, 'email_verify');
   return true;
@@ -84,7 +85,7 @@ export async function requestVerification(
     'A verification mail can be asked for once a minute and five times an hour',
   );
   await ctx.db.transaction().execute(async (trx) => {
-    const mailed = await mailVerificationLink(ctx, trx, user);
+    const mailed = await mailVerificationLink(ctx, trx, user, 'email_verify', client.language);
     await recordAudit(trx, {
       action: 'email.verification_send',
       actor: { type: 'user', id: user.id },
@@ -171,9 +172,8 @@ export async function useEmailLink(
         { outbox: ctx.mail.outbox, appName: ctx.config.appName },
         'email_changed',
         user.email,
-        {
-          newEmail: link.email,
-        },
+        { newEmail: link.email },
+        mailLanguage(ctx.languages, user.locale, client.language),
       );
       await recordAudit(trx, {
         ...audit,
@@ -237,7 +237,9 @@ export async function requestEmailChange(
           })
         : null;
       if (issued && owner) {
-        await enqueueNotice(trx, mail, 'email_change_to_taken', newEmail);
+        // The owner's locale, else the asking request's language (API §24).
+        const language = mailLanguage(ctx.languages, owner.locale, client.language);
+        await enqueueNotice(trx, mail, 'email_change_to_taken', newEmail, {}, language);
       } else if (issued) {
         const { token, link } = issued;
         const message = renderLinkMail('email_change', {
@@ -245,12 +247,14 @@ export async function requestEmailChange(
           appName: ctx.config.appName,
           url: linkUrl(ctx.config.verifyEmailUrlTemplate, token),
           expiresAt: new Date(link.expires_at),
-          // The account's locale (the new address belongs to the same person), else DEFAULT_LOCALE.
-          language: mailLanguage(ctx.languages, user.locale),
+          // The account's locale (the new address belongs to the same person), else the asking
+          // request's language (API §24).
+          language: mailLanguage(ctx.languages, user.locale, client.language),
         });
         await ctx.mail.outbox.enqueue(trx, message, 'email_change');
       }
-      await enqueueNotice(trx, mail, 'email_change_requested', user.email, { newEmail });
+      const language = mailLanguage(ctx.languages, user.locale, client.language);
+      await enqueueNotice(trx, mail, 'email_change_requested', user.email, { newEmail }, language);
       await recordAudit(trx, {
         action: 'email.change_request',
         actor: { type: 'user', id: user.id },

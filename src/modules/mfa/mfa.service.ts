@@ -146,7 +146,7 @@ export async function confirmTotpEnrollment(
           client,
           details: { recovery_codes_issued: issued !== undefined, sessions_revoked: revoked },
         });
-        await queueSecurityNotice(ctx, trx, user.email, 'totp_enabled');
+        await queueSecurityNotice(ctx, trx, user, 'totp_enabled', { request: client.language });
         return { issued };
       });
       if (made === null) throw wrongCode();
@@ -191,7 +191,7 @@ export async function removeTotp(
         client,
         details: { recovery_codes_removed: passkeysLeft === 0, proof: kind },
       });
-      await queueSecurityNotice(ctx, trx, user.email, 'totp_disabled');
+      await queueSecurityNotice(ctx, trx, user, 'totp_disabled', { request: client.language });
       return true;
     },
     totpEnabled,
@@ -230,7 +230,7 @@ export async function newRecoveryCodeSet(
         client,
         details: { proof: kind },
       });
-      await queueSecurityNotice(ctx, trx, user.email, 'recovery_codes_regenerated');
+      await queueSecurityNotice(ctx, trx, user, 'recovery_codes_regenerated', { request: client.language });
       return issued;
     },
     hasFactor,
@@ -282,7 +282,7 @@ async function resetFactors(
       client,
       details: { totp_removed: hadTotp, passkeys_removed: passkeys, sessions_revoked: revoked },
     });
-    await queueSecurityNotice(ctx, trx, user.email, 'mfa_reset');
+    await queueSecurityNotice(ctx, trx, user, 'mfa_reset', { request: client.language });
     return { totpRemoved: hadTotp, passkeysRemoved: passkeys };
   });
   ctx.mail.outbox.nudge();

@@ -150,7 +150,10 @@ export async function createPasskey(
         sessions_revoked: revoked,
       },
     });
-    await queueSecurityNotice(ctx, trx, user.email, 'passkey_added', `Passkey: ${row.name}`);
+    await queueSecurityNotice(ctx, trx, user, 'passkey_added', {
+      request: client.language,
+      passkey: row.name,
+    });
     return issued;
   });
   ctx.mail.outbox.nudge();
@@ -191,7 +194,7 @@ export async function removePasskey(
         client,
         details: { recovery_codes_removed: lastFactor, proof: kind },
       });
-      await queueSecurityNotice(ctx, trx, user.email, 'passkey_removed');
+      await queueSecurityNotice(ctx, trx, user, 'passkey_removed', { request: client.language });
       return true;
     },
     exists,

@@ -11,6 +11,7 @@ import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import type { DB, UserRow } from '../../platform/db/schema.ts';
 import { renderAccountMail } from '../../platform/mail/layout.ts';
+import { mailLanguage, withLang } from '../../platform/mail/mail-language.ts';
 import { newSignInCode, signInCodeHash, signInKey, signInLinkUrl } from './email-signin.ts';
 
 /** The one answer of a sign-in request, whatever the address (docs/api.md §20). */
@@ -61,7 +62,9 @@ export async function requestEmailSignIn(
       await ctx.db.transaction().execute(async (trx) => {
         // The account as it is now: changed in between (disabled, another address), it gets nothing.
         const now = await findUserById(trx, user.id);
-        if (now?.status === 'active' && now.email === user.email) await mailSignInPair(ctx, trx, key, now);
+        if (now?.status === 'active' && now.email === user.email) {
+          await mailSignInPair(ctx, trx, key, now, client.language);
+        }
       });
       ctx.mail.outbox.nudge();
     });
@@ -69,8 +72,17 @@ export async function requestEmailSignIn(
   return { message: REQUEST_MESSAGE };
 }
 
-/** Issues the pair (one row: link token hash and code HMAC) and writes its mail, in the caller's transaction. */
-async function mailSignInPair(ctx: AppContext, trx: Transaction<DB>, key: SecretsKey, user: UserRow) {
+/**
+ * Issues the pair (one row: link token hash and code HMAC) and writes its mail, in the caller's
+ * transaction: in the account's `locale`, else the asking request's language (API §24).
+ */
+async function mailSignInPair(
+  ctx: AppContext,
+  trx: Transaction<DB>,
+  key: SecretsKey,
+  user: UserRow,
+  request: ClientInfo['language'],
+) {
   const code = newSignInCode();
   const { token, link } = await issueLink(trx, {
     userId: user.id,
@@ -80,16 +92,25 @@ async function mailSignInPair(ctx: AppContext, trx: Transaction<DB>, key: Secret
     codeHash: signInCodeHash(key, user.id, code),
   });
   const minutes = Math.round(ctx.config.emailSigninTtlS / 60);
+  const lang = mailLanguage(ctx.languages, user.locale, request);
+  const app = ctx.config.appName;
+  const url = signInLinkUrl(ctx, token);
   const mail = renderAccountMail({
     to: user.email,
-    appName: ctx.config.appName,
-    subject: 'Your sign-in link and code',
+    appName: app,
+    subject: lang.t('mail.email_signin.subject'),
     paragraphs: [
-      'Someone (hopefully you) asked to sign in to your {app} account with this e-mail address.',
-      `Your sign-in code is ${code}. Type it where you asked for it, or open the link below and press the button.`,
-      `The code and the link work once, for ${minutes} minutes; using either one ends both. If you did not ask for this, ignore this e-mail and share the code with no one.`,
+      lang.t('mail.email_signin.p1', { app }),
+      lang.t('mail.email_signin.p2', { code }),
+      lang.t('mail.email_signin.p3', { minutes }),
     ],
-    action: { label: 'Sign in', url: signInLinkUrl(ctx, token), expiresAt: new Date(link.expires_at) },
+    action: {
+      label: lang.t('mail.email_signin.label'),
+      // English keeps the link as it always was; another language opens the page in it.
+      url: lang.tag === 'en' ? url : withLang(url, lang.tag),
+      expiresAt: new Date(link.expires_at),
+    },
+    language: lang,
   });
   await ctx.mail.outbox.enqueue(trx, mail, 'email_signin');
 }

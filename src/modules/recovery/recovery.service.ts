@@ -22,6 +22,7 @@ import { afterAnswer } from '../../kernel/after-answer.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
+import { mailLanguage } from '../../platform/mail/mail-language.ts';
 import { enqueueNotice } from '../../platform/mail/notices.ts';
 import { resendInvitation } from '../invitations/index.ts';
 import { prepareResetFactor, refuseUnservedResetFactor } from '../mfa/index.ts';
@@ -158,6 +159,8 @@ export async function resetPassword(
       { outbox: ctx.mail.outbox, appName: ctx.config.appName },
       'password_changed',
       user.email,
+      {},
+      mailLanguage(ctx.languages, user.locale, client.language),
     );
     const after = await findUserById(trx, user.id);
     if (!after) throw linkInvalid();

@@ -6,6 +6,7 @@ import { checkPasswordPolicy } from '../../identity/passwords/password-policy.ts
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
+import { mailLanguage } from '../../platform/mail/mail-language.ts';
 import { enqueueNotice } from '../../platform/mail/notices.ts';
 import { mailVerificationLink } from '../email/index.ts';
 import { resendInvitation } from '../invitations/index.ts';
@@ -58,6 +59,8 @@ export async function signup(
             'signup_taken',
             email,
             link ? { link: { url: link.url, expiresAt: new Date(link.expiresAt) } } : {},
+            // The owner's locale, else the signing-up request's language (API §24).
+            mailLanguage(ctx.languages, existing.locale, client.language),
           );
           outcome = 'notice_sent';
         } else if (existing.status === 'invited' && ctx.modules.isEnabled('invitations')) {
@@ -79,7 +82,7 @@ export async function signup(
         now,
       );
       await insertUser(trx, user);
-      const mailed = await mailVerificationLink(ctx, trx, user, 'signup');
+      const mailed = await mailVerificationLink(ctx, trx, user, 'signup', client.language);
       await recordAudit(trx, {
         action: 'user.signup',
         actor: { type: 'anonymous' },

@@ -216,13 +216,12 @@ export async function disableFailingEndpoint(db: Db, endpointId: string, now: nu
   return Number(r.numUpdatedRows) > 0;
 }
 
-/** The addresses of the active admins (told when an endpoint is disabled). */
-export async function activeAdminEmails(db: Db): Promise<string[]> {
-  const rows = await db
+/** The active admins' addresses and languages (told when an endpoint is disabled). */
+export function activeAdmins(db: Db): Promise<{ email: string; locale: string | null }[]> {
+  return db
     .selectFrom('users')
-    .select('email')
+    .select(['email', 'locale'])
     .where('role', '=', 'admin')
     .where('status', '=', 'active')
     .execute();
-  return rows.map((r) => r.email);
 }

@@ -4,12 +4,13 @@ import { v7 as uuidv7 } from 'uuid';
 import { pruneEvents, recordAudit } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { renderAccountMail } from '../../platform/mail/layout.ts';
+import { mailLanguage } from '../../platform/mail/mail-language.ts';
 import { createDeliveryAgents, type DeliveryAgents } from '../../platform/outbound/address-guard.ts';
 import { postJson } from '../../platform/outbound/http-post.ts';
 import { signedHeaders } from '../../platform/outbound/standard-webhooks.ts';
 import {
   type AttemptResult,
-  activeAdminEmails,
+  activeAdmins,
   type ClaimedAttempt,
   claimDueAttempts,
   disableFailingEndpoint,
@@ -213,18 +214,19 @@ async function finish(
         target: { type: 'webhook', id: a.endpoint_id },
         details: { reason: 'failing', failing_since: new Date(since).toISOString() },
       });
-      for (const to of await activeAdminEmails(trx)) {
+      for (const admin of await activeAdmins(trx)) {
+        // Each admin's `locale`, else DEFAULT_LOCALE: no request caused this (API §24).
+        const lang = mailLanguage(ctx.languages, admin.locale);
+        const values = { app: ctx.config.appName, endpoint: a.endpoint_id, host: new URL(a.url).host };
         const message = renderAccountMail({
-          to,
+          to: admin.email,
           appName: ctx.config.appName,
-          subject: 'A webhook endpoint was disabled',
+          subject: lang.t('mail.webhook_disabled.subject'),
           paragraphs: [
-            `Every delivery to the webhook endpoint ${a.endpoint_id} (${new URL(a.url).host}) has failed for 5 days, so {app} disabled it. Events are no longer queued for it.`.replace(
-              '{app}',
-              ctx.config.appName,
-            ),
-            'Fix the receiver, then enable the endpoint again (PUT /api/v1/webhooks/<id> with "enabled": true); failed deliveries of the last 30 days can be retried from its delivery log.',
+            lang.t('mail.webhook_disabled.p1', values),
+            lang.t('mail.webhook_disabled.p2', values),
           ],
+          language: lang,
         });
         await ctx.mail.outbox.enqueue(trx, message, 'notice.webhook_disabled');
       }

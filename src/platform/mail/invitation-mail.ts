@@ -4,18 +4,16 @@ import type { MailMessage } from './mailer.ts';
 import {
   checkedMailUrl,
   escapeHtml,
-  htmlButton,
-  htmlMail,
   type InvitationMailInput,
   renderInvitationMail,
+  renderInvitationParts,
   singleLine,
 } from './templates.ts';
 
-const DATE_MARK = '\u0000date\u0000';
-
 /**
  * The invitation mail in a language of the catalogs (`mail.invitation.*`, docs/languages.md).
- * English keeps renderInvitationMail's wording and layout exactly.
+ * English keeps renderInvitationMail's wording and layout exactly; both share one layout
+ * (renderInvitationParts), as the organization invitation does.
  */
 export function renderInvitationMailIn(input: InvitationMailInput, lang: MailLanguage): MailMessage {
   if (lang.tag === 'en') return { ...renderInvitationMail(input), lang: 'en' };
@@ -23,47 +21,26 @@ export function renderInvitationMailIn(input: InvitationMailInput, lang: MailLan
   const app = singleLine(input.productName ?? 'Gatehouse') || 'Gatehouse';
   const inviter = input.inviterName === null ? '' : singleLine(input.inviterName);
   const to = singleLine(input.to, 320);
-  const link = withLang(checkedMailUrl(input.inviteUrl), lang.tag);
-  const iso = input.expiresAt.toISOString();
-  const readable = lang.date(input.expiresAt);
-  const subject = inviter
-    ? lang.t('mail.invitation.subject_by', { inviter, app })
-    : lang.t('mail.invitation.subject', { app });
   const lead = inviter
     ? lang.t('mail.invitation.lead_by', { inviter, app })
     : lang.t('mail.invitation.lead', { app });
-  const open = lang.t('mail.invitation.open');
-  const note = lang.t('mail.invitation.note', { to });
-  const hello = lang.t('mail.hello');
-  const text = [
-    hello,
-    '',
+  const message = renderInvitationParts({
+    to: input.to,
+    subject: inviter
+      ? lang.t('mail.invitation.subject_by', { inviter, app })
+      : lang.t('mail.invitation.subject', { app }),
     lead,
-    '',
-    open,
-    '',
-    link,
-    '',
-    lang.t('mail.invitation.expires', { date: readable, iso }),
-    '',
-    note,
-    '',
-  ].join('\n');
-  const h = escapeHtml;
-  const expires = h(lang.t('mail.invitation.expires', { date: DATE_MARK, iso })).replace(
-    DATE_MARK,
-    `<time datetime="${h(iso)}">${h(readable)}</time>`,
-  );
-  const html = htmlMail(
-    subject,
-    `<p>${h(lead)}</p>
-<p>${h(open)}</p>
-${htmlButton(lang.t('mail.invitation.label'), link)}
-<p>${expires}</p>
-<p style="font-size: 13px; color: #59636e;">${h(note)}</p>`,
-    lang.tag,
-    lang.dir,
-    hello,
-  );
-  return { to: input.to, subject, text, html, lang: lang.tag };
+    leadHtml: escapeHtml(lead),
+    open: lang.t('mail.invitation.open'),
+    label: lang.t('mail.invitation.label'),
+    link: withLang(checkedMailUrl(input.inviteUrl), lang.tag),
+    expiresAt: input.expiresAt,
+    readable: lang.date(input.expiresAt),
+    expires: (date, iso) => lang.t('mail.invitation.expires', { date, iso }),
+    note: [lang.t('mail.invitation.note', { to })],
+    hello: lang.t('mail.hello'),
+    lang: lang.tag,
+    dir: lang.dir,
+  });
+  return { ...message, lang: lang.tag };
 }

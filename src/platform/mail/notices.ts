@@ -1,12 +1,14 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { renderAccountMail } from './layout.ts';
+import { type MailLanguage, withLang } from './mail-language.ts';
 import type { Outbox } from './outbox.ts';
 
 /*
  * Security notices: one place that turns an event into a mail through the outbox, written in the
  * caller's transaction so the notice commits with the change it reports (or not at all). A module
- * only says what happened; adding a kind (say `totp_enabled`, `passkey_added`) is one entry below.
+ * only says what happened; adding a kind (say `totp_enabled`, `passkey_added`) is one entry below
+ * and its `mail.notice.<kind>.*` messages in the catalogs (locales/<tag>.json).
  * Notices never carry a secret; a kind may carry one link (the sign-up notice's recovery link).
  */
 
@@ -27,7 +29,7 @@ interface NoticeSpec {
 const IF_NOT_YOU =
   'If this was not you, reset your password now and tell your administrator: someone may know it.';
 
-/** Every notice kind and its wording; `{app}` becomes APP_NAME. */
+/** Every notice kind and its English wording (the catalogs' `mail.notice.<kind>.*` say the same); `{app}` becomes APP_NAME. */
 export const NOTICES = {
   password_changed: {
     subject: 'Your password was changed',
@@ -68,23 +70,47 @@ export const NOTICES = {
 
 export type NoticeKind = keyof typeof NOTICES;
 
-/** Writes a notice of `kind` to `to` into the outbox, in the caller's transaction. Call `outbox.nudge()` after the commit. */
+/** A notice's paragraphs in `lang`: `mail.notice.<kind>.p1`, `.p2` (when English has a second). */
+function paragraphsIn(lang: MailLanguage, kind: NoticeKind, data: NoticeData, app: string): string[] {
+  const values = {
+    app,
+    new_email: data.newEmail ?? lang.t('mail.notice.another_address'),
+  };
+  const count = NOTICES[kind].paragraphs(data).length;
+  return Array.from({ length: count }, (_, i) => lang.t(`mail.notice.${kind}.p${i + 1}`, values));
+}
+
+/**
+ * Writes a notice of `kind` to `to` into the outbox, in the caller's transaction. Call
+ * `outbox.nudge()` after the commit. `language` is the recipient's (mailLanguage: their `locale`,
+ * else the causing request's, API §24); absent, the notice is English as written above.
+ */
 export async function enqueueNotice(
   db: Kysely<DB> | Transaction<DB>,
   mail: { outbox: Outbox; appName: string },
   kind: NoticeKind,
   to: string,
   data: NoticeData = {},
+  language?: MailLanguage,
 ): Promise<void> {
   const spec: NoticeSpec = NOTICES[kind];
+  // English keeps its links as they always were; another language's link opens its page in it.
+  const linkUrl = (url: string) => (language && language.tag !== 'en' ? withLang(url, language.tag) : url);
   const message = renderAccountMail({
     to,
     appName: mail.appName,
-    subject: spec.subject,
-    paragraphs: spec.paragraphs(data),
+    subject: language ? language.t(`mail.notice.${kind}.subject`) : spec.subject,
+    paragraphs: language ? paragraphsIn(language, kind, data, mail.appName) : spec.paragraphs(data),
     ...(data.link && spec.linkLabel
-      ? { action: { label: spec.linkLabel, url: data.link.url, expiresAt: data.link.expiresAt } }
+      ? {
+          action: {
+            label: language ? language.t(`mail.notice.${kind}.label`) : spec.linkLabel,
+            url: linkUrl(data.link.url),
+            expiresAt: data.link.expiresAt,
+          },
+        }
       : {}),
+    ...(language ? { language } : {}),
   });
   await mail.outbox.enqueue(db, message, `notice.${kind}`);
 }

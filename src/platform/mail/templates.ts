@@ -95,49 +95,101 @@ export function checkedMailUrl(raw: string): string {
   return url.href;
 }
 
+/**
+ * The parts of an invitation mail (to the service, or to an organization), already in the mail's
+ * language: one layout for both, so they read alike and change together.
+ */
+export interface InvitationParts {
+  to: string;
+  subject: string;
+  lead: string;
+  /** The lead as HTML (escaped by the caller; it may mark names up). */
+  leadHtml: string;
+  open: string;
+  label: string;
+  /** The checked link (checkedMailUrl). */
+  link: string;
+  expiresAt: Date;
+  /** The expiry as the reader reads it (formatReadableUtc, or Intl in the mail's language). */
+  readable: string;
+  /** The expiry sentence around a date and its ISO instant. */
+  expires: (date: string, iso: string) => string;
+  /** The closing note as the text body's lines (the HTML part joins them with a space). */
+  note: readonly string[];
+  hello?: string;
+  lang?: string;
+  dir?: 'ltr' | 'rtl';
+}
+
+const DATE_MARK = '\u0000date\u0000';
+
+/** Lays out an invitation mail: greeting, lead, the link as text and button, expiry, note. */
+export function renderInvitationParts(p: InvitationParts): MailMessage {
+  const hello = p.hello ?? 'Hello,';
+  const iso = p.expiresAt.toISOString();
+  const text = [
+    hello,
+    '',
+    p.lead,
+    '',
+    p.open,
+    '',
+    p.link,
+    '',
+    p.expires(p.readable, iso),
+    '',
+    ...p.note,
+    '',
+  ].join('\n');
+  const h = escapeHtml;
+  const expires = h(p.expires(DATE_MARK, iso)).replace(
+    DATE_MARK,
+    `<time datetime="${h(iso)}">${h(p.readable)}</time>`,
+  );
+  const html = htmlMail(
+    p.subject,
+    `<p>${p.leadHtml}</p>
+<p>${h(p.open)}</p>
+${htmlButton(p.label, p.link)}
+<p>${expires}</p>
+<p style="font-size: 13px; color: #59636e;">${h(p.note.join(' '))}</p>`,
+    p.lang,
+    p.dir,
+    hello,
+  );
+  return { to: p.to, subject: p.subject, text, html };
+}
+
+/** English's closing note of an invitation, as two text lines. */
+export function englishInvitationNote(to: string): string[] {
+  return [
+    `This invitation was sent to ${to}. If you did not expect it, you can ignore this e-mail;`,
+    'nothing happens unless the link is used. Do not forward it: the link works for whoever opens it.',
+  ];
+}
+
 /** Renders the invitation e-mail: subject, plain-text and HTML bodies with link, inviter and expiry. */
 export function renderInvitationMail(input: InvitationMailInput): MailMessage {
   if (Number.isNaN(input.expiresAt.getTime())) throw new RangeError('expiresAt is not a valid date');
   const product = singleLine(input.productName ?? 'Gatehouse') || 'Gatehouse';
   const inviter = input.inviterName === null ? '' : singleLine(input.inviterName);
   const to = singleLine(input.to, 320);
-  const link = checkedMailUrl(input.inviteUrl);
-  const expiresIso = input.expiresAt.toISOString();
-  const expiresReadable = formatReadableUtc(input.expiresAt);
-
-  const subject = inviter ? `${inviter} invited you to ${product}` : `You have been invited to ${product}`;
-  const lead = inviter
-    ? `${inviter} has invited you to join ${product}.`
-    : `You have been invited to join ${product}.`;
-
-  const text = [
-    'Hello,',
-    '',
-    lead,
-    '',
-    'To accept, open this link and choose a password:',
-    '',
-    link,
-    '',
-    `The invitation expires on ${expiresReadable} (${expiresIso}).`,
-    '',
-    `This invitation was sent to ${to}. If you did not expect it, you can ignore this e-mail;`,
-    'nothing happens unless the link is used. Do not forward it: the link works for whoever opens it.',
-    '',
-  ].join('\n');
-
   const h = escapeHtml;
-  const leadHtml = inviter
-    ? `<strong>${h(inviter)}</strong> has invited you to join <strong>${h(product)}</strong>.`
-    : `You have been invited to join <strong>${h(product)}</strong>.`;
-  const html = htmlMail(
-    subject,
-    `<p>${leadHtml}</p>
-<p>To accept, open this link and choose a password:</p>
-${htmlButton('Accept the invitation', link)}
-<p>The invitation expires on <time datetime="${h(expiresIso)}">${h(expiresReadable)}</time> (${h(expiresIso)}).</p>
-<p style="font-size: 13px; color: #59636e;">This invitation was sent to ${h(to)}. If you did not expect it, you can ignore this e-mail; nothing happens unless the link is used. Do not forward it: the link works for whoever opens it.</p>`,
-  );
-
-  return { to: input.to, subject, text, html };
+  return renderInvitationParts({
+    to: input.to,
+    subject: inviter ? `${inviter} invited you to ${product}` : `You have been invited to ${product}`,
+    lead: inviter
+      ? `${inviter} has invited you to join ${product}.`
+      : `You have been invited to join ${product}.`,
+    leadHtml: inviter
+      ? `<strong>${h(inviter)}</strong> has invited you to join <strong>${h(product)}</strong>.`
+      : `You have been invited to join <strong>${h(product)}</strong>.`,
+    open: 'To accept, open this link and choose a password:',
+    label: 'Accept the invitation',
+    link: checkedMailUrl(input.inviteUrl),
+    expiresAt: input.expiresAt,
+    readable: formatReadableUtc(input.expiresAt),
+    expires: (date, iso) => `The invitation expires on ${date} (${iso}).`,
+    note: englishInvitationNote(to),
+  });
 }

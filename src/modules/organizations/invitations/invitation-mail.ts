@@ -1,10 +1,11 @@
+import { type MailLanguage, withLang } from '../../../platform/mail/mail-language.ts';
 import type { MailMessage } from '../../../platform/mail/mailer.ts';
 import {
   checkedMailUrl,
+  englishInvitationNote,
   escapeHtml,
   formatReadableUtc,
-  htmlButton,
-  htmlMail,
+  renderInvitationParts,
   singleLine,
 } from '../../../platform/mail/templates.ts';
 
@@ -18,56 +19,70 @@ export interface OrganizationInvitationMailInput {
   joinUrl: string;
   expiresAt: Date;
   productName: string;
+  /** The mail's language (mailLanguage); absent or English: the English wording below. */
+  language?: MailLanguage;
 }
 
 /**
  * The one mail an invitation to an organization sends: who invites, to which organization, the
- * link and its expiry. Names are the organization's and the inviter's own text: one line each,
- * escaped in the HTML part, so neither can forge a header or markup.
+ * link and its expiry, in the layout of the account invitation (renderInvitationParts). Names are
+ * the organization's and the inviter's own text: one line each, escaped in the HTML part, so neither
+ * can forge a header or markup. Another language than English: `mail.org_invitation.*`, the link
+ * with `?lang=` (API §24).
  */
 export function renderOrganizationInvitationMail(input: OrganizationInvitationMailInput): MailMessage {
   if (Number.isNaN(input.expiresAt.getTime())) throw new RangeError('expiresAt is not a valid date');
   const product = singleLine(input.productName) || 'Gatehouse';
-  const organization = singleLine(input.organizationName) || 'an organization';
   const inviter = input.inviterName === null ? '' : singleLine(input.inviterName);
   const to = singleLine(input.to, 320);
   const link = checkedMailUrl(input.joinUrl);
-  const expiresIso = input.expiresAt.toISOString();
-  const expiresReadable = formatReadableUtc(input.expiresAt);
-
-  const subject = inviter
-    ? `${inviter} invited you to ${organization} on ${product}`
-    : `You have been invited to ${organization} on ${product}`;
-  const lead = inviter
-    ? `${inviter} has invited you to join ${organization} on ${product}.`
-    : `You have been invited to join ${organization} on ${product}.`;
-  const text = [
-    'Hello,',
-    '',
-    lead,
-    '',
-    'To accept, open this link (sign in, or choose a password if you have no account yet):',
-    '',
-    link,
-    '',
-    `The invitation expires on ${expiresReadable} (${expiresIso}).`,
-    '',
-    `This invitation was sent to ${to}. If you did not expect it, you can ignore this e-mail;`,
-    'nothing happens unless the link is used. Do not forward it: the link works for whoever opens it.',
-    '',
-  ].join('\n');
-
+  const lang = input.language;
   const h = escapeHtml;
-  const leadHtml = inviter
-    ? `<strong>${h(inviter)}</strong> has invited you to join <strong>${h(organization)}</strong> on ${h(product)}.`
-    : `You have been invited to join <strong>${h(organization)}</strong> on ${h(product)}.`;
-  const html = htmlMail(
-    subject,
-    `<p>${leadHtml}</p>
-<p>To accept, open this link (sign in, or choose a password if you have no account yet):</p>
-${htmlButton('Accept the invitation', link)}
-<p>The invitation expires on <time datetime="${h(expiresIso)}">${h(expiresReadable)}</time> (${h(expiresIso)}).</p>
-<p style="font-size: 13px; color: #59636e;">This invitation was sent to ${h(to)}. If you did not expect it, you can ignore this e-mail; nothing happens unless the link is used. Do not forward it: the link works for whoever opens it.</p>`,
-  );
-  return { to: input.to, subject, text, html };
+  if (lang && lang.tag !== 'en') {
+    const organization = singleLine(input.organizationName) || lang.t('mail.org_invitation.an_organization');
+    const values = { inviter, organization, app: product };
+    const lead = inviter
+      ? lang.t('mail.org_invitation.lead_by', values)
+      : lang.t('mail.org_invitation.lead', values);
+    const message = renderInvitationParts({
+      to: input.to,
+      subject: inviter
+        ? lang.t('mail.org_invitation.subject_by', values)
+        : lang.t('mail.org_invitation.subject', values),
+      lead,
+      leadHtml: h(lead),
+      open: lang.t('mail.org_invitation.open'),
+      label: lang.t('mail.invitation.label'),
+      link: withLang(link, lang.tag),
+      expiresAt: input.expiresAt,
+      readable: lang.date(input.expiresAt),
+      expires: (date, iso) => lang.t('mail.invitation.expires', { date, iso }),
+      note: [lang.t('mail.invitation.note', { to })],
+      hello: lang.t('mail.hello'),
+      lang: lang.tag,
+      dir: lang.dir,
+    });
+    return { ...message, lang: lang.tag };
+  }
+  const organization = singleLine(input.organizationName) || 'an organization';
+  const message = renderInvitationParts({
+    to: input.to,
+    subject: inviter
+      ? `${inviter} invited you to ${organization} on ${product}`
+      : `You have been invited to ${organization} on ${product}`,
+    lead: inviter
+      ? `${inviter} has invited you to join ${organization} on ${product}.`
+      : `You have been invited to join ${organization} on ${product}.`,
+    leadHtml: inviter
+      ? `<strong>${h(inviter)}</strong> has invited you to join <strong>${h(organization)}</strong> on ${h(product)}.`
+      : `You have been invited to join <strong>${h(organization)}</strong> on ${h(product)}.`,
+    open: 'To accept, open this link (sign in, or choose a password if you have no account yet):',
+    label: 'Accept the invitation',
+    link,
+    expiresAt: input.expiresAt,
+    readable: formatReadableUtc(input.expiresAt),
+    expires: (date, iso) => `The invitation expires on ${date} (${iso}).`,
+    note: englishInvitationNote(to),
+  });
+  return lang ? { ...message, lang: 'en' } : message;
 }

@@ -5,6 +5,7 @@ import { linkUrl } from '../../../identity/links/one-time-links.ts';
 import { hashOpaqueToken, newOpaqueToken } from '../../../identity/tokens/opaque-tokens.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
+import { mailLanguage } from '../../../platform/mail/mail-language.ts';
 import type { Caller } from '../common.ts';
 import { renderOrganizationInvitationMail } from './invitation-mail.ts';
 import {
@@ -97,6 +98,9 @@ export async function inviteToOrganization(
         joinUrl: url,
         expiresAt: new Date(row.expires_at),
         productName: ctx.config.appName,
+        // The invitee's locale when the address has an account, else the inviting request's
+        // language (API §24).
+        language: mailLanguage(ctx.languages, existing?.locale, caller.client?.language),
       }),
       invitationMailKind(organization.id),
     );
