@@ -1,6 +1,5 @@
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
-import { JOINED_USER_COLUMNS, pickUser } from '../../identity/index.ts';
 import type { DialectName } from '../../platform/db/dialect.ts';
 import type { ApiKeysTable, Db, OrganizationsTable, UserRow } from '../../platform/db/schema.ts';
 
@@ -11,51 +10,9 @@ export async function insertKey(db: Db, row: ApiKeyRow): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
 }
 
-/** Every api_keys column, read beside its owner user under `key_<column>`. */
-const KEY_COLUMNS = [
-  'id',
-  'name',
-  'prefix',
-  'key_hash',
-  'owner_type',
-  'owner_id',
-  'scopes',
-  'expires_at',
-  'rate_requests',
-  'rate_window_s',
-  'last_used_at',
-  'created_at',
-  'created_by',
-  'revoked_at',
-] as const satisfies ReadonlyArray<keyof ApiKeyRow>;
-// A column added to api_keys and not listed above fails to compile here.
-const everyKeyColumn: Exclude<keyof ApiKeyRow, (typeof KEY_COLUMNS)[number]> extends never ? true : never =
-  true;
-void everyKeyColumn;
-
-/**
- * A key by the hash of the secret, revoked or not, with its owner user (null for an organization's
- * key, or a user gone). One statement, where a key and its owner were two: on PostgreSQL each is a
- * round trip, the most of what a key's use cost (docs/benchmarks.md, "API keys").
- */
-export async function findKeyWithOwner(
-  db: Db,
-  hash: string,
-): Promise<{ row: ApiKeyRow; user: UserRow | null } | undefined> {
-  const found = await db
-    .selectFrom('api_keys as k')
-    .leftJoin('users as u', (join) => join.onRef('u.id', '=', 'k.owner_id').on('k.owner_type', '=', 'user'))
-    .select(KEY_COLUMNS.map((c) => `k.${c} as key_${c}` as const))
-    .select(JOINED_USER_COLUMNS)
-    .where('k.key_hash', '=', hash)
-    .executeTakeFirst();
-  if (!found) return undefined;
-  const key: Record<string, unknown> = {};
-  for (const c of KEY_COLUMNS) key[c] = found[`key_${c}`];
-  return {
-    row: key as ApiKeyRow,
-    user: found.id === null ? null : pickUser(found as unknown as UserRow),
-  };
+/** A key by the hash of the secret, revoked or not. */
+export async function findKeyByHash(db: Db, hash: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
 }
 
 /** A key that is not revoked, by id. */

@@ -1,10 +1,10 @@
 import { type AuthContext, keyCallerContext } from '../../http/guard.ts';
 import { takeFromWindow } from '../../identity/budgets/sliding-window.ts';
-import { type PublicUser, toPublicUser } from '../../identity/index.ts';
+import { findUserById, type PublicUser, toPublicUser } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import type { UserRow } from '../../platform/db/schema.ts';
-import { type ApiKeyRow, findKeyWithOwner, touchKey } from './api-keys.queries.ts';
+import { type ApiKeyRow, findKeyByHash, touchKey } from './api-keys.queries.ts';
 import type { VerifyResponse } from './api-keys.schemas.ts';
 import { hashKey, sameHash, wellFormedKey } from './key-format.ts';
 import { scopesOf, toPublicKey } from './key-view.ts';
@@ -12,9 +12,9 @@ import { type OrganizationsPort, organizationsOf } from './organizations-port.ts
 
 /*
  * Using a key (docs/api.md §22): on Gatehouse's own API (the guard) and through api_keys.verify.
- * No cache: every use reads the key and its owner (one statement), so a revocation, a disable or a
- * deletion is seen by every instance on the very next request (well inside docs/api.md §16's
- * 100 ms), and the rate limit is one serialized transaction per use across instances.
+ * No cache: every use reads the key and its owner, so a revocation, a disable or a deletion is seen
+ * by every instance on the very next request (well inside docs/api.md §16's 100 ms), and the
+ * rate limit is one serialized transaction per use across instances.
  */
 
 export type Refusal = 'invalid' | 'expired' | 'revoked' | 'owner_disabled' | 'rate_limited';
@@ -39,15 +39,18 @@ export async function checkKey(
 ): Promise<KeyCheck> {
   if (!wellFormedKey(key)) return INVALID;
   const hash = hashKey(key);
-  const found = await findKeyWithOwner(ctx.db, hash);
-  if (!found || !sameHash(found.row.key_hash, hash)) return INVALID;
-  const { row, user } = found;
+  const row = await findKeyByHash(ctx.db, hash);
+  if (!row || !sameHash(row.key_hash, hash)) return INVALID;
   if (userKeysOnly && row.owner_type !== 'user') return INVALID;
   const now = Date.now();
   if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
   if (row.expires_at !== null && Number(row.expires_at) <= now) return { ok: false, reason: 'expired' };
+  let user: UserRow | null = null;
   let organization: Record<string, unknown> | null = null;
   if (row.owner_type === 'user') {
+    // Two plain statements, not one join: Kysely's aliased 27-column select cost more than both
+    // on either engine (docs/benchmarks.md, "API keys").
+    user = (await findUserById(ctx.db, row.owner_id)) ?? null;
     // A deleted owner's keys were revoked with it; a row left behind reads the same.
     if (user === null) return { ok: false, reason: 'revoked' };
     if (user.status !== 'active') return { ok: false, reason: 'owner_disabled' };
