@@ -3,12 +3,15 @@
 // with one optimization switched off or another token algorithm) each run pinned to CPU 0 with
 // `taskset -c 0` (node's threads included); the load generator runs on CPU 1; PostgreSQL runs on the
 // same machine, unpinned.
-// Options: --rounds <n> (3), --round-duration <s> (3), --no-build, --json,
+// Then API keys' rows (bench/api-keys.ts) and languages' rows (bench/languages.ts).
+// Options: --rounds <n> (3), --round-duration <s> (3), --no-build, --json, --only api-keys|languages,
 // --database-url postgres://… (default BENCH_DATABASE_URL, TEST_DATABASE_URL, or the local server).
 import { execSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runApiKeys } from './api-keys.ts';
+import { runLanguages } from './languages.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 import {
   canPin,
@@ -20,7 +23,7 @@ import {
   statusMb,
   stopChild,
 } from './processes.ts';
-import { type Figure, rowsOf, table } from './run-report.ts';
+import { type Figure, type Row, rowsOf, table } from './run-report.ts';
 import {
   ADMIN_PASSWORD,
   addLoginUsers,
@@ -98,6 +101,23 @@ async function main(): Promise<void> {
   if (!canPin()) log('taskset or a second CPU is missing: processes are NOT pinned; figures are rougher');
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const pgUrl = await createPgDatabase(PG_URL, log);
+  // `--only api-keys` or `--only languages`: that section alone (docs/benchmarks.md).
+  const only = option('--only');
+  try {
+    const rows: Row[] = only ? [] : await serviceRows(dir, pgUrl);
+    const sections = { rounds: ROUNDS, roundS: ROUND_S, pgAdminUrl: pgUrl ? PG_URL : null, dir, log };
+    if (!only || only === 'api-keys') rows.push(...(await runApiKeys(sections)));
+    if (!only || only === 'languages') rows.push(...(await runLanguages(sections)));
+    if (flag('--json')) process.stdout.write(`${JSON.stringify({ rows }, null, 2)}\n`);
+    else process.stdout.write(`${table(rows)}\n`);
+  } finally {
+    if (pgUrl) await dropPgDatabase(PG_URL, pgUrl).catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The service targets of issue 18 (docs/benchmarks.md, "Service speed"). */
+async function serviceRows(dir: string, pgUrl: string | null): Promise<Row[]> {
   const servers: Server[] = [];
   try {
     log('starting: bare Fastify, Gatehouse on SQLite and on PostgreSQL (session cache on, off)');
@@ -230,7 +250,7 @@ async function main(): Promise<void> {
         .map((s) => [s.name, statusMb(s.child.pid ?? 0, 'VmHWM')]),
     );
 
-    const rows = rowsOf({
+    return rowsOf({
       taken,
       logins,
       argon2,
@@ -240,13 +260,8 @@ async function main(): Promise<void> {
       afterRounds,
       STORM_CONNECTIONS,
     });
-    if (flag('--json'))
-      process.stdout.write(`${JSON.stringify({ rows, taken: Object.fromEntries(taken) }, null, 2)}\n`);
-    else process.stdout.write(`${table(rows)}\n`);
   } finally {
     for (const s of servers) await stopChild(s.child);
-    if (pgUrl) await dropPgDatabase(PG_URL, pgUrl).catch(() => {});
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -11,6 +11,7 @@ import type { ModuleName } from '../kernel/module-state.ts';
 import { documentation, type LoadedModule, loadModules } from '../kernel/registry.ts';
 import { authenticateKey, looksLikeKey } from '../modules/api-keys/index.ts';
 import { installRequestMetrics } from '../modules/core/metrics.ts';
+import { authenticateOwnApiToken, isOwnApiToken } from '../modules/oauth/index.ts';
 import { ApiError } from '../platform/api-error.ts';
 import { recordRoutes } from '../platform/log-url.ts';
 import { lazyChildLogger } from '../platform/logger.ts';
@@ -183,6 +184,11 @@ export async function buildApp(ctx: AppContext, loaded?: LoadedModule[]): Promis
     claims: looksLikeKey,
     authenticate: (token: string) => authenticateKey(ctx, token),
   };
+  // OAuth clients' tokens for Gatehouse's own API, on the endpoints that declare `oauthClients`.
+  const clientAuthenticator = {
+    claims: (token: string) => isOwnApiToken(ctx, token),
+    authenticate: (token: string) => authenticateOwnApiToken(ctx, token),
+  };
   for (const { module, endpoint } of allEndpoints) {
     // One callback hook per route (the module switch, then the access guard): it runs on every
     // request, and each hook Fastify walks and each promise costs.
@@ -196,7 +202,13 @@ export async function buildApp(ctx: AppContext, loaded?: LoadedModule[]): Promis
     const guard =
       endpoint.access === 'public'
         ? null
-        : guardFor(endpoint.access, authenticate, endpoint.enrollment, keys);
+        : guardFor(
+            endpoint.access,
+            authenticate,
+            endpoint.enrollment,
+            keys,
+            endpoint.oauthClients ? clientAuthenticator : null,
+          );
     const disabled = `The ${module} module is disabled`;
     const noStore = endpoint.access !== 'public' || endpoint.issuesTokens === true;
     const onRequest = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {

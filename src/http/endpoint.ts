@@ -90,6 +90,12 @@ interface EndpointBase<S extends FastifySchema> {
   apiKeys?: 'refused' | 'unrecognized';
   /** The scope a key needs here when it is not the derived one (`api_keys.verify`: `api_keys:verify`). */
   scope?: string;
+  /**
+   * Also answers an OAuth client's access token for Gatehouse's own API (`<PUBLIC_URL>/api/v1`)
+   * holding this endpoint's scope (docs/api.md §22: `api_keys.verify`); on every other endpoint
+   * such a token is refused 401 `token_invalid` like any token for another audience (§17).
+   */
+  oauthClients?: true;
 }
 
 /** The scope an API key needs for an endpoint: declared, or derived from its group and method. */

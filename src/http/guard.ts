@@ -24,6 +24,18 @@ export interface AuthContext {
    * `forbidden` (a credential endpoint that forgot its `apiKeys: 'refused'` still refuses keys).
    */
   readonly apiKey: KeyCaller | null;
+  /**
+   * The OAuth client whose access token for Gatehouse's own API the caller presented (docs/api.md
+   * §22: `api_keys.verify` only); absent otherwise. Such a caller has no user, claims or session:
+   * reading any of them answers 403 `forbidden`.
+   */
+  readonly oauthClient?: ClientCaller;
+}
+
+/** What the guard knows of an OAuth client's caller: its id and the scopes its token holds. */
+export interface ClientCaller {
+  readonly id: string;
+  readonly scopes: readonly string[];
 }
 
 /** What the guard knows of a key's caller. */
@@ -57,6 +69,17 @@ export function keyCallerContext(token: string, user: UserRow, key: KeyCaller): 
   return Object.defineProperties(
     { token, user, enrollmentOnly: false, apiKey: key } as unknown as AuthContext,
     { claims: { get: noSession }, session: { get: noSession } },
+  );
+}
+
+/** The caller of an OAuth client's token: no user, no claims, no session (see AuthContext.oauthClient). */
+export function clientCallerContext(token: string, client: ClientCaller): AuthContext {
+  const none = (): never => {
+    throw new ApiError('forbidden', { detail: "An OAuth client's token cannot be used for this endpoint" });
+  };
+  return Object.defineProperties(
+    { token, enrollmentOnly: false, apiKey: null, oauthClient: client } as unknown as AuthContext,
+    { claims: { get: none }, session: { get: none }, user: { get: none } },
   );
 }
 
@@ -140,6 +163,8 @@ export function guardFor(
   authenticate: Authenticate,
   enrollment = false,
   keys: { authenticator: KeyAuthenticator; rule: KeyRule } | null = null,
+  /** OAuth clients' tokens for Gatehouse's own API, on the endpoints that declare `oauthClients`. */
+  clients: KeyAuthenticator | null = null,
 ) {
   return (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
     let token: string | null;
@@ -155,6 +180,22 @@ export function guardFor(
           detail: 'A Bearer access token is required',
           headers: { 'www-authenticate': REALM },
         }),
+      );
+      return;
+    }
+    if (clients?.claims(token) && keys !== null) {
+      clients.authenticate(token).then(
+        (auth) => {
+          request.auth = auth;
+          const granted = auth.oauthClient?.scopes.includes(keys.rule.scope) === true;
+          done(
+            access === 'admin'
+              ? new ApiError('forbidden', { detail: 'This endpoint is for admins' })
+              : scopeRefusal(keys.rule.scope, granted, 'token'),
+          );
+        },
+        (err: unknown) =>
+          done(err instanceof ApiError && err.status === 401 ? withChallenge(err) : (err as Error)),
       );
       return;
     }
@@ -191,16 +232,21 @@ function keyRefusal(access: Access, rule: KeyRule, auth: AuthContext): ApiError 
   if (rule.refused) {
     return new ApiError('forbidden', { detail: 'API keys cannot change credentials; sign in instead' });
   }
-  if (!keyGrants(auth.apiKey!, auth.user, rule.scope)) {
-    return new ApiError('insufficient_scope', {
-      detail: `This key lacks the scope ${rule.scope}`,
-      headers: { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="${rule.scope}"` },
-    });
-  }
+  const refusal = scopeRefusal(rule.scope, keyGrants(auth.apiKey!, auth.user, rule.scope), 'key');
+  if (refusal) return refusal;
   if (access === 'admin' && auth.user.role !== 'admin') {
     return new ApiError('forbidden', { detail: 'This endpoint is for admins' });
   }
   return undefined;
+}
+
+/** 403 `insufficient_scope` naming the scope (RFC 6750 §3.1), unless the credential holds it. */
+function scopeRefusal(scope: string, granted: boolean, holder: 'key' | 'token'): ApiError | undefined {
+  if (granted) return undefined;
+  return new ApiError('insufficient_scope', {
+    detail: `This ${holder} lacks the scope ${scope}`,
+    headers: { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"` },
+  });
 }
 
 /**

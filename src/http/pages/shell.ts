@@ -2,7 +2,7 @@ import { parseCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ModuleName } from '../../kernel/module-state.ts';
 import type { Config } from '../../platform/config.ts';
-import { type Languages, loadLanguages } from '../../platform/i18n/index.ts';
+import { type Languages, loadLanguages, type MessageKey } from '../../platform/i18n/index.ts';
 import { messagesFile, type PageAssets } from './assets.ts';
 
 /** The language picker's cookie (docs/languages.md): set by web/lib.js, read by every page. */
@@ -76,7 +76,7 @@ export interface PageRenderer {
     page: {
       title: string;
       /** The title's message key; without one, `title` is shown as given. */
-      titleKey?: string;
+      titleKey?: MessageKey;
       /** The authorization request's `ui_locales`, for the pages of its interaction. */
       uiLocales?: string | null;
       fragment: string;
@@ -121,7 +121,8 @@ export function createPageRenderer(
         .fragment(fragment)
         // A long page (the console) keeps its views in several fragments: `{{include admin-webhooks}}`.
         .replace(/\{\{include ([a-z0-9-]+)\}\}/g, (_m, name: string) => assets.fragment(name))
-        .replace(MESSAGE, (_m, id: string) => escapeHtml(languages.t(lang, id, { app: config.appName })))
+        .replace(MESSAGE, // A fragment's `data-i18n` keys are found at run time: test/i18n/catalogs.test.ts checks them.
+        (_m, id: string) => escapeHtml(languages.t(lang, id as MessageKey, { app: config.appName })))
         .replaceAll('{{app_name}}', appName)
         .replaceAll('{{base}}', escapeHtml(base));
       rendered.set(key, html);

@@ -1,5 +1,5 @@
 import { sign as cryptoSign } from 'node:crypto';
-import { errors, type JWTHeaderParameters, jwtVerify } from 'jose';
+import { errors, type JWTHeaderParameters, type JWTPayload, jwtVerify } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
 import { ApiError } from '../../platform/api-error.ts';
 import type { RequireMfa } from '../../platform/config.ts';
@@ -71,6 +71,11 @@ export interface AccessTokens {
   verify(token: string): Promise<AccessClaims>;
   /** True while claims `verify` returned still hold: not expired, and their key still loaded. */
   stillValid(claims: AccessClaims): boolean;
+  /**
+   * Verifies an RFC 9068 JWT the authorization server signed for `audience` (exactly), with the same
+   * keys and checks as `verify` but none of Gatehouse's session claims; throws 401 ApiErrors.
+   */
+  verifyFor(token: string, audience: string): Promise<JWTPayload>;
 }
 
 // Required in every token, checked by jose. client_id, auth_time and email are not required so that
@@ -182,6 +187,23 @@ export function createAccessTokens(keys: KeyStore, settings: AccessTokenSettings
     },
 
     stillValid,
+
+    async verifyFor(token, audience) {
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, keyFor, {
+          algorithms: [...ACCESS_TOKEN_ALGS],
+          issuer: settings.issuer,
+          audience,
+          typ: 'at+jwt',
+          requiredClaims: [...REQUIRED, 'client_id'],
+        }));
+      } catch (err) {
+        throw refusal(err);
+      }
+      if (payload.aud !== audience) throw invalid("The token's aud claim is not accepted");
+      return payload;
+    },
   };
 
   async function verifyWithJose(token: string): Promise<AccessClaims> {

@@ -72,6 +72,7 @@ export function apiKeyEndpoints(ctx: AppContext, directory: ModuleDirectory): En
       path: '/api/v1/api-keys/verify',
       access: 'authenticated',
       scope: VERIFY_SCOPE,
+      oauthClients: true,
       summary: 'Check a key for your own API: its owner, scopes and roles, or why it is refused',
       schema: { body: VerifyBody, response: { 200: VerifyResponse } },
       handler: (req) => verifyKey(ctx, requireAuth(req), req.body.key),

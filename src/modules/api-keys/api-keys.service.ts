@@ -32,6 +32,7 @@ import type {
 import { hashKey, newKey, SHOWN_CHARS } from './key-format.ts';
 import { eventView, keyNotFound, toPublicKey } from './key-view.ts';
 import { organizationsOf } from './organizations-port.ts';
+import { inOwnerTurn } from './owner-turns.ts';
 
 /*
  * Managing keys (docs/api.md §22; the choices where it is silent: docs/api-keys.md).
@@ -170,20 +171,24 @@ export async function createKey(
     created_by: caller?.id ?? owner.id,
     revoked_at: null,
   };
-  await ctx.db.transaction().execute(async (trx) => {
-    await lockOwner(trx, ctx.database.dialect, `${owner.type}:${owner.id}`);
-    if ((await countLiveKeys(trx, owner.type, owner.id, now)) >= LIVE_KEYS_PER_OWNER) {
-      throw new ApiError('key_limit', { detail: `At most ${LIVE_KEYS_PER_OWNER} live keys per owner` });
-    }
-    await insertKey(trx, row);
-    await recordAudit(trx, {
-      action: 'api_key.create',
-      actor: by.actor,
-      target: { type: 'api_key', id: row.id },
-      client: by.client,
-      details: { api_key: eventView(row) },
+  const ownerKey = `${owner.type}:${owner.id}`;
+  const create = () =>
+    ctx.db.transaction().execute(async (trx) => {
+      await lockOwner(trx, ctx.database.dialect, ownerKey);
+      if ((await countLiveKeys(trx, owner.type, owner.id, now)) >= LIVE_KEYS_PER_OWNER) {
+        throw new ApiError('key_limit', { detail: `At most ${LIVE_KEYS_PER_OWNER} live keys per owner` });
+      }
+      await insertKey(trx, row);
+      await recordAudit(trx, {
+        action: 'api_key.create',
+        actor: by.actor,
+        target: { type: 'api_key', id: row.id },
+        client: by.client,
+        details: { api_key: eventView(row) },
+      });
     });
-  });
+  // PostgreSQL: in turns per owner before the pool (owner-turns.ts); SQLite has one connection and no lock.
+  await (ctx.database.dialect === 'postgres' ? inOwnerTurn(ownerKey, create) : create());
   return { ...toPublicKey(row), key };
 }
 

@@ -48,6 +48,8 @@ export async function checkKey(
   let user: UserRow | null = null;
   let organization: Record<string, unknown> | null = null;
   if (row.owner_type === 'user') {
+    // Two plain statements, not one join: Kysely's aliased 27-column select cost more than both
+    // on either engine (docs/benchmarks.md, "API keys").
     user = (await findUserById(ctx.db, row.owner_id)) ?? null;
     // A deleted owner's keys were revoked with it; a row left behind reads the same.
     if (user === null) return { ok: false, reason: 'revoked' };
@@ -103,9 +105,10 @@ export async function authenticateKey(ctx: AppContext, token: string): Promise<A
 
 /** POST /api/v1/api-keys/verify (docs/api.md §22): the answer for a team's own API. */
 export async function verifyKey(ctx: AppContext, caller: AuthContext, key: string): Promise<VerifyResponse> {
-  if (caller.apiKey === null && caller.user.role !== 'admin') {
+  // A key or an OAuth client's token reached here holding api_keys:verify (the guard checked it).
+  if (caller.apiKey === null && caller.oauthClient === undefined && caller.user.role !== 'admin') {
     throw new ApiError('forbidden', {
-      detail: 'Verifying keys needs an admin or a key with api_keys:verify',
+      detail: 'Verifying keys needs an admin, or a key or token with api_keys:verify',
     });
   }
   const orgs = organizationsOf(ctx);

@@ -4,6 +4,7 @@
 export { createClient, deleteClient, listClients, updateClient } from './clients/clients.service.ts';
 export { createRegistrationToken } from './clients/registration-tokens.service.ts';
 export { MAX_RESOURCE_TTL_S } from './oauth.schemas.ts';
+export { authenticateOwnApiToken, isOwnApiToken } from './resources/own-api-tokens.ts';
 export {
   type AuthorizationServer,
   createAuthorizationServer,

@@ -13,16 +13,20 @@ import type { AppContext } from '../../kernel/context.types.ts';
 import type { ModuleDirectory } from '../../kernel/module.ts';
 import type { ModuleName } from '../../kernel/module-state.ts';
 import { ApiError } from '../../platform/api-error.ts';
+import type { MessageKey } from '../../platform/i18n/index.ts';
 
 export const ASSET_PATH = '/account/assets';
 
 const TokenParams = Type.Object({ token: Type.String({ pattern: '^[A-Za-z0-9_-]{1,512}$' }) });
 
+/** A page fragment: one whose title message `page.<fragment>.title` English has (checked by the type). */
+type Fragment = MessageKey extends infer K ? (K extends `page.${infer F}.title` ? F : never) : never;
+
 interface PageDef {
   label: string;
   path: string;
   title: string;
-  fragment: string;
+  fragment: Fragment;
   script: string;
   /** The module whose API the page drives: while it is off, the page answers 404 (docs/api.md §15). */
   flow?: ModuleName;

@@ -6,6 +6,13 @@ import { type LanguageHints, nativeName, negotiate, textDirection } from './nego
 
 type Values = Readonly<Record<string, string | number | Date>>;
 
+/**
+ * A message key: a key of locales/en.json, so a call naming a key English lacks fails the type check
+ * (`npm run typecheck`), with no second list kept by hand. Keys found at run time (the pages'
+ * `data-i18n` attributes) are checked by test/i18n/catalogs.test.ts instead.
+ */
+export type MessageKey = keyof typeof import('../../../locales/en.json', { with: { type: 'json' } });
+
 /** The languages this service speaks: the catalogs, negotiation and formatting (docs/languages.md). */
 export interface Languages {
   /** Every language served, built-in first, then those LOCALES_DIR adds. */
@@ -15,7 +22,7 @@ export interface Languages {
   /** The language of a request or mail, first found in the settled order, else DEFAULT_LOCALE. */
   negotiate(hints: LanguageHints): string;
   /** One message formatted (ICU) in `tag`; missing there: DEFAULT_LOCALE's, then English's. */
-  t(tag: string, key: string, values?: Values): string;
+  t(tag: string, key: MessageKey, values?: Values): string;
   dir(tag: string): 'ltr' | 'rtl';
   /** The language's name in itself, for the picker. */
   name(tag: string): string;

@@ -1,4 +1,4 @@
-import { type Languages, lookupOne } from '../i18n/index.ts';
+import { type Languages, lookupOne, type MessageKey } from '../i18n/index.ts';
 import { formatReadableUtc } from './templates.ts';
 
 /** What a mail template needs of its language (docs/languages.md, "Mails"). */
@@ -6,7 +6,7 @@ export interface MailLanguage {
   /** The catalog's tag: `<html lang>`, `Content-Language`, `?lang=` on the mail's links. */
   readonly tag: string;
   readonly dir: 'ltr' | 'rtl';
-  t(key: string, values?: Readonly<Record<string, string | number>>): string;
+  t(key: MessageKey, values?: Readonly<Record<string, string | number>>): string;
   /** A date and time in UTC, the zone named. */
   date(date: Date): string;
 }

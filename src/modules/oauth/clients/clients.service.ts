@@ -4,11 +4,11 @@ import { revokeClientSessions } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
 import type { ClientCreateBody, ClientUpdateBody } from '../oauth.schemas.ts';
+import { resourceByIdentifier } from '../resources/resources.service.ts';
 import {
   type ClientRow,
   deleteClientRow,
   findClientRow,
-  findResourceByIdentifier,
   insertClientRow,
   listClientRows,
   updateClientRow,
@@ -106,9 +106,9 @@ async function checkClient(
   checkRedirectUris('post_logout_redirect_uris', c.post_logout_redirect_uris, c.application_type);
   const apiScopes = new Set<string>();
   for (const [i, identifier] of c.resources.entries()) {
-    const resource = await findResourceByIdentifier(ctx.db, identifier);
+    const resource = await resourceByIdentifier(ctx, identifier);
     if (!resource) throw invalidField(`/resources/${i}`, 'is not a registered resource identifier');
-    for (const s of JSON.parse(resource.scopes) as Array<{ name: string }>) apiScopes.add(s.name);
+    for (const s of resource.scopes) apiScopes.add(s.name);
   }
   for (const [i, scope] of c.scopes.entries()) {
     if (!(OIDC_SCOPES as readonly string[]).includes(scope) && !apiScopes.has(scope)) {

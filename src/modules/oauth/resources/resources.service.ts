@@ -134,11 +134,37 @@ export async function deleteResource(ctx: AppContext, id: string): Promise<void>
   if (!(await deleteResourceRow(ctx.db, id))) throw notFound();
 }
 
-/** The registered resource of an identifier, for the provider. */
+/**
+ * Gatehouse's own API as a resource of the authorization server, built in (never stored, never
+ * listed; no resource may be registered under PUBLIC_URL): `<PUBLIC_URL>/api/v1`, with one scope,
+ * `api_keys:verify` (docs/api.md §22: "a key or token holding scope api_keys:verify"). An admin gives
+ * a confidential client this resource and scope; its client-credentials tokens are then accepted by
+ * `api_keys.verify` alone (every other endpoint still answers them 401 `token_invalid`, §17).
+ */
+export function ownApiResource(ctx: AppContext): PublicResource {
+  return {
+    id: 'gatehouse',
+    identifier: ownApiIdentifier(ctx),
+    name: `${ctx.config.appName} API`,
+    scopes: [{ name: 'api_keys:verify', description: 'Verify API keys presented to your own API' }],
+    access_token_ttl_s: DEFAULT_RESOURCE_TTL_S,
+    rbac: false,
+    created_at: new Date(0).toISOString(),
+    updated_at: new Date(0).toISOString(),
+  };
+}
+
+/** The audience of tokens for Gatehouse's own API: `<PUBLIC_URL>/api/v1`. */
+export function ownApiIdentifier(ctx: AppContext): string {
+  return `${ctx.config.publicUrl}/api/v1`;
+}
+
+/** The resource of an identifier (registered, or Gatehouse's own API), for the provider and clients. */
 export async function resourceByIdentifier(
   ctx: AppContext,
   identifier: string,
 ): Promise<PublicResource | null> {
+  if (identifier === ownApiIdentifier(ctx)) return ownApiResource(ctx);
   const row = await findResourceByIdentifier(ctx.db, identifier);
   return row ? toPublicResource(row) : null;
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ErrorContext, KoaContextWithOIDC } from 'oidc-provider';
 import { escapeHtml, loadPageAssets } from '../../../http/pages/index.ts';
 import type { Config } from '../../../platform/config.ts';
-import { loadLanguages } from '../../../platform/i18n/index.ts';
+import { loadLanguages, type MessageKey } from '../../../platform/i18n/index.ts';
 import { ASSET_PATH } from '../../pages/index.ts';
 
 /**
@@ -57,7 +57,7 @@ function languageOf(config: Config, ctx: KoaContextWithOIDC): { lang: string; t:
   });
   return { lang, t: (key, values) => languages.t(lang, key, values) };
 }
-type Translate = (key: string, values?: Record<string, string>) => string;
+type Translate = (key: MessageKey, values?: Record<string, string>) => string;
 
 function send(ctx: KoaContextWithOIDC, html: string, csp: string): void {
   ctx.type = 'html';
