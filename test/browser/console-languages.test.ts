@@ -121,7 +121,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await leftovers(page), []);
 
       // A search: the plural summary and the caption name the query.
-      await page.getByLabel('Suchen').fill(ADA.email);
+      await page.getByLabel('Suchen', { exact: true }).fill(ADA.email);
       await page
         .getByRole('status')
         .filter({ hasText: `„${ADA.email}“` })
