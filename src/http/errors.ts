@@ -33,12 +33,15 @@ function sendScimError(reply: FastifyReply, err: ApiError): FastifyReply {
   return reply
     .status(err.status)
     .type('application/scim+json; charset=utf-8')
-    .send({
-      schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
-      status: String(err.status),
-      ...(scimType !== undefined && { scimType }),
-      detail: err.status >= 500 ? 'Internal error' : (err.detail ?? err.message),
-    });
+    .send(
+      // Text, so that the route's problem+json response schema does not serialize it.
+      JSON.stringify({
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+        status: String(err.status),
+        ...(scimType !== undefined && { scimType }),
+        detail: err.status >= 500 ? 'Internal error' : (err.detail ?? err.message),
+      }),
+    );
 }
 
 interface ValidationIssue {

@@ -200,13 +200,20 @@ export async function patchScimGroup(
   const ops = readOperations(body);
   return inTransaction(ctx, async (trx) => {
     const before = await one(ctx, org, id, trx);
-    let after: ScimGroup;
-    try {
-      after = scimPatch(structuredClone({ ...before, members: before.members ?? [] }) as never, ops, {
-        mutateDocument: false,
-      }) as ScimGroup;
-    } catch (err) {
-      patchRefusal(err);
+    let after = structuredClone({ ...before, members: before.members ?? [] });
+    for (const op of ops) {
+      const removed = membersRemovedByValue(op);
+      if (removed !== null) {
+        // Entra ID's `{"op":"Remove","path":"members","value":[{"value":"<id>"}]}`, which scim-patch
+        // leaves unapplied: those members leave (one who is not a member: nothing to do).
+        after.members = (after.members ?? []).filter((m) => !removed.includes(m.value));
+        continue;
+      }
+      try {
+        after = scimPatch(after as never, [op], { mutateDocument: false }) as typeof after;
+      } catch (err) {
+        patchRefusal(err);
+      }
     }
     const oldIds = new Set((before.members ?? []).map((m) => m.value));
     const newIds = new Set(await memberIds(trx, org, after.members ?? []));
@@ -234,6 +241,16 @@ export async function patchScimGroup(
     if (renamed) for (const m of newIds) touched.add(m);
     await reapply(trx, org, touched, client);
     return one(ctx, org, id, trx);
+  });
+}
+
+/** The user ids a `remove` of `members` with a value list names, else null. */
+function membersRemovedByValue(op: { op: string; path?: string; value?: unknown }): string[] | null {
+  if (op.op !== 'remove' || op.path?.toLowerCase() !== 'members' || !Array.isArray(op.value)) return null;
+  return op.value.map((m) => {
+    const id = typeof m === 'object' && m !== null ? attr(m as Record<string, unknown>, 'value') : undefined;
+    if (typeof id !== 'string') throw invalidValue('Each member is an object with the user id as "value"');
+    return id;
   });
 }
 
