@@ -51,7 +51,7 @@ for (const dialect of DIALECTS) {
       assert.equal(created?.data.via, 'scim');
       assert.equal(disabled?.data.via, 'scim');
       assert.match(JSON.stringify(added?.data), new RegExp(id));
-      assert.equal((added?.data.organization as { id: string }).id, acme.id);
+      assert.equal((added?.data.organization as { id: string } | undefined)?.id, acme.id);
       assert.deepEqual(added?.data.roles, ['member']);
     });
   });

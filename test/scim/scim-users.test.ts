@@ -364,6 +364,28 @@ for (const dialect of DIALECTS) {
       assert.equal(moved.email_verified, 0, 'an address outside the domains is not verified');
     });
 
+    it('regression: a SCIM user whose membership an admin ended is restored by active: true (it stayed out)', async () => {
+      const created = json<ScimUser>(
+        await scim(t, acme, 'POST', '/Users', oktaUser('porky@acme.example', 'pp')),
+      );
+      const removed = await t.app.inject({
+        method: 'DELETE',
+        url: `/api/v1/organizations/${acme.id}/members/${created.id}`,
+        headers: admin,
+      });
+      assert.equal(removed.statusCode, 204, removed.body);
+      assert.equal((await user(acme, created.id)).active, false);
+      const back = await scim(
+        t,
+        acme,
+        'PATCH',
+        `/Users/${created.id}`,
+        patchOp({ op: 'replace', path: 'active', value: true }),
+      );
+      assert.equal(json<ScimUser>(back).active, true, back.body);
+      assert.deepEqual(await rolesIn(acme.id, created.id), ['member']);
+    });
+
     it('PUT replaces; DELETE deprovisions (404 afterwards)', async () => {
       const created = json<ScimUser>(
         await scim(t, acme, 'POST', '/Users', oktaUser('daffy@acme.example', 'dd')),

@@ -160,12 +160,17 @@ export async function deactivate(trx: Db, org: ScimOrganization, userId: string,
   await recordAudits(trx, events);
 }
 
-/** `active: true` again: the membership comes back with the roles it had (and its groups'). */
+/**
+ * `active: true` again: the membership comes back with the roles it had (and its groups'). A person
+ * SCIM knows whose membership ended another way rejoins with `default_roles`.
+ */
 export async function reactivate(trx: Db, org: ScimOrganization, userId: string, client: ClientInfo | null) {
   const row = await findScimUser(trx, org.id, userId);
-  if (!row || row.active === 1) return;
+  if (!row || (await scimMemberRoles(trx, org.id, userId)) !== null) return;
   const events: AuditEvent[] = [];
-  const joined = await scimJoin(trx, org, userId, names(row.saved_roles), client);
+  // Deactivated by SCIM: the roles it had; removed another way (by an admin, or leaving): as new.
+  const roles = row.active === 0 ? names(row.saved_roles) : org.defaultRoles;
+  const joined = await scimJoin(trx, org, userId, roles, client);
   if (joined) events.push(joined);
   const user = await findUserById(trx, userId);
   if (row.disabled_account === 1 && user?.status === 'disabled') {
