@@ -5,25 +5,23 @@ import type { AppContext } from '../../../kernel/context.types.ts';
 import { isUniqueViolation } from '../../../platform/db/dialect.ts';
 import type { Db } from '../../../platform/db/schema.ts';
 import type { ScimOrganization } from '../../organizations/index.ts';
+import { findScimUser, isMember, type ScimGroupRow } from './scim.queries.ts';
+import { invalidSyntax, invalidValue, resourceNotFound, uniqueness } from './scim-errors.ts';
+import { groupFilter, paging } from './scim-filter.ts';
 import {
   addGroupMember,
   clearGroupMembers,
   deleteGroup,
   findGroup,
-  findScimUser,
   insertGroup,
-  isMember,
   membersOfGroups,
   pageGroups,
   removeGroupMember,
-  type ScimGroupRow,
   updateGroup,
-} from './scim.queries.ts';
-import { invalidSyntax, invalidValue, resourceNotFound, uniqueness } from './scim-errors.ts';
-import { groupFilter, paging } from './scim-filter.ts';
+} from './scim-groups.queries.ts';
 import { applyGroupRoles } from './scim-lifecycle.ts';
+import { patchRefusal, readOperations } from './scim-patch-op.ts';
 import { attr, GROUP_SCHEMA, LIST_SCHEMA, scimBase } from './scim-user-view.ts';
-import { patchRefusal, readOperations } from './scim-users.service.ts';
 
 /*
  * SCIM Groups of one organization (docs/api.md §23). A group's displayName maps to roles through the

@@ -19,14 +19,12 @@ import {
 } from '../../organizations/index.ts';
 import {
   findScimUser,
-  groupedUserIds,
-  groupNamesOf,
   insertScimUser,
   type ScimUserRow,
   sessionsCarrying,
   updateScimUser,
-  userIdsWithGroupRoles,
 } from './scim.queries.ts';
+import { groupedUserIds, groupNamesOf, userIdsWithGroupRoles } from './scim-groups.queries.ts';
 
 /*
  * What SCIM does to a person's standing in an organization (docs/api.md §23, settled details):
