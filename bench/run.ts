@@ -5,6 +5,7 @@
 // same machine, unpinned.
 // Then API keys' rows (bench/api-keys.ts) and languages' rows (bench/languages.ts).
 // Options: --rounds <n> (3), --round-duration <s> (3), --no-build, --json, --only api-keys|languages,
+// --scim (bench/scim.ts only),
 // --database-url postgres://… (default BENCH_DATABASE_URL, TEST_DATABASE_URL, or the local server).
 import { execSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -81,6 +82,25 @@ function figure(r: LoadResult): Figure {
 }
 
 async function main(): Promise<void> {
+  if (flag('--scim')) {
+    // docs/benchmarks.md, "SCIM at scale": N members (SCIM_BENCH_USERS, default 1,000,000) on both engines.
+    const { runScimBench } = await import('./scim.ts');
+    const users = Number(process.env.SCIM_BENCH_USERS ?? 1_000_000);
+    const sqliteDir = mkdtempSync(join(tmpdir(), 'gatehouse-scim-bench-'));
+    const pgUrl = await createPgDatabase(PG_URL, log);
+    try {
+      await runScimBench({
+        urls: [`sqlite:${join(sqliteDir, 'scim.db')}`, ...(pgUrl === null ? [] : [pgUrl])],
+        users,
+        iterations: Number(option('--iterations') ?? 200),
+        log,
+      });
+    } finally {
+      rmSync(sqliteDir, { recursive: true, force: true });
+      if (pgUrl !== null) await dropPgDatabase(PG_URL, pgUrl);
+    }
+    return;
+  }
   if (flag('--sizing')) {
     // docs/sizing.md: per-core figures on both engines (bench/sizing.ts).
     const { buildOnce, runSizing } = await import('./sizing.ts');

@@ -93,13 +93,18 @@ export async function buildApp(ctx: AppContext, loaded?: LoadedModule[]): Promis
 
   app.setValidatorCompiler(createValidatorCompiler());
   app.removeContentTypeParser(['text/plain', 'application/json']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    try {
-      done(null, parseJsonBody(body as string));
-    } catch (err) {
-      done(err as Error, undefined);
-    }
-  });
+  // docs/api.md §23: SCIM clients (Entra ID, Okta) send `application/scim+json` (RFC 7644 §3.1).
+  app.addContentTypeParser(
+    ['application/json', 'application/scim+json'],
+    { parseAs: 'string' },
+    (_req, body, done) => {
+      try {
+        done(null, parseJsonBody(body as string));
+      } catch (err) {
+        done(err as Error, undefined);
+      }
+    },
+  );
   // The form bodies Gatehouse reads: a provider's `form_post` answer at its callback (docs/api.md §18)
   // and a SAML response at an assertion consumer service (§23). Every other route refuses it with 415.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (req, body, done) => {

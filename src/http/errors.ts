@@ -11,10 +11,37 @@ export function sendProblem(reply: FastifyReply, err: ApiError): FastifyReply {
   // A problem is never a page, whichever route's CSP was set before it (the /docs assets' own).
   reply.header('content-security-policy', BASELINE_HEADERS['content-security-policy']);
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  if (reply.request.url.startsWith('/scim/v2/')) return sendScimError(reply, err);
   return reply
     .status(err.status)
     .type('application/problem+json; charset=utf-8')
     .send(problemBody(err, String(reply.request.id)));
+}
+
+/**
+ * docs/api.md §23: under /scim/v2 a refusal raised before a SCIM handler runs (the module switch, a
+ * body that is not JSON, one too large, an unknown path) is answered in SCIM's error schema too
+ * (RFC 7644 §3.12); the SCIM handlers answer their own refusals the same way.
+ */
+function sendScimError(reply: FastifyReply, err: ApiError): FastifyReply {
+  const scimType =
+    err.code === 'invalid_json'
+      ? 'invalidSyntax'
+      : err.code === 'validation_failed'
+        ? 'invalidValue'
+        : undefined;
+  return reply
+    .status(err.status)
+    .type('application/scim+json; charset=utf-8')
+    .send(
+      // Text, so that the route's problem+json response schema does not serialize it.
+      JSON.stringify({
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+        status: String(err.status),
+        ...(scimType !== undefined && { scimType }),
+        detail: err.status >= 500 ? 'Internal error' : (err.detail ?? err.message),
+      }),
+    );
 }
 
 interface ValidationIssue {

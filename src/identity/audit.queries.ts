@@ -70,6 +70,9 @@ export const AUDIT_ACTIONS = [
   'organization.invitation.revoked',
   'api_key.create',
   'api_key.revoke',
+  // docs/api.md §23: an organization's SCIM token made (replacing the previous) or revoked.
+  'scim_token.create',
+  'scim_token.revoke',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -95,6 +95,9 @@ const session = (id: string | null, d: Record<string, unknown> = {}): { session?
   };
 };
 
+/** docs/api.md §23: `user.created` and `user.disabled` of SCIM provisioning carry `"via": "scim"`. */
+const scimVia = (d: Record<string, unknown>): { via?: 'scim' } => (d.via === 'scim' ? { via: 'scim' } : {});
+
 /** The event an audit entry stands for, or null (failures, and actions no subscriber hears of). */
 function mapAudit(e: AuditedChange): Mapped | null {
   const ok = (e.outcome ?? 'success') === 'success';
@@ -113,12 +116,12 @@ function mapAudit(e: AuditedChange): Mapped | null {
   switch (e.action) {
     case 'user.create':
     case 'user.signup':
-      return on('user.created', t);
+      return on('user.created', t, scimVia(d));
     case 'user.update':
     case 'user.role_change':
       return on('user.updated', t);
     case 'user.status_change':
-      return on(d.to === 'disabled' ? 'user.disabled' : 'user.updated', t);
+      return on(d.to === 'disabled' ? 'user.disabled' : 'user.updated', t, scimVia(d));
     case 'user.delete':
       return on('user.deleted', t);
     case 'login.success':

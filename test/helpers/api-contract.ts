@@ -271,6 +271,9 @@ export const LATER_MODULE_ENTRIES: Readonly<Record<string, Readonly<Record<strin
   // docs/api.md §23; /saml/* are protocol endpoints (hidden from the index, like the callbacks).
   sso: {
     'idp.discover': 'POST /api/v1/idp/discover',
+    // The organization's SCIM token; /scim/v2/* is SCIM's own protocol (hidden, like /saml/*).
+    'organizations.scim_token': 'POST /api/v1/organizations/<id>/scim-token',
+    'organizations.scim_token_delete': 'DELETE /api/v1/organizations/<id>/scim-token',
   },
   api_keys: {
     'api_keys.service_account_create': 'POST /api/v1/service-accounts',

@@ -46,6 +46,8 @@ for (const dialect of DIALECTS) {
           default_roles: ['member'],
           require_mfa: false,
           metadata: {},
+          // docs/api.md §23: admin-only like domains.
+          scim_group_roles: {},
           member_count: 0,
           created_at: undefined,
           updated_at: undefined,

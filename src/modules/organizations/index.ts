@@ -1,6 +1,10 @@
 // What other features use of this one: they import it from here, never from its inner files
 // (docs/architecture.md, "The dependency rule").
 
+// docs/api.md §23: SCIM provisioning (module sso) changes members through these; its token
+// endpoints decide access like organizations' own.
+export { orgAccess, requirePermission } from './access.ts';
+export { callerOf } from './caller.ts';
 // The api_keys module (docs/api.md §22): the organization object of a verify answer, and a new
 // service account's global roles.
 export { toPublicOrganization } from './organizations.service.ts';
@@ -15,3 +19,12 @@ export {
   permissionsOf,
 } from './reads.ts';
 export { putUserRoles } from './roles.service.ts';
+export { onScimGroupRolesChanged } from './scim-hook.ts';
+export {
+  type ScimOrganization,
+  scimJoin,
+  scimLeave,
+  scimMemberRoles,
+  scimOrganization,
+  scimSetRoles,
+} from './scim-roles.ts';

@@ -9,6 +9,10 @@ const Slug = Type.String({ minLength: 1, maxLength: 63, pattern: SLUG });
 export const DOMAIN = '^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$';
 const Domains = Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: 100 });
 const Metadata = Type.Record(Type.String(), Type.Unknown());
+/** docs/api.md §23: a SCIM group's displayName → the roles its members hold there (admin-only). */
+const ScimGroupRoles = Type.Record(Type.String({ minLength: 1, maxLength: 200 }), RoleNames, {
+  maxProperties: 200,
+});
 
 const fields = {
   name: Name,
@@ -18,6 +22,7 @@ const fields = {
   default_roles: RoleNames,
   require_mfa: Type.Boolean(),
   metadata: Metadata,
+  scim_group_roles: ScimGroupRoles,
 };
 
 export const CreateOrganizationBody = Type.Object(
@@ -29,6 +34,7 @@ export const CreateOrganizationBody = Type.Object(
     default_roles: Type.Optional(fields.default_roles),
     require_mfa: Type.Optional(fields.require_mfa),
     metadata: Type.Optional(fields.metadata),
+    scim_group_roles: Type.Optional(fields.scim_group_roles),
   },
   { additionalProperties: false },
 );
@@ -49,6 +55,7 @@ export const OrganizationSchema = Type.Object({
   default_roles: Type.Array(Type.String()),
   require_mfa: Type.Boolean(),
   metadata: Metadata,
+  scim_group_roles: Type.Record(Type.String(), Type.Array(Type.String())),
   member_count: Type.Integer(),
   created_at: Type.String(),
   updated_at: Type.String(),

@@ -31,6 +31,7 @@ import {
 } from './organizations.schemas.ts';
 import { membershipsOf, parseNames } from './reads.ts';
 import { existingRoleNames } from './roles.queries.ts';
+import { groupRolesChanged } from './scim-hook.ts';
 
 const METADATA_MAX_BYTES = 4096;
 const DOMAIN_RE = new RegExp(DOMAIN);
@@ -52,6 +53,7 @@ export function toPublicOrganization(row: OrganizationRow, domains: readonly str
     default_roles: parseNames(row.default_roles),
     require_mfa: row.require_mfa === 1,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    scim_group_roles: JSON.parse(row.scim_group_roles) as Record<string, string[]>,
     member_count: Number(row.member_count),
     created_at: iso(Number(row.created_at)),
     updated_at: iso(Number(row.updated_at)),
@@ -127,6 +129,8 @@ const slugExists = () =>
   new ApiError('organization_exists', { detail: 'An organization with this slug exists' });
 const domainsAdminOnly = () =>
   new ApiError('forbidden', { detail: 'Only admins set an organization’s domains' });
+const groupRolesAdminOnly = () =>
+  new ApiError('forbidden', { detail: 'Only admins set an organization’s scim_group_roles' });
 
 /** organizations.list: an admin pages through every organization; anyone else gets their own, with roles. */
 export async function listOrganizations(
@@ -165,6 +169,7 @@ export async function createOrganization(
     throw new ApiError('forbidden', { detail: 'Only admins create organizations' });
   }
   if (!admin && body.domains !== undefined) throw domainsAdminOnly();
+  if (!admin && body.scim_group_roles !== undefined) throw groupRolesAdminOnly();
   const domains = normalizeDomains(body.domains ?? []);
   const metadata = checkMetadata(body.metadata ?? {});
   const defaultRoles = body.default_roles ?? ['member'];
@@ -172,6 +177,7 @@ export async function createOrganization(
     try {
       return await ctx.db.transaction().execute(async (trx) => {
         await checkRoles(trx, defaultRoles);
+        await checkRoles(trx, Object.values(body.scim_group_roles ?? {}).flat());
         if (body.slug !== undefined && (await slugTaken(trx, body.slug))) throw slugExists();
         const slug = body.slug ?? (await freeSlug(trx, slugFrom(body.name)));
         const now = Date.now();
@@ -183,6 +189,7 @@ export async function createOrganization(
           default_roles: JSON.stringify(defaultRoles),
           require_mfa: body.require_mfa ? 1 : 0,
           metadata,
+          scim_group_roles: JSON.stringify(body.scim_group_roles ?? {}),
           member_count: 0,
           created_at: now,
           updated_at: now,
@@ -249,7 +256,10 @@ export async function patchOrganization(
       const access = await orgAccess(ctx, id, caller, trx);
       requirePermission(access, 'org:settings:manage');
       if (!access.admin && domains !== undefined) throw domainsAdminOnly();
+      if (!access.admin && body.scim_group_roles !== undefined) throw groupRolesAdminOnly();
       if (body.default_roles !== undefined) await checkRoles(trx, body.default_roles);
+      if (body.scim_group_roles !== undefined)
+        await checkRoles(trx, Object.values(body.scim_group_roles).flat());
       if (body.slug !== undefined && (await slugTaken(trx, body.slug, id))) throw slugExists();
       const now = Date.now();
       await updateOrganization(trx, id, {
@@ -259,9 +269,14 @@ export async function patchOrganization(
         ...(body.default_roles !== undefined && { default_roles: JSON.stringify(body.default_roles) }),
         ...(body.require_mfa !== undefined && { require_mfa: body.require_mfa ? 1 : 0 }),
         ...(metadata !== undefined && { metadata }),
+        ...(body.scim_group_roles !== undefined && {
+          scim_group_roles: JSON.stringify(body.scim_group_roles),
+        }),
         updated_at: now,
       });
       if (domains !== undefined) await claimDomains(trx, id, domains);
+      // docs/api.md §23: a changed map re-applies to the current members of the organization's groups.
+      if (body.scim_group_roles !== undefined) await groupRolesChanged(ctx, trx, id, caller.client);
       const rows = await organizationsByIds(trx, [id]);
       const row = rows[0];
       if (!row) throw organizationNotFound();

@@ -1,5 +1,8 @@
 import { defineModule } from '../../kernel/module.ts';
+import { onScimGroupRolesChanged, scimOrganization } from '../organizations/index.ts';
 import { pruneAssertionUses } from '../providers/index.ts';
+import { scimEndpoints } from './scim/scim.routes.ts';
+import { reapplyGroupRoles } from './scim/scim-lifecycle.ts';
 import { ssoEndpoints } from './sso.routes.ts';
 
 declare module '../../kernel/module-names.ts' {
@@ -10,7 +13,8 @@ declare module '../../kernel/module-names.ts' {
 
 /**
  * Enterprise single sign-on (docs/api.md §23): SAML 2.0 connections (providers of kind `saml`),
- * their SP metadata and assertion consumer, and home-realm discovery. Needs `providers` and
+ * their SP metadata and assertion consumer, home-realm discovery, and SCIM 2.0 provisioning
+ * (scim/). Needs `providers` and
  * `organizations`.
  */
 export const ssoModule = defineModule({
@@ -18,7 +22,15 @@ export const ssoModule = defineModule({
   required: false,
   description: 'Enterprise single sign-on: SAML 2.0 connections and home-realm discovery',
   forms: ['FULL'],
-  endpoints: (ctx) => ssoEndpoints(ctx),
+  endpoints: (ctx) => [...ssoEndpoints(ctx), ...scimEndpoints(ctx)],
+  // docs/api.md §23: a changed `scim_group_roles` re-applies to the organization's members.
+  start: (ctx) => {
+    onScimGroupRolesChanged(ctx, async (trx, organizationId, client) => {
+      const org = await scimOrganization(trx, organizationId);
+      if (org) await reapplyGroupRoles(trx, org, client);
+    });
+    return undefined;
+  },
   jobs: [
     // Used assertion ids past their NotOnOrAfter + 60 s guard nothing; idempotent on every instance.
     { name: 'sso.prune', what: 'used SAML assertion pruning', everyMs: 10 * 60_000, run: pruneAssertionUses },

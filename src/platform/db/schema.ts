@@ -44,6 +44,12 @@ import type {
   IdTokenUsesTable,
   SamlAssertionUsesTable,
 } from './schema/providers.ts';
+import type {
+  ScimGroupMembersTable,
+  ScimGroupsTable,
+  ScimTokensTable,
+  ScimUsersTable,
+} from './schema/sso.ts';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './schema/webhooks.ts';
 
 /*
@@ -59,6 +65,7 @@ export type * from './schema/oauth.ts';
 export type * from './schema/organizations.ts';
 export type * from './schema/platform.ts';
 export type * from './schema/providers.ts';
+export type * from './schema/sso.ts';
 export type * from './schema/webhooks.ts';
 
 export interface DB {
@@ -105,6 +112,10 @@ export interface DB {
   api_keys: ApiKeysTable;
   rate_window_slots: RateWindowSlotsTable;
   oauth_grant_organizations: OauthGrantOrganizationsTable;
+  scim_tokens: ScimTokensTable;
+  scim_users: ScimUsersTable;
+  scim_groups: ScimGroupsTable;
+  scim_group_members: ScimGroupMembersTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -60,4 +60,9 @@ export const TABLE_OWNERS = {
   organization_invitations: 'src/modules/organizations/',
   api_keys: 'src/modules/api-keys/',
   rate_window_slots: 'src/identity/budgets/',
+  // docs/api.md §23: SCIM 2.0 provisioning, part of module sso.
+  scim_tokens: 'src/modules/sso/',
+  scim_users: 'src/modules/sso/',
+  scim_groups: 'src/modules/sso/',
+  scim_group_members: 'src/modules/sso/',
 } as const satisfies Record<keyof DB, string>;

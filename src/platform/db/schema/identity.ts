@@ -10,7 +10,15 @@ export type UserKind = 'person' | 'service';
 export type UserStatus = 'active' | 'invited' | 'disabled';
 
 /** How an account was created (docs/api.md §16); `unknown`: an older row whose origin was not established. */
-export type UserOrigin = 'signup' | 'admin' | 'invitation' | 'idp' | 'import' | 'first_admin' | 'unknown';
+export type UserOrigin =
+  | 'signup'
+  | 'admin'
+  | 'invitation'
+  | 'idp'
+  | 'import'
+  | 'first_admin'
+  | 'scim'
+  | 'unknown';
 
 export interface UsersTable {
   id: string;

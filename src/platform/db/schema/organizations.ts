@@ -1,3 +1,5 @@
+import type { ColumnType } from 'kysely';
+
 // The organizations' tables (src/modules/organizations/): roles, organizations, members, invitations. Part of schema.ts (the one `DB`).
 
 /** docs/api.md §21: the role catalogue. `permissions` is a JSON array of permission names. */
@@ -24,6 +26,8 @@ export interface OrganizationsTable {
   default_roles: string;
   require_mfa: number;
   metadata: string;
+  /** docs/api.md §23: JSON object, a SCIM group's displayName → role names. */
+  scim_group_roles: ColumnType<string, string | undefined, string>;
   /** Kept in the transaction of every member change. */
   member_count: number;
   created_at: number;
