@@ -15,3 +15,5 @@ export {
   permissionsOf,
 } from './reads.ts';
 export { putUserRoles } from './roles.service.ts';
+// docs/api.md §23: the sso module's sign-in check asks whether a domain's organization requires SSO.
+export { ssoRequiredAt } from './sso-required.ts';

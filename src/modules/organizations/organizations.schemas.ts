@@ -18,6 +18,7 @@ const fields = {
   default_roles: RoleNames,
   require_mfa: Type.Boolean(),
   metadata: Metadata,
+  sso_required: Type.Boolean(),
 };
 
 export const CreateOrganizationBody = Type.Object(
@@ -29,6 +30,7 @@ export const CreateOrganizationBody = Type.Object(
     default_roles: Type.Optional(fields.default_roles),
     require_mfa: Type.Optional(fields.require_mfa),
     metadata: Type.Optional(fields.metadata),
+    sso_required: Type.Optional(fields.sso_required),
   },
   { additionalProperties: false },
 );
@@ -49,6 +51,8 @@ export const OrganizationSchema = Type.Object({
   default_roles: Type.Array(Type.String()),
   require_mfa: Type.Boolean(),
   metadata: Metadata,
+  /** docs/api.md §23, admin-only like `domains`. */
+  sso_required: Type.Boolean(),
   member_count: Type.Integer(),
   created_at: Type.String(),
   updated_at: Type.String(),

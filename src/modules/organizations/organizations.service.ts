@@ -52,6 +52,7 @@ export function toPublicOrganization(row: OrganizationRow, domains: readonly str
     default_roles: parseNames(row.default_roles),
     require_mfa: row.require_mfa === 1,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    sso_required: row.sso_required === 1,
     member_count: Number(row.member_count),
     created_at: iso(Number(row.created_at)),
     updated_at: iso(Number(row.updated_at)),
@@ -126,7 +127,7 @@ const domainTaken = (domain: string) =>
 const slugExists = () =>
   new ApiError('organization_exists', { detail: 'An organization with this slug exists' });
 const domainsAdminOnly = () =>
-  new ApiError('forbidden', { detail: 'Only admins set an organization’s domains' });
+  new ApiError('forbidden', { detail: 'Only admins set an organization’s domains and sso_required' });
 
 /** organizations.list: an admin pages through every organization; anyone else gets their own, with roles. */
 export async function listOrganizations(
@@ -164,7 +165,7 @@ export async function createOrganization(
   if (!admin && !ctx.config.organizations.selfService) {
     throw new ApiError('forbidden', { detail: 'Only admins create organizations' });
   }
-  if (!admin && body.domains !== undefined) throw domainsAdminOnly();
+  if (!admin && (body.domains !== undefined || body.sso_required !== undefined)) throw domainsAdminOnly();
   const domains = normalizeDomains(body.domains ?? []);
   const metadata = checkMetadata(body.metadata ?? {});
   const defaultRoles = body.default_roles ?? ['member'];
@@ -183,6 +184,7 @@ export async function createOrganization(
           default_roles: JSON.stringify(defaultRoles),
           require_mfa: body.require_mfa ? 1 : 0,
           metadata,
+          sso_required: body.sso_required ? 1 : 0,
           member_count: 0,
           created_at: now,
           updated_at: now,
@@ -248,7 +250,8 @@ export async function patchOrganization(
     return await ctx.db.transaction().execute(async (trx) => {
       const access = await orgAccess(ctx, id, caller, trx);
       requirePermission(access, 'org:settings:manage');
-      if (!access.admin && domains !== undefined) throw domainsAdminOnly();
+      if (!access.admin && (domains !== undefined || body.sso_required !== undefined))
+        throw domainsAdminOnly();
       if (body.default_roles !== undefined) await checkRoles(trx, body.default_roles);
       if (body.slug !== undefined && (await slugTaken(trx, body.slug, id))) throw slugExists();
       const now = Date.now();
@@ -259,6 +262,7 @@ export async function patchOrganization(
         ...(body.default_roles !== undefined && { default_roles: JSON.stringify(body.default_roles) }),
         ...(body.require_mfa !== undefined && { require_mfa: body.require_mfa ? 1 : 0 }),
         ...(metadata !== undefined && { metadata }),
+        ...(body.sso_required !== undefined && { sso_required: body.sso_required ? 1 : 0 }),
         updated_at: now,
       });
       if (domains !== undefined) await claimDomains(trx, id, domains);

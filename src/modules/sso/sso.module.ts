@@ -1,6 +1,7 @@
 import { defineModule } from '../../kernel/module.ts';
 import { pruneAssertionUses } from '../providers/index.ts';
 import { ssoEndpoints } from './sso.routes.ts';
+import { ssoRequiredCheck } from './sso-required.ts';
 
 declare module '../../kernel/module-names.ts' {
   interface ModuleNames {
@@ -18,6 +19,12 @@ export const ssoModule = defineModule({
   required: false,
   description: 'Enterprise single sign-on: SAML 2.0 connections and home-realm discovery',
   forms: ['FULL'],
+  // docs/api.md §23 sso_required: one address check the sign-in pipeline and the endpoints before a
+  // sign-in ask (ctx.signIn.checkAddress); it acts only while the module is on.
+  start: (ctx) => {
+    ctx.signIn.onAddressCheck(ssoRequiredCheck(ctx));
+    return undefined;
+  },
   endpoints: (ctx) => ssoEndpoints(ctx),
   jobs: [
     // Used assertion ids past their NotOnOrAfter + 60 s guard nothing; idempotent on every instance.

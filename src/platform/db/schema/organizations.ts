@@ -1,4 +1,5 @@
 // The organizations' tables (src/modules/organizations/): roles, organizations, members, invitations. Part of schema.ts (the one `DB`).
+import type { Generated } from 'kysely';
 
 /** docs/api.md §21: the role catalogue. `permissions` is a JSON array of permission names. */
 export interface RolesTable {
@@ -23,6 +24,8 @@ export interface OrganizationsTable {
   join_by_domain: number;
   default_roles: string;
   require_mfa: number;
+  /** docs/api.md §23: 1 while other sign-in methods are refused at the organization's domains. */
+  sso_required: Generated<number>;
   metadata: string;
   /** Kept in the transaction of every member change. */
   member_count: number;
