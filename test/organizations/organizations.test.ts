@@ -46,6 +46,7 @@ for (const dialect of DIALECTS) {
           default_roles: ['member'],
           require_mfa: false,
           metadata: {},
+          sso_required: false,
           member_count: 0,
           created_at: undefined,
           updated_at: undefined,
