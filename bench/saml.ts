@@ -50,6 +50,8 @@ async function prepare(count: number): Promise<string[]> {
 interface Phase {
   consumed: number;
   refused: number;
+  /** The statuses of what was not consumed (a 302 is a refusal, a 503 the pressure guard). */
+  others: Record<string, number>;
   perS: number;
   p50Ms: number;
   p99Ms: number;
@@ -61,6 +63,7 @@ async function post(bodies: string[]): Promise<Phase> {
   let next = 0;
   let consumed = 0;
   let refused = 0;
+  const others: Record<string, number> = {};
   const started = performance.now();
   const worker = async () => {
     for (;;) {
@@ -76,14 +79,17 @@ async function post(bodies: string[]): Promise<Phase> {
       await res.arrayBuffer();
       latencies.push(performance.now() - t0);
       if (res.status === 200) consumed++;
-      else refused++;
+      else {
+        refused++;
+        others[res.status] = (others[res.status] ?? 0) + 1;
+      }
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Number((latencies[Math.floor(q * (latencies.length - 1))] ?? 0).toFixed(2));
-  return { consumed, refused, perS: Math.round(consumed / seconds), p50Ms: at(0.5), p99Ms: at(0.99) };
+  return { consumed, refused, others, perS: Math.round(consumed / seconds), p50Ms: at(0.5), p99Ms: at(0.99) };
 }
 
 err(`signing ${PEOPLE} first sign-ins ahead`);
