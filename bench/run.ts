@@ -81,6 +81,48 @@ function figure(r: LoadResult): Figure {
   return { rps: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms };
 }
 
+/**
+ * The SAML row: Gatehouse (API_FORM=full) pinned to SERVER_CPU on SQLite and on PostgreSQL, the
+ * loader (bench/saml.ts: responses signed ahead, then posted 8 in flight) pinned to LOAD_CPU.
+ */
+async function runSaml(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-saml-'));
+  const pgUrl = await createPgDatabase(PG_URL, log, `gatehouse_bench_saml_${process.pid}`);
+  const results: Record<string, unknown> = {};
+  try {
+    const targets: Array<[string, string]> = [['sqlite', `sqlite:${join(dir, 'saml.db')}`]];
+    if (pgUrl) targets.push(['postgres', pgUrl]);
+    for (const [name, url] of targets) {
+      const server = await startGatehouse(name, {
+        DATABASE_URL: url,
+        API_FORM: 'full',
+        // The bench's PUBLIC_URL is an IP address; passkeys need a name (unused here).
+        WEBAUTHN_RP_ID: 'localhost',
+        WEBAUTHN_ORIGINS: 'http://localhost',
+        SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
+      });
+      try {
+        log(`SAML on ${name}: signing responses ahead, then posting them to the ACS`);
+        results[name] = await runNodeJson(LOAD_CPU, [
+          'bench/saml.ts',
+          server.base,
+          String(server.token),
+          option('--saml-people') ?? '400',
+          option('--saml-returning') ?? '3000',
+        ]);
+        log(`SAML on ${name}: ${JSON.stringify(results[name])}`);
+      } finally {
+        await stopChild(server.child);
+      }
+    }
+  } finally {
+    if (pgUrl) await dropPgDatabase(PG_URL, pgUrl).catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+  process.stdout.write(`${JSON.stringify({ saml: results, pinned: canPin(), targetPerS: 300 })}
+`);
+}
+
 async function main(): Promise<void> {
   if (flag('--scim')) {
     // docs/benchmarks.md, "SCIM at scale": N members (SCIM_BENCH_USERS, default 1,000,000) on both engines.
@@ -112,6 +154,12 @@ async function main(): Promise<void> {
       out: option('--out') ?? 'docs/sizing.md',
       log,
     });
+    return;
+  }
+  if (flag('--saml')) {
+    // docs/benchmarks.md, "SAML": assertions consumed per second per core (bench/saml.ts).
+    if (!flag('--no-build')) execSync('npm run build --silent', { stdio: ['ignore', 'ignore', 'inherit'] });
+    await runSaml();
     return;
   }
   if (!flag('--no-build')) {

@@ -14,6 +14,7 @@ import {
   rowButton,
   words,
 } from './admin-core.js';
+import { connectionButton, hideConnection, initConnection } from './admin-sso.js';
 import { $, clearError, focusOn, ltr, onSubmit, Problem, t } from './lib.js';
 
 const form = $('#provider-form');
@@ -43,6 +44,8 @@ function providerRow(p) {
       edit(p),
     ),
   );
+  // A SAML connection's own page (admin-sso.js): its SP values, a test sign-in, SCIM.
+  if (p.kind === 'saml') tr.lastChild.append(' ', connectionButton(p));
   return tr;
 }
 
@@ -135,10 +138,12 @@ async function remove() {
 
 export function showProviders() {
   reset();
+  hideConnection();
   return load();
 }
 
 export function initProviders() {
+  initConnection();
   form.elements.preset.addEventListener('change', applyPreset);
   onSubmit(form, async (values) => {
     const current = editing;

@@ -189,8 +189,21 @@ export function showError(form, err) {
     if (input instanceof HTMLInputElement) input.setAttribute('aria-invalid', 'true');
   }
   region.textContent = message;
+  // docs/api.md §23: a refusal naming the organization's connection offers the way that works.
+  if (err instanceof Problem && err.code === 'sso_required') region.append(ssoButton(err.body.start_url));
   const invalid = form.querySelector('[aria-invalid="true"]');
   if (invalid instanceof HTMLElement) invalid.focus();
+}
+
+/** The link to an organization's single sign-on (`start_url` of 403 `sso_required`), or nothing. */
+function ssoButton(startUrl) {
+  // Only the connection's name is taken from the answer: the link is always our own start endpoint.
+  const name = /\/api\/v1\/idp\/([a-z0-9_-]{1,64})\/start$/.exec(String(startUrl ?? ''))?.[1];
+  if (name === undefined) return '';
+  const href = `${base}/api/v1/idp/${name}/start?return_to=${encodeURIComponent(nextUrl())}`;
+  const line = el('p', '');
+  line.append(el('a', t('js.sso_required.continue'), { class: 'button sso-continue', href }));
+  return line;
 }
 
 export function clearError(form) {

@@ -15,5 +15,7 @@ export const ProblemSchema = Type.Object({
   methods: Type.Optional(Type.Array(Type.String())),
   enrollment_token: Type.Optional(Type.String()),
   expires_in: Type.Optional(Type.Integer()),
+  // `sso_required` (docs/api.md §23): where the organization's connection starts.
+  start_url: Type.Optional(Type.String()),
 });
 export type ProblemSchema = Static<typeof ProblemSchema>;

@@ -30,6 +30,8 @@ export interface ProblemExtensions {
   /** `mfa_enrollment_required` of a sign-in (REQUIRE_MFA, docs/mfa.md): the enrolment-only token. */
   enrollment_token?: string;
   expires_in?: number;
+  /** `sso_required` (docs/api.md §23): the organization's connection's start URL. */
+  start_url?: string;
 }
 
 /** An error that becomes a problem+json response with a code from the closed table. */

@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   mfa_enrollment_required: { status: 403, title: 'Second factor enrolment required' },
   password_change_required: { status: 403, title: 'Password change required' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
+  sso_required: { status: 403, title: 'Single sign-on required' },
   not_found: { status: 404, title: 'Not found' },
   module_disabled: { status: 404, title: 'Module disabled' },
   invitation_not_found: { status: 404, title: 'Invitation not found' },

@@ -48,6 +48,7 @@ for (const dialect of DIALECTS) {
           metadata: {},
           // docs/api.md §23: admin-only like domains.
           scim_group_roles: {},
+          sso_required: false,
           member_count: 0,
           created_at: undefined,
           updated_at: undefined,

@@ -121,8 +121,10 @@ export function createPageRenderer(
         .fragment(fragment)
         // A long page (the console) keeps its views in several fragments: `{{include admin-webhooks}}`.
         .replace(/\{\{include ([a-z0-9-]+)\}\}/g, (_m, name: string) => assets.fragment(name))
-        .replace(MESSAGE, // A fragment's `data-i18n` keys are found at run time: test/i18n/catalogs.test.ts checks them.
-        (_m, id: string) => escapeHtml(languages.t(lang, id as MessageKey, { app: config.appName })))
+        .replace(
+          MESSAGE, // A fragment's `data-i18n` keys are found at run time: test/i18n/catalogs.test.ts checks them.
+          (_m, id: string) => escapeHtml(languages.t(lang, id as MessageKey, { app: config.appName })),
+        )
         .replaceAll('{{app_name}}', appName)
         .replaceAll('{{base}}', escapeHtml(base));
       rendered.set(key, html);

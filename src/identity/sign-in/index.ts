@@ -20,6 +20,8 @@ export {
   requireFreshProof,
 } from './fresh-proof.ts';
 export {
+  type AddressCheck,
+  type AddressCheckListener,
   createSignInListeners,
   type SessionOpened,
   type SessionOpenedListener,

@@ -56,6 +56,11 @@ export interface SignInRequest {
     details: { method: string } & Record<string, unknown>;
   };
   opening?: Opening;
+  /**
+   * The sign-in's second step (POST /login/mfa): its first factor passed the address checks
+   * (ctx.signIn.checkAddress) when the mfa_token was issued, so they are not asked again.
+   */
+  firstFactorChecked?: boolean;
 }
 
 /** The two outcomes of a sign-in that was not refused. */
@@ -106,6 +111,17 @@ export async function signIn(
   // whatever proof got this far (it has no address, password or factor to prove anyway).
   if (user.kind === 'service') {
     throw new ApiError('invalid_credentials', { detail: 'Service accounts cannot sign in' });
+  }
+  // docs/api.md §23: an address a feature refuses (sso_required) signs in by no way but its own,
+  // whatever proof got this far. A password change or an OAuth client's sign-in continues a session
+  // that already passed; a second step's first factor passed when its mfa_token was issued.
+  const continues =
+    request.firstFactorChecked === true ||
+    (request.opening !== undefined &&
+      ('passwordChange' in request.opening || 'oauthGrant' in request.opening));
+  if (!continues) {
+    const provider = typeof details.provider === 'string' ? details.provider : null;
+    await ctx.signIn.checkAddress(trx, { email: user.email, user, provider });
   }
   if (secondFactor) {
     const methods = await secondFactors(ctx, trx, user.id);

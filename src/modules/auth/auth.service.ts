@@ -21,6 +21,7 @@ import { endOutstandingLinks } from '../../identity/links/credential-events.ts';
 import { HashCapacityError } from '../../identity/passwords/passwords.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
 import { ApiError } from '../../platform/api-error.ts';
+import type { UserRow } from '../../platform/db/schema.ts';
 import { replaceGeneratedPassword } from './generated-password.ts';
 
 /** The one refusal for every wrong-credential case, so none of them can be told apart. */
@@ -61,6 +62,10 @@ export async function login(
           { user, reason, wrongGuess, ...(email !== null && { details: { email } }) },
           error,
         );
+      // docs/api.md §23 sso_required, judged after the password so every answer at such a domain is the
+      // same 403 (an unknown address, a wrong password, a right one) but an admin's right password.
+      if (email !== null)
+        await checkAddressOrRefuse(ctx, email, verified ? user : undefined, refuse, !verified);
       if (!verified || !user || user.password_hash === null) {
         // The reservation stays: it is this failure's count.
         throw await refuse('invalid_credentials', true, invalidCredentials());
@@ -128,12 +133,34 @@ export async function login(
 }
 
 type PasswordRefusal =
+  | 'sso_required'
   | 'invalid_credentials'
   | 'account_disabled'
   | 'email_not_verified'
   | 'second_factor_unavailable'
   | 'password_change_required'
   | 'weak_password';
+
+/**
+ * Runs the sign-in pipeline's address checks (docs/api.md §23 sso_required) before a way in goes on;
+ * a refusal is audited and counted through the attempt's `refuse`, a wrong guess keeping its
+ * reservation.
+ */
+async function checkAddressOrRefuse(
+  ctx: AppContext,
+  email: string,
+  user: UserRow | undefined,
+  refuse: (reason: PasswordRefusal, wrongGuess: boolean, error: ApiError) => Promise<ApiError>,
+  wrongGuess: boolean,
+): Promise<void> {
+  try {
+    await ctx.signIn.checkAddress(ctx.db, { email, user: user ?? null });
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'sso_required')
+      throw await refuse('sso_required', wrongGuess, err);
+    throw err;
+  }
+}
 
 /** A fresh hash at today's parameters, or null when none is due or the hasher is saturated (next login retries). */
 async function rehashIfNeeded(ctx: AppContext, storedHash: string, password: string): Promise<string | null> {

@@ -172,6 +172,9 @@ export async function acceptInvitation(
   client: ClientInfo,
 ): Promise<TokenResponse> {
   const invitation = await usableInvitation(ctx, token);
+  // docs/api.md §23 sso_required: before anything is hashed or consumed (the invitation stays usable).
+  const invited = await findUserById(ctx.db, invitation.user_id);
+  await ctx.signIn.checkAddress(ctx.db, { email: invitation.email, user: invited ?? null });
   const policy = checkPasswordPolicy(password, {
     minLength: ctx.config.passwordMinLength,
     breachedCheck: ctx.config.passwordBreachedCheck,

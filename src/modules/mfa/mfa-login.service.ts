@@ -81,7 +81,14 @@ export async function completeMfaLogin(
           factor.kind === 'code' ? await spendCode(ctx, trx, user.id, factor.code) : passkeyProved;
         if (proved === null) throw new Rollback(null);
         const amr = signInAmr(row.first_factor, proved);
-        return signIn(ctx, trx, { user, client, amr, details: { method }, attempt });
+        return signIn(ctx, trx, {
+          user,
+          client,
+          amr,
+          details: { method },
+          attempt,
+          firstFactorChecked: true,
+        });
       });
     } catch (err) {
       if (!(err instanceof Rollback)) throw err;

@@ -28,3 +28,5 @@ export {
   scimOrganization,
   scimSetRoles,
 } from './scim-roles.ts';
+// docs/api.md §23: the sso module's sign-in check asks whether a domain's organization requires SSO.
+export { ssoRequiredAt } from './sso-required.ts';

@@ -128,3 +128,14 @@ export async function organizationsByIds(db: Db, ids: readonly string[]): Promis
     .orderBy('id')
     .execute();
 }
+
+/** Whether the organization holding this exact domain requires single sign-on (docs/api.md §23). */
+export async function ssoRequiredAt(db: Db, domain: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('organization_domains as d')
+    .innerJoin('organizations as o', 'o.id', 'd.organization_id')
+    .select('o.sso_required')
+    .where('d.domain', '=', domain)
+    .executeTakeFirst();
+  return row?.sso_required === 1;
+}

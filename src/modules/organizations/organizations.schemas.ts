@@ -23,6 +23,7 @@ const fields = {
   require_mfa: Type.Boolean(),
   metadata: Metadata,
   scim_group_roles: ScimGroupRoles,
+  sso_required: Type.Boolean(),
 };
 
 export const CreateOrganizationBody = Type.Object(
@@ -35,6 +36,7 @@ export const CreateOrganizationBody = Type.Object(
     require_mfa: Type.Optional(fields.require_mfa),
     metadata: Type.Optional(fields.metadata),
     scim_group_roles: Type.Optional(fields.scim_group_roles),
+    sso_required: Type.Optional(fields.sso_required),
   },
   { additionalProperties: false },
 );
@@ -56,6 +58,8 @@ export const OrganizationSchema = Type.Object({
   require_mfa: Type.Boolean(),
   metadata: Metadata,
   scim_group_roles: Type.Record(Type.String(), Type.Array(Type.String())),
+  /** docs/api.md §23, admin-only like `domains`. */
+  sso_required: Type.Boolean(),
   member_count: Type.Integer(),
   created_at: Type.String(),
   updated_at: Type.String(),

@@ -54,6 +54,7 @@ export function toPublicOrganization(row: OrganizationRow, domains: readonly str
     require_mfa: row.require_mfa === 1,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
     scim_group_roles: JSON.parse(row.scim_group_roles) as Record<string, string[]>,
+    sso_required: row.sso_required === 1,
     member_count: Number(row.member_count),
     created_at: iso(Number(row.created_at)),
     updated_at: iso(Number(row.updated_at)),
@@ -128,7 +129,7 @@ const domainTaken = (domain: string) =>
 const slugExists = () =>
   new ApiError('organization_exists', { detail: 'An organization with this slug exists' });
 const domainsAdminOnly = () =>
-  new ApiError('forbidden', { detail: 'Only admins set an organization’s domains' });
+  new ApiError('forbidden', { detail: 'Only admins set an organization’s domains and sso_required' });
 const groupRolesAdminOnly = () =>
   new ApiError('forbidden', { detail: 'Only admins set an organization’s scim_group_roles' });
 
@@ -168,8 +169,8 @@ export async function createOrganization(
   if (!admin && !ctx.config.organizations.selfService) {
     throw new ApiError('forbidden', { detail: 'Only admins create organizations' });
   }
-  if (!admin && body.domains !== undefined) throw domainsAdminOnly();
   if (!admin && body.scim_group_roles !== undefined) throw groupRolesAdminOnly();
+  if (!admin && (body.domains !== undefined || body.sso_required !== undefined)) throw domainsAdminOnly();
   const domains = normalizeDomains(body.domains ?? []);
   const metadata = checkMetadata(body.metadata ?? {});
   const defaultRoles = body.default_roles ?? ['member'];
@@ -190,6 +191,7 @@ export async function createOrganization(
           require_mfa: body.require_mfa ? 1 : 0,
           metadata,
           scim_group_roles: JSON.stringify(body.scim_group_roles ?? {}),
+          sso_required: body.sso_required ? 1 : 0,
           member_count: 0,
           created_at: now,
           updated_at: now,
@@ -255,8 +257,9 @@ export async function patchOrganization(
     return await ctx.db.transaction().execute(async (trx) => {
       const access = await orgAccess(ctx, id, caller, trx);
       requirePermission(access, 'org:settings:manage');
-      if (!access.admin && domains !== undefined) throw domainsAdminOnly();
       if (!access.admin && body.scim_group_roles !== undefined) throw groupRolesAdminOnly();
+      if (!access.admin && (domains !== undefined || body.sso_required !== undefined))
+        throw domainsAdminOnly();
       if (body.default_roles !== undefined) await checkRoles(trx, body.default_roles);
       if (body.scim_group_roles !== undefined)
         await checkRoles(trx, Object.values(body.scim_group_roles).flat());
@@ -272,6 +275,7 @@ export async function patchOrganization(
         ...(body.scim_group_roles !== undefined && {
           scim_group_roles: JSON.stringify(body.scim_group_roles),
         }),
+        ...(body.sso_required !== undefined && { sso_required: body.sso_required ? 1 : 0 }),
         updated_at: now,
       });
       if (domains !== undefined) await claimDomains(trx, id, domains);

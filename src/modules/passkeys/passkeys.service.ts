@@ -242,6 +242,10 @@ export async function loginWithPasskey(
         }),
       );
     }
+    // docs/api.md §23 sso_required, after the assertion verified; signIn asks again in its transaction.
+    await ctx.signIn.checkAddress(ctx.db, { email: user.email, user }).catch(async (err: unknown) => {
+      throw err instanceof ApiError ? await refuse(err.code, err) : err;
+    });
     return ctx.db.transaction().execute((trx) =>
       signIn(ctx, trx, {
         user,

@@ -41,6 +41,8 @@ export async function requestEmailSignIn(
     'Too many sign-in requests from this address; try again later',
   );
   const user = await findUserByEmail(ctx.db, email);
+  // docs/api.md §23 sso_required: refused before any mail is sent or budget spent.
+  await ctx.signIn.checkAddress(ctx.db, { email, user });
   const outcome = await ctx.db.transaction().execute(async (trx) => {
     const budget = await reserveAttempt(trx, [signinMailBudget(email)]);
     let outcome: string;

@@ -54,6 +54,8 @@ export async function forgotPassword(
   );
   const email = emailOr400(rawEmail);
   const user = await findUserByEmail(ctx.db, email);
+  // docs/api.md §23 sso_required: refused before any mail is sent or budget spent.
+  await ctx.signIn.checkAddress(ctx.db, { email, user });
   const outcome = await ctx.db.transaction().execute(async (trx) => {
     const budget = await reserveAttempt(trx, [mailBudget(email)]);
     let outcome: string;
@@ -112,6 +114,8 @@ export async function resetPassword(
 ): Promise<UserEnvelope> {
   refuseUnservedResetFactor(ctx, input);
   const { link, user } = await peekLinkReserved(ctx.db, token, ['password_reset'], client.ip);
+  // docs/api.md §23 sso_required: before anything is hashed or consumed (the link stays as it was).
+  await ctx.signIn.checkAddress(ctx.db, { email: user.email, user });
   const policy = checkPasswordPolicy(input.password, {
     minLength: ctx.config.passwordMinLength,
     breachedCheck: ctx.config.passwordBreachedCheck,

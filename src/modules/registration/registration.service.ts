@@ -34,6 +34,9 @@ export async function signup(
     'Too many sign-ups from this address; try again later',
   );
   const email = emailOr400(input.email);
+  // docs/api.md §23 sso_required: every address at such a domain, account or not (a sign-up never
+  // signs an existing admin in, so no admin exception here, and the answer says nothing of accounts).
+  await ctx.signIn.checkAddress(ctx.db, { email, user: null });
   const policy = checkPasswordPolicy(input.password, {
     minLength: ctx.config.passwordMinLength,
     breachedCheck: ctx.config.passwordBreachedCheck,

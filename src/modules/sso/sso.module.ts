@@ -4,6 +4,7 @@ import { pruneAssertionUses } from '../providers/index.ts';
 import { scimEndpoints } from './scim/scim.routes.ts';
 import { reapplyGroupRoles } from './scim/scim-lifecycle.ts';
 import { ssoEndpoints } from './sso.routes.ts';
+import { ssoRequiredCheck } from './sso-required.ts';
 
 declare module '../../kernel/module-names.ts' {
   interface ModuleNames {
@@ -23,12 +24,15 @@ export const ssoModule = defineModule({
   description: 'Enterprise single sign-on: SAML 2.0 connections and home-realm discovery',
   forms: ['FULL'],
   endpoints: (ctx) => [...ssoEndpoints(ctx), ...scimEndpoints(ctx)],
-  // docs/api.md §23: a changed `scim_group_roles` re-applies to the organization's members.
   start: (ctx) => {
+    // docs/api.md §23: a changed `scim_group_roles` re-applies to the organization's members.
     onScimGroupRolesChanged(ctx, async (trx, organizationId, client) => {
       const org = await scimOrganization(trx, organizationId);
       if (org) await reapplyGroupRoles(trx, org, client);
     });
+    // docs/api.md §23 sso_required: one address check the sign-in pipeline and the endpoints before a
+    // sign-in ask (ctx.signIn.checkAddress); it acts only while the module is on.
+    ctx.signIn.onAddressCheck(ssoRequiredCheck(ctx));
     return undefined;
   },
   jobs: [

@@ -11,7 +11,7 @@ type Values = Readonly<Record<string, string | number | Date>>;
  * (`npm run typecheck`), with no second list kept by hand. Keys found at run time (the pages'
  * `data-i18n` attributes) are checked by test/i18n/catalogs.test.ts instead.
  */
-export type MessageKey = keyof typeof import('../../../locales/en.json', { with: { type: 'json' } });
+export type MessageKey = keyof typeof import('../../../locales/en.json', { with: { type: 'json' }});
 
 /** The languages this service speaks: the catalogs, negotiation and formatting (docs/languages.md). */
 export interface Languages {

@@ -98,6 +98,9 @@ export async function acceptOrganizationInvitation(
   }
   // Checked before the hash (the expensive work): a known address never gets a second account.
   if ((await findUserByEmail(ctx.db, invitation.email)) !== undefined) throw accountExists();
+  // docs/api.md §23 sso_required: a new account at such a domain comes from the connection, not a
+  // password (the invitation stays usable; signed in through the connection, it can be accepted).
+  await ctx.signIn.checkAddress(ctx.db, { email: invitation.email, user: null });
   const policy = checkPasswordPolicy(password, {
     minLength: ctx.config.passwordMinLength,
     breachedCheck: ctx.config.passwordBreachedCheck,

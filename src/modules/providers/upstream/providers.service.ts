@@ -1,6 +1,7 @@
 import type { SecretsKey } from '../../../identity/tokens/secrets-key.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
 import { ApiError } from '../../../platform/api-error.ts';
+import type { Db } from '../../../platform/db/schema.ts';
 import type { ProviderView } from '../admin/providers.schemas.ts';
 import type { SamlSettings } from '../saml/saml-config.ts';
 import type { PresetName, PresetSettings, ProviderKind } from './presets.ts';
@@ -177,9 +178,10 @@ export function notFound(name: string): ApiError {
 export async function providerForDomain(
   ctx: AppContext,
   domain: string,
+  db: Db = ctx.db,
 ): Promise<{ name: string; displayName: string } | null> {
   const wanted = domain.toLowerCase();
-  for (const row of await listProviderRows(ctx.db)) {
+  for (const row of await listProviderRows(db)) {
     if (row.enabled !== 1) continue;
     if ((JSON.parse(row.domains) as string[]).includes(wanted))
       return { name: row.name, displayName: row.display_name };

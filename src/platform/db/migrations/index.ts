@@ -31,6 +31,7 @@ import * as usersLocale from './20261202120000_users_locale.ts';
 import * as outboxLanguage from './20261202120100_outbox_language.ts';
 import * as sso from './20261202130000_sso.ts';
 import * as scim from './20261202140000_scim.ts';
+import * as ssoRequired from './20261202140100_sso_required.ts';
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so the same list works
@@ -71,4 +72,5 @@ export const migrations: Record<string, Migration> = {
   '20261202120100_outbox_language': outboxLanguage,
   '20261202130000_sso': sso,
   '20261202140000_scim': scim,
+  '20261202140100_sso_required': ssoRequired,
 };

@@ -1,6 +1,5 @@
-import type { ColumnType } from 'kysely';
-
 // The organizations' tables (src/modules/organizations/): roles, organizations, members, invitations. Part of schema.ts (the one `DB`).
+import type { ColumnType, Generated } from 'kysely';
 
 /** docs/api.md §21: the role catalogue. `permissions` is a JSON array of permission names. */
 export interface RolesTable {
@@ -25,6 +24,8 @@ export interface OrganizationsTable {
   join_by_domain: number;
   default_roles: string;
   require_mfa: number;
+  /** docs/api.md §23: 1 while other sign-in methods are refused at the organization's domains. */
+  sso_required: Generated<number>;
   metadata: string;
   /** docs/api.md §23: JSON object, a SCIM group's displayName → role names. */
   scim_group_roles: ColumnType<string, string | undefined, string>;
