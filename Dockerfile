@@ -17,6 +17,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The message keys' type is read from locales/en.json (src/platform/i18n/languages.ts).
+COPY locales ./locales
 RUN npm run build
 
 # Production dependencies on their own, so the runtime image carries no compiler or test tools.
