@@ -79,7 +79,7 @@ function paragraphsIn(lang: MailLanguage, kind: NoticeKind, data: NoticeData, ap
   };
   const count = NOTICES[kind].paragraphs(data).length;
   // Keys built from the kind and the paragraph's number (English's count decides which exist), so
-  // cast; test/i18n/mail-languages.test.ts sends four of the five in other languages.
+  // cast; test/mail/notice-keys.test.ts checks every key a notice builds is in the catalogs.
   return Array.from({ length: count }, (_, i) =>
     lang.t(`mail.notice.${kind}.p${i + 1}` as MessageKey, values),
   );
