@@ -4,6 +4,10 @@
  * shape (src/http/errors.ts renders the ones raised before a SCIM handler runs the same way).
  */
 
+import type { AppContext } from '../../../kernel/context.types.ts';
+import { isUniqueViolation } from '../../../platform/db/dialect.ts';
+import type { Db } from '../../../platform/db/schema.ts';
+
 export const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
 
@@ -47,3 +51,17 @@ export const invalidSyntax = (detail: string) => new ScimError(400, detail, 'inv
 export const uniqueness = (detail: string) => new ScimError(409, detail, 'uniqueness');
 export const resourceNotFound = (what: 'User' | 'Group', id: string) =>
   new ScimError(404, `${what} ${id.slice(0, 64)} not found`);
+
+/** `work` in one transaction; a unique-index violation in it answers 409 `uniqueness` with `detail`. */
+export async function uniqueTransaction<T>(
+  ctx: AppContext,
+  detail: string,
+  work: (trx: Db) => Promise<T>,
+): Promise<T> {
+  try {
+    return await ctx.db.transaction().execute(work);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw uniqueness(detail);
+    throw err;
+  }
+}

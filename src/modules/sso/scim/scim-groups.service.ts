@@ -2,11 +2,10 @@ import { scimPatch } from 'scim-patch';
 import { v7 as uuidv7 } from 'uuid';
 import { type ClientInfo, recordAudits } from '../../../identity/index.ts';
 import type { AppContext } from '../../../kernel/context.types.ts';
-import { isUniqueViolation } from '../../../platform/db/dialect.ts';
 import type { Db } from '../../../platform/db/schema.ts';
 import type { ScimOrganization } from '../../organizations/index.ts';
 import { findScimUser, isMember, type ScimGroupRow } from './scim.queries.ts';
-import { invalidSyntax, invalidValue, resourceNotFound, uniqueness } from './scim-errors.ts';
+import { invalidSyntax, invalidValue, resourceNotFound, uniqueTransaction } from './scim-errors.ts';
 import { groupFilter, paging } from './scim-filter.ts';
 import {
   addGroupMember,
@@ -139,19 +138,12 @@ async function writeMembers(trx: Db, groupId: string, ids: readonly string[], to
   }
 }
 
+const GROUP_TAKEN = 'A group with this displayName exists in this organization';
+
 async function reapply(trx: Db, org: ScimOrganization, touched: Set<string>, client: ClientInfo) {
   const events = [];
   for (const id of [...touched].sort()) events.push(...(await applyGroupRoles(trx, org, id, client)));
   await recordAudits(trx, events);
-}
-
-async function inTransaction<T>(ctx: AppContext, work: (trx: Db) => Promise<T>): Promise<T> {
-  try {
-    return await ctx.db.transaction().execute(work);
-  } catch (err) {
-    if (isUniqueViolation(err)) throw uniqueness('A group with this displayName exists in this organization');
-    throw err;
-  }
 }
 
 /** POST /Groups. */
@@ -165,7 +157,7 @@ export async function createScimGroup(
   const o = body as Record<string, unknown>;
   const displayName = readDisplayName(o);
   const externalId = attr(o, 'externalId');
-  return inTransaction(ctx, async (trx) => {
+  return uniqueTransaction(ctx, GROUP_TAKEN, async (trx) => {
     const now = Date.now();
     const id = uuidv7();
     await insertGroup(trx, {
@@ -196,7 +188,7 @@ export async function patchScimGroup(
   client: ClientInfo,
 ) {
   const ops = readOperations(body);
-  return inTransaction(ctx, async (trx) => {
+  return uniqueTransaction(ctx, GROUP_TAKEN, async (trx) => {
     const before = await one(ctx, org, id, trx);
     let after = structuredClone({ ...before, members: before.members ?? [] });
     for (const op of ops) {
@@ -263,7 +255,7 @@ export async function replaceScimGroup(
   if (typeof body !== 'object' || body === null) throw invalidSyntax('The body must be a SCIM Group object');
   const o = body as Record<string, unknown>;
   const displayName = readDisplayName(o);
-  return inTransaction(ctx, async (trx) => {
+  return uniqueTransaction(ctx, GROUP_TAKEN, async (trx) => {
     const before = await one(ctx, org, id, trx);
     const touched = new Set((before.members ?? []).map((m) => m.value));
     await clearGroupMembers(trx, id);
@@ -286,7 +278,7 @@ export async function removeScimGroup(
   id: string,
   client: ClientInfo,
 ) {
-  await inTransaction(ctx, async (trx) => {
+  await uniqueTransaction(ctx, GROUP_TAKEN, async (trx) => {
     const before = await one(ctx, org, id, trx);
     await deleteGroup(trx, id);
     await reapply(trx, org, new Set((before.members ?? []).map((m) => m.value)), client);

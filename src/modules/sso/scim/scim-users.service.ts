@@ -25,7 +25,7 @@ import {
   userIdsByExternalId,
   userViews,
 } from './scim.queries.ts';
-import { resourceNotFound, ScimError, uniqueness } from './scim-errors.ts';
+import { resourceNotFound, ScimError, uniqueness, uniqueTransaction } from './scim-errors.ts';
 import { paging, userFilter } from './scim-filter.ts';
 import { leaveAllGroups } from './scim-groups.queries.ts';
 import { atDomains, deactivate, ensureScimUser, reactivate } from './scim-lifecycle.ts';
@@ -226,14 +226,7 @@ async function applyUser(
   if (!active && input.active) await reactivate(trx, org, id, client);
 }
 
-async function inTransaction<T>(ctx: AppContext, work: (trx: Db) => Promise<T>): Promise<T> {
-  try {
-    return await ctx.db.transaction().execute(work);
-  } catch (err) {
-    if (isUniqueViolation(err)) throw uniqueness('Another account has this userName');
-    throw err;
-  }
-}
+const USERNAME_TAKEN = 'Another account has this userName';
 
 /** PUT /Users/<id>: the resource as sent (a missing externalId clears it; a password is ignored). */
 export async function replaceScimUser(
@@ -245,7 +238,7 @@ export async function replaceScimUser(
 ): Promise<ScimUser> {
   if (!(await visible(ctx.db, org.id, id))) throw resourceNotFound('User', id);
   const input = readUserInput(body);
-  return inTransaction(ctx, async (trx) => {
+  return uniqueTransaction(ctx, USERNAME_TAKEN, async (trx) => {
     await applyUser(trx, org, id, input, client);
     return one(ctx, org.id, id, trx);
   });
@@ -264,7 +257,7 @@ export async function patchScimUser(
 ): Promise<ScimUser> {
   if (!(await visible(ctx.db, org.id, id))) throw resourceNotFound('User', id);
   const ops = readOperations(body);
-  return inTransaction(ctx, async (trx) => {
+  return uniqueTransaction(ctx, USERNAME_TAKEN, async (trx) => {
     const before = await one(ctx, org.id, id, trx);
     let after: Record<string, unknown>;
     try {
@@ -294,7 +287,7 @@ export async function patchScimUser(
 
 /** DELETE /Users/<id>: deactivation, then SCIM forgets the person there (404 afterwards). */
 export async function removeScimUser(ctx: AppContext, org: ScimOrganization, id: string, client: ClientInfo) {
-  await inTransaction(ctx, async (trx) => {
+  await uniqueTransaction(ctx, USERNAME_TAKEN, async (trx) => {
     if (!(await visible(trx, org.id, id))) throw resourceNotFound('User', id);
     await deactivate(trx, org, id, client);
     await leaveAllGroups(trx, org.id, id);
