@@ -19,7 +19,6 @@ export {
   permissionsOf,
 } from './reads.ts';
 export { putUserRoles } from './roles.service.ts';
-export { onScimGroupRolesChanged } from './scim-hook.ts';
 export {
   type ScimOrganization,
   scimJoin,

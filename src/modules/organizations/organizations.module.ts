@@ -21,9 +21,9 @@ export const organizationsModule = defineModule({
   start: (ctx) => {
     ctx.signIn.onSessionOpened(joinByDomainListener(ctx));
   },
-  endpoints: (ctx) => [
+  endpoints: (ctx, modules) => [
     ...roleEndpoints(ctx),
-    ...organizationEndpoints(ctx),
+    ...organizationEndpoints(ctx, modules),
     ...memberEndpoints(ctx),
     ...invitationEndpoints(ctx),
   ],

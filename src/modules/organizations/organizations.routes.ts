@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { type Endpoint, endpoint } from '../../http/endpoint.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import type { ModuleDirectory } from '../../kernel/module.ts';
 import { callerOf } from './caller.ts';
 import {
   CreateOrganizationBody,
@@ -19,7 +20,7 @@ import {
 } from './organizations.service.ts';
 
 /** docs/api.md §21: organizations. Tenancy is decided in the service from the caller and the path's id. */
-export function organizationEndpoints(ctx: AppContext): Endpoint[] {
+export function organizationEndpoints(ctx: AppContext, modules: ModuleDirectory): Endpoint[] {
   return [
     endpoint({
       group: 'organizations',
@@ -66,7 +67,7 @@ export function organizationEndpoints(ctx: AppContext): Endpoint[] {
         body: UpdateOrganizationBody,
         response: { 200: OrganizationSchema },
       },
-      handler: (req) => patchOrganization(ctx, req.params.id, req.body, callerOf(req)),
+      handler: (req) => patchOrganization(ctx, modules, req.params.id, req.body, callerOf(req)),
     }),
     endpoint({
       group: 'organizations',

@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { type AuditEvent, recordAudits } from '../../identity/index.ts';
 import type { AppContext } from '../../kernel/context.types.ts';
+import type { ModuleDirectory } from '../../kernel/module.ts';
 import { ApiError } from '../../platform/api-error.ts';
 import { isUniqueViolation } from '../../platform/db/dialect.ts';
 import type { Db } from '../../platform/db/schema.ts';
@@ -31,7 +32,6 @@ import {
 } from './organizations.schemas.ts';
 import { membershipsOf, parseNames } from './reads.ts';
 import { existingRoleNames } from './roles.queries.ts';
-import { groupRolesChanged } from './scim-hook.ts';
 
 const METADATA_MAX_BYTES = 4096;
 const DOMAIN_RE = new RegExp(DOMAIN);
@@ -247,6 +247,7 @@ export async function getOrganization(
 /** organizations.update: an admin, or a member holding `org:settings:manage` for all but `domains`. */
 export async function patchOrganization(
   ctx: AppContext,
+  modules: ModuleDirectory,
   id: string,
   body: UpdateOrganizationBody,
   caller: Caller,
@@ -280,7 +281,8 @@ export async function patchOrganization(
       });
       if (domains !== undefined) await claimDomains(trx, id, domains);
       // docs/api.md §23: a changed map re-applies to the current members of the organization's groups.
-      if (body.scim_group_roles !== undefined) await groupRolesChanged(ctx, trx, id, caller.client);
+      if (body.scim_group_roles !== undefined)
+        await modules.offer('sso').groupRolesChanged(trx, id, caller.client);
       const rows = await organizationsByIds(trx, [id]);
       const row = rows[0];
       if (!row) throw organizationNotFound();

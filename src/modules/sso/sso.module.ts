@@ -1,5 +1,7 @@
+import type { ClientInfo } from '../../identity/index.ts';
 import { defineModule } from '../../kernel/module.ts';
-import { onScimGroupRolesChanged, scimOrganization } from '../organizations/index.ts';
+import type { Db } from '../../platform/db/schema.ts';
+import { scimOrganization } from '../organizations/index.ts';
 import { pruneAssertionUses } from '../providers/index.ts';
 import { scimEndpoints } from './scim/scim.routes.ts';
 import { reapplyGroupRoles } from './scim/scim-lifecycle.ts';
@@ -9,6 +11,13 @@ import { ssoRequiredCheck } from './sso-required.ts';
 declare module '../../kernel/module-names.ts' {
   interface ModuleNames {
     sso: true;
+  }
+  interface ModuleOffers {
+    /**
+     * docs/api.md §23: organizations.update calls this, in its transaction, when an organization's
+     * `scim_group_roles` changed, so the roles its SCIM groups grant are re-applied to the members.
+     */
+    sso: { groupRolesChanged(trx: Db, organizationId: string, client: ClientInfo | null): Promise<void> };
   }
 }
 
@@ -25,16 +34,17 @@ export const ssoModule = defineModule({
   forms: ['FULL'],
   endpoints: (ctx) => [...ssoEndpoints(ctx), ...scimEndpoints(ctx)],
   start: (ctx) => {
-    // docs/api.md §23: a changed `scim_group_roles` re-applies to the organization's members.
-    onScimGroupRolesChanged(ctx, async (trx, organizationId, client) => {
-      const org = await scimOrganization(trx, organizationId);
-      if (org) await reapplyGroupRoles(trx, org, client);
-    });
     // docs/api.md §23 sso_required: one address check the sign-in pipeline and the endpoints before a
     // sign-in ask (ctx.signIn.checkAddress); it acts only while the module is on.
     ctx.signIn.onAddressCheck(ssoRequiredCheck(ctx));
     return undefined;
   },
+  offer: () => ({
+    groupRolesChanged: async (trx, organizationId, client) => {
+      const org = await scimOrganization(trx, organizationId);
+      if (org) await reapplyGroupRoles(trx, org, client);
+    },
+  }),
   jobs: [
     // Used assertion ids past their NotOnOrAfter + 60 s guard nothing; idempotent on every instance.
     { name: 'sso.prune', what: 'used SAML assertion pruning', everyMs: 10 * 60_000, run: pruneAssertionUses },
